@@ -1,0 +1,142 @@
+"""Generate the project's knowledge-base data files from MindSpore's mapping tables.
+
+Run from the project root whenever ../shared/reference changes:
+
+    python -m analysis.knowledge.build [--reference ../shared/reference]
+
+The product never reads ../shared at run time; it reads the JSON files this
+script writes into analysis/knowledge/data/. Only facts are carried over (API
+names, parameter correspondences, signatures, categories); the documentation's
+free-text notes are reduced to a small set of relation codes so every sentence a
+user sees is written by this project (see analysis/knowledge/mapping.py).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+from pathlib import Path
+
+DATA_DIR = Path(__file__).parent / "data"
+TARGETS = ("classic", "mint")
+
+# Row kinds in the source tables are spelled many ways; keep three.
+_KIND = {
+    "parameters": "param",
+    "parameter": "param",
+    "param": "param",
+    "input": "input",
+    "inputs": "input",
+    "output": "output",
+    "returns": "output",
+}
+
+
+def _relation(torch_name: str, ms_name: str, note: str) -> str:
+    """Classify one parameter row into a relation code (facts, not prose)."""
+    text = note.lower()
+    t_missing = torch_name in ("", "-")
+    m_missing = ms_name in ("", "-")
+    if t_missing and m_missing:
+        return "none"
+    if m_missing or "not supported by mindspore" in text or "mindspore does not have" in text:
+        return "torch_only"
+    if t_missing or "pytorch does not have" in text:
+        return "mindspore_only"
+    if "refer" in text or "difference" in text:
+        return "differs"  # the doc explains a semantic difference, not a rename
+    renamed = torch_name != ms_name
+    default = "default" in text
+    if renamed and default:
+        return "renamed_default_differs"
+    if default:
+        return "default_differs"
+    if renamed:
+        return "renamed"
+    if text in ("-", "", "consistent", "consistent function", "no difference", "same function"):
+        return "same"
+    return "differs"
+
+
+def _clean_name(name: str) -> str:
+    return name.strip().strip("`").strip()
+
+
+def _convert_diff(doc: dict) -> dict:
+    rows = []
+    for row in doc.get("rows", []):
+        kind = _KIND.get(row.get("kind", "").strip().lower())
+        if kind is None:
+            continue
+        torch_name = _clean_name(row.get("torch", ""))
+        ms_name = _clean_name(row.get("mindspore", ""))
+        rows.append(
+            {
+                "kind": kind,
+                "torch": "" if torch_name == "-" else torch_name,
+                "mindspore": "" if ms_name == "-" else ms_name,
+                "relation": _relation(torch_name, ms_name, row.get("note", "")),
+            }
+        )
+    return {
+        "torch_signature": doc.get("torch_signature", ""),
+        "mindspore_signature": doc.get("mindspore_signature", ""),
+        "params": rows,
+    }
+
+
+def _signature_defaults(signature: str) -> dict[str, str]:
+    """Parameter defaults written in a signature, e.g. {'has_bias': 'False'}."""
+    inside = signature[signature.find("(") + 1 : signature.find(")")] if "(" in signature else ""
+    defaults = {}
+    for part in re.split(r",\s*(?![^\[\(]*[\]\)])", inside):
+        if "=" in part:
+            name, value = part.split("=", 1)
+            defaults[name.strip().lstrip("*")] = value.strip()
+    return defaults
+
+
+def build(reference_dir: Path, out_dir: Path = DATA_DIR) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for target in TARGETS:
+        source = reference_dir / f"mindspore_api_mapping_{target}.json"
+        raw = json.loads(source.read_text(encoding="utf-8"))
+        apis: dict[str, dict] = {}
+        for row in raw["mappings"]:
+            entry = apis.setdefault(
+                row["torch"],
+                {"section": row["section"], "mindspore": [], "category": row["category"], "diff": None},
+            )
+            for name in row["mindspore"]:
+                if name not in entry["mindspore"]:
+                    entry["mindspore"].append(name)
+            doc = raw["diffs"].get(row["diff_doc"]) if row.get("diff_doc") else None
+            if doc and entry["diff"] is None:
+                diff = _convert_diff(doc)
+                diff["torch_defaults"] = _signature_defaults(diff["torch_signature"])
+                diff["mindspore_defaults"] = _signature_defaults(diff["mindspore_signature"])
+                entry["diff"] = diff
+        payload = {
+            "target": target,
+            "source_digest": hashlib.sha256(source.read_bytes()).hexdigest()[:16],
+            "apis": dict(sorted(apis.items())),
+        }
+        path = out_dir / f"api_mapping_{target}.json"
+        path.write_text(json.dumps(payload, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    default_ref = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+    parser.add_argument("--reference", type=Path, default=default_ref)
+    args = parser.parse_args()
+    for path in build(args.reference):
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

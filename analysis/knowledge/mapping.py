@@ -1,0 +1,110 @@
+"""Read access to the generated API mapping tables (see build.py)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+DATA_DIR = Path(__file__).parent / "data"
+
+# Relation codes written by build.py, and what each means for a user.
+RELATION_TEXT = {
+    "same": "same meaning",
+    "renamed": "same meaning under another name",
+    "default_differs": "same name, different default",
+    "renamed_default_differs": "another name and a different default",
+    "torch_only": "no MindSpore counterpart; drop it or rewrite",
+    "mindspore_only": "MindSpore-only argument",
+    "differs": "different semantics; check the difference table",
+    "none": "",
+}
+
+
+@dataclass(frozen=True)
+class ParamDiff:
+    kind: str  # param | input | output
+    torch: str
+    mindspore: str
+    relation: str
+
+    @property
+    def differs(self) -> bool:
+        return self.relation not in ("same", "none", "mindspore_only")
+
+
+@dataclass(frozen=True)
+class ApiEntry:
+    torch: str
+    mindspore: tuple[str, ...]
+    category: str  # consistent / param_names_differ / ... / diff / other
+    section: str
+    params: tuple[ParamDiff, ...] = ()
+    torch_defaults: dict = field(default_factory=dict, hash=False, compare=False)
+    mindspore_defaults: dict = field(default_factory=dict, hash=False, compare=False)
+    torch_signature: str = ""
+    mindspore_signature: str = ""
+
+    @property
+    def primary(self) -> str:
+        """The counterpart to suggest first ('' when the table names none)."""
+        return self.mindspore[0] if self.mindspore else ""
+
+    def param(self, torch_name: str) -> ParamDiff | None:
+        for row in self.params:
+            if row.kind == "param" and row.torch == torch_name:
+                return row
+        return None
+
+    def arg_renames(self) -> dict[str, str]:
+        """torch keyword -> MindSpore keyword, for rows that only rename."""
+        return {
+            p.torch: p.mindspore
+            for p in self.params
+            if p.kind == "param" and p.relation in ("renamed", "renamed_default_differs") and p.torch and p.mindspore
+        }
+
+    def dropped_args(self) -> set[str]:
+        return {p.torch for p in self.params if p.kind == "param" and p.relation == "torch_only" and p.torch}
+
+
+class ApiMapping:
+    """All PyTorch APIs MindSpore documents a counterpart for, for one target."""
+
+    def __init__(self, target: str, payload: dict):
+        self.target = target
+        self.digest = payload["source_digest"]
+        self._entries: dict[str, ApiEntry] = {}
+        for name, raw in payload["apis"].items():
+            diff = raw.get("diff") or {}
+            self._entries[name] = ApiEntry(
+                torch=name,
+                mindspore=tuple(raw["mindspore"]),
+                category=raw["category"],
+                section=raw["section"],
+                params=tuple(ParamDiff(**p) for p in diff.get("params", [])),
+                torch_defaults=diff.get("torch_defaults", {}),
+                mindspore_defaults=diff.get("mindspore_defaults", {}),
+                torch_signature=diff.get("torch_signature", ""),
+                mindspore_signature=diff.get("mindspore_signature", ""),
+            )
+
+    def get(self, torch_name: str) -> ApiEntry | None:
+        return self._entries.get(torch_name)
+
+    def __contains__(self, torch_name: str) -> bool:
+        return torch_name in self._entries
+
+    def __iter__(self):
+        return iter(self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+@lru_cache(maxsize=None)
+def load_mapping(target: str = "classic") -> ApiMapping:
+    path = DATA_DIR / f"api_mapping_{target}.json"
+    if not path.exists():
+        raise ValueError(f"unknown target {target!r}: expected one of classic, mint")
+    return ApiMapping(target, json.loads(path.read_text(encoding="utf-8")))

@@ -1,0 +1,4 @@
+from .lenet import LeNet
+from .mlp import MLP
+
+__all__ = ["LeNet", "MLP"]
