@@ -1,0 +1,148 @@
+"""Unpack an uploaded repository archive (zip, tar, tar.gz) safely.
+
+Every entry is checked before a byte is written: no absolute paths, no `..`,
+no links or device files, no duplicate names, and limits on the number of
+files, the total unpacked size and the compression ratio (archive bombs).
+Sizes are counted while streaming, so a lying header cannot get past them.
+A rejected archive raises ArchiveError with a message meant for the user and
+leaves nothing behind in the destination.
+"""
+from __future__ import annotations
+
+import shutil
+import stat
+import tarfile
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+CHUNK = 1024 * 1024
+
+
+class ArchiveError(ValueError):
+    """The archive is malformed or breaks a safety rule; the message says which."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_files: int = 50_000
+    max_total_bytes: int = 1024 * 1024 * 1024
+    max_ratio: int = 200  # unpacked bytes per archive byte
+
+
+def _safe_member_path(name: str) -> PurePosixPath | None:
+    """The entry's relative path, or None for entries to skip (directories)."""
+    if "\x00" in name:
+        raise ArchiveError(f"entry name contains a NUL byte: {name!r}")
+    normalized = name.replace("\\", "/")
+    if normalized.startswith("/") or (len(normalized) > 1 and normalized[1] == ":"):
+        raise ArchiveError(f"entry has an absolute path: {name!r}")
+    parts = [p for p in PurePosixPath(normalized).parts if p not in ("", ".")]
+    if ".." in parts:
+        raise ArchiveError(f"entry escapes the archive root with '..': {name!r}")
+    if not parts:
+        return None
+    return PurePosixPath(*parts)
+
+
+def _open_members(archive: Path):
+    """Yield (name, kind, size, open_fn) for each entry; kind is file|dir|link|special."""
+    if zipfile.is_zipfile(archive):
+        try:
+            zf = zipfile.ZipFile(archive)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise ArchiveError(f"the zip archive is damaged: {exc}") from exc
+        with zf:
+            for info in zf.infolist():
+                mode = info.external_attr >> 16
+                if info.is_dir():
+                    kind = "dir"
+                elif stat.S_ISLNK(mode):
+                    kind = "link"
+                elif mode and not stat.S_ISREG(mode) and stat.S_IFMT(mode):
+                    kind = "special"
+                else:
+                    kind = "file"
+                yield info.filename, kind, info.file_size, (lambda info=info: zf.open(info))
+        return
+    try:
+        tf = tarfile.open(archive, mode="r:*")
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise ArchiveError("not a zip or tar(.gz) archive, or the archive is damaged") from exc
+    with tf:
+        try:
+            for member in tf:
+                if member.isdir():
+                    kind = "dir"
+                elif member.issym() or member.islnk():
+                    kind = "link"
+                elif member.isfile():
+                    kind = "file"
+                else:
+                    kind = "special"
+                yield member.name, kind, member.size, (lambda m=member: tf.extractfile(m))
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+            raise ArchiveError(f"the tar archive is damaged: {exc}") from exc
+
+
+def unpack_archive(archive: Path, dest: Path, limits: Limits = Limits()) -> list[str]:
+    """Unpack into dest (created, must not exist or be empty); return relative file paths."""
+    archive = Path(archive)
+    dest = Path(dest)
+    if not archive.is_file() or archive.stat().st_size == 0:
+        raise ArchiveError("the upload is empty")
+    dest.mkdir(parents=True, exist_ok=True)
+    root = dest.resolve()
+    archive_bytes = archive.stat().st_size
+    written: list[str] = []
+    seen: set[str] = set()
+    total = 0
+    try:
+        for name, kind, _size, open_fn in _open_members(archive):
+            rel = _safe_member_path(name)
+            if kind == "dir" or rel is None:
+                continue
+            if kind == "link":
+                raise ArchiveError(f"links are not allowed in uploads: {name!r}")
+            if kind == "special":
+                raise ArchiveError(f"device files and other special entries are not allowed: {name!r}")
+            key = str(rel)
+            if key.casefold() in seen:
+                raise ArchiveError(f"the archive contains {name!r} twice")
+            seen.add(key.casefold())
+            if len(seen) > limits.max_files:
+                raise ArchiveError(f"the archive holds more than {limits.max_files} files")
+            target = (root / key).resolve()
+            if root not in target.parents:
+                raise ArchiveError(f"entry would be written outside the run directory: {name!r}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent.is_symlink() or target.exists():
+                raise ArchiveError(f"the archive contains {name!r} twice")
+            source = open_fn()
+            if source is None:
+                continue
+            with source, open(target, "wb") as out:
+                while chunk := source.read(CHUNK):
+                    total += len(chunk)
+                    if total > limits.max_total_bytes:
+                        raise ArchiveError(
+                            f"the archive unpacks to more than {limits.max_total_bytes // (1024 * 1024)} MiB"
+                        )
+                    if total > max(archive_bytes, 64 * 1024) * limits.max_ratio:
+                        raise ArchiveError(
+                            "the archive's compression ratio is over "
+                            f"{limits.max_ratio}:1; this looks like an archive bomb"
+                        )
+                    out.write(chunk)
+            written.append(key)
+    except ArchiveError:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, RuntimeError) as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise ArchiveError(f"the archive could not be read: {exc}") from exc
+    if not written:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise ArchiveError("the archive contains no files")
+    return sorted(written)

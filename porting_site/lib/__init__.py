@@ -1,0 +1,1 @@
+"""Small framework-free helpers used by the Django project."""

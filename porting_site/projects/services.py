@@ -1,0 +1,323 @@
+"""Writes: creating projects and runs, and each pipeline stage's work on a run.
+
+Celery tasks call the run_* stage functions with a run id; each stage is
+idempotent (re-running it replaces its rows) so a retried or redelivered task
+never duplicates results.
+"""
+from __future__ import annotations
+
+import hashlib
+import pickle
+import shutil
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+from analysis.archive import ArchiveError, Limits, unpack_archive
+from analysis.knowledge import KNOWLEDGE_BASE_VERSION
+from porting_site.accounts.models import Team
+
+from . import storage
+from .models import (
+    ConvertedFile,
+    Finding,
+    LossCurve,
+    ParityResult,
+    Project,
+    Run,
+    SourceFile,
+    Stage,
+)
+
+ANALYZED_SUFFIXES = (".py", ".ipynb")
+
+
+class StageFailed(Exception):
+    """A stage cannot go on; the message is shown to the user as the run's reason."""
+
+
+# --- projects and runs -------------------------------------------------------------
+
+
+@transaction.atomic
+def project_create(*, team: Team, name: str, description: str = "", **settings_) -> Project:
+    return Project.objects.create(team=team, name=name, slug=slugify(name), description=description, **settings_)
+
+
+@transaction.atomic
+def run_create(*, project: Project, archive: UploadedFile, user=None, enqueue: bool = True, **options) -> Run:
+    """Store the upload as a new run of the project and queue its pipeline."""
+    if archive.size is not None and archive.size > settings.PORTING_MAX_UPLOAD_BYTES:
+        raise ArchiveError(
+            f"the upload is {archive.size // (1024 * 1024)} MiB; the limit is "
+            f"{settings.PORTING_MAX_UPLOAD_BYTES // (1024 * 1024)} MiB"
+        )
+    last = Run.objects.select_for_update().filter(project=project).order_by("-number").first()
+    run = Run.objects.create(
+        project=project,
+        number=(last.number + 1) if last else 1,
+        archive=archive,
+        archive_name=Path(archive.name or "upload").name,
+        created_by=user,
+        target=options.get("target") or project.target,
+        ms_version=options.get("ms_version") or project.ms_version,
+        device=options.get("device") or project.device,
+        kb_version=KNOWLEDGE_BASE_VERSION,
+    )
+    Stage.objects.bulk_create(
+        Stage(run=run, name=name, position=position) for position, name in enumerate(Stage.ORDER)
+    )
+    if enqueue:
+        from workers.pipeline import pipeline_start
+
+        transaction.on_commit(lambda: pipeline_start(run.id))
+    return run
+
+
+# --- stage bookkeeping ---------------------------------------------------------------
+
+
+def stage_begin(*, run_id: int, name: str, total: int = 0) -> None:
+    now = timezone.now()
+    Run.objects.filter(pk=run_id, started_at__isnull=True).update(started_at=now)
+    Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING)
+    Stage.objects.filter(run_id=run_id, name=name).update(
+        status=Stage.Status.RUNNING, started_at=now, finished_at=None, done=0, total=total, detail=""
+    )
+
+
+def stage_advance(*, run_id: int, name: str, by: int = 1) -> None:
+    Stage.objects.filter(run_id=run_id, name=name).update(done=F("done") + by)
+
+
+def stage_end(*, run_id: int, name: str, detail: str = "") -> None:
+    Stage.objects.filter(run_id=run_id, name=name).update(
+        status=Stage.Status.DONE, finished_at=timezone.now(), detail=detail
+    )
+
+
+def run_fail(*, run_id: int, stage: str, reason: str) -> None:
+    """Leave the run in a clear failed state with the reason shown to the user."""
+    now = timezone.now()
+    Stage.objects.filter(run_id=run_id, name=stage).update(
+        status=Stage.Status.FAILED, finished_at=now, detail=reason[:2000]
+    )
+    Run.objects.filter(pk=run_id).exclude(status=Run.Status.CANCELLED).update(
+        status=Run.Status.FAILED, error=f"{stage} failed: {reason}"[:4000], finished_at=now
+    )
+
+
+def run_is_active(run_id: int) -> bool:
+    return Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).exists()
+
+
+# --- unpack ---------------------------------------------------------------------------
+
+
+def _count_lines(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def run_unpack(*, run_id: int) -> list[list[str]]:
+    """Unpack the archive, register the analysable files, build the project index.
+
+    Returns the analysable paths in batches for the analysis fan-out.
+    """
+    from analysis.scan import build_project_index
+
+    run = Run.objects.get(pk=run_id)
+    stage_begin(run_id=run_id, name=Stage.Name.UNPACK, total=1)
+    src = storage.source_dir(run_id)
+    shutil.rmtree(storage.run_dir(run_id), ignore_errors=True)
+    limits = Limits(
+        max_files=settings.PORTING_MAX_FILES,
+        max_total_bytes=settings.PORTING_MAX_UNPACKED_BYTES,
+        max_ratio=settings.PORTING_MAX_COMPRESSION_RATIO,
+    )
+    try:
+        paths = unpack_archive(Path(run.archive.path), src, limits)
+    except ArchiveError as exc:
+        raise StageFailed(str(exc)) from exc
+    analysable = [p for p in paths if p.endswith(ANALYZED_SUFFIXES)]
+    rows = []
+    for rel in analysable:
+        data = (src / rel).read_bytes()
+        rows.append(
+            SourceFile(run=run, path=rel, sha256=hashlib.sha256(data).hexdigest(), lines=_count_lines(data))
+        )
+    with transaction.atomic():
+        SourceFile.objects.filter(run=run).delete()
+        SourceFile.objects.bulk_create(rows, batch_size=1000)
+    index = build_project_index(src, analysable)
+    storage.index_path(run_id).write_bytes(pickle.dumps(index))
+    stage_advance(run_id=run_id, name=Stage.Name.UNPACK)
+    stage_end(run_id=run_id, name=Stage.Name.UNPACK, detail=f"{len(paths)} files, {len(analysable)} to analyse")
+    stage_begin(run_id=run_id, name=Stage.Name.ANALYZE, total=len(analysable))
+    size = max(1, settings.PORTING_ANALYSIS_BATCH_FILES)
+    return [analysable[i : i + size] for i in range(0, len(analysable), size)]
+
+
+# --- analyze --------------------------------------------------------------------------
+
+
+def run_analyze_batch(*, run_id: int, paths: list[str]) -> None:
+    """Analyse some files of the run and store their findings (replacing old ones)."""
+    from analysis.scan import analyze_source
+
+    run = Run.objects.get(pk=run_id)
+    src = storage.source_dir(run_id)
+    index = pickle.loads(storage.index_path(run_id).read_bytes())
+    files = {f.path: f for f in SourceFile.objects.filter(run=run, path__in=paths)}
+    for rel in paths:
+        source_file = files.get(rel)
+        if source_file is None:
+            continue
+        report = analyze_source((src / rel).read_bytes(), rel, target=run.target, ms_version=run.ms_version, index=index)
+        counts = {"error": 0, "warning": 0, "info": 0}
+        rows = []
+        for finding in report.findings:
+            counts[finding.severity.value] += 1
+            rows.append(
+                Finding(
+                    run=run,
+                    file=source_file,
+                    line=finding.line,
+                    column=finding.column,
+                    end_line=finding.end_line,
+                    end_column=finding.end_column,
+                    cell=finding.cell,
+                    rule_id=finding.rule_id,
+                    severity=finding.severity.value,
+                    status=finding.status.value,
+                    torch_api=finding.torch_api[:255],
+                    mindspore_api=finding.mindspore_api[:255],
+                    category=finding.category,
+                    confidence=finding.confidence,
+                    message=finding.message,
+                    extra=finding.extra,
+                )
+            )
+        with transaction.atomic():
+            Finding.objects.filter(file=source_file).delete()
+            Finding.objects.bulk_create(rows, batch_size=1000)
+            SourceFile.objects.filter(pk=source_file.pk).update(
+                parse_error=report.parse_error,
+                errors=counts["error"],
+                warnings=counts["warning"],
+                infos=counts["info"],
+            )
+        stage_advance(run_id=run_id, name=Stage.Name.ANALYZE)
+
+
+def run_analyze_finish(*, run_id: int) -> None:
+    totals = Finding.objects.filter(run_id=run_id).aggregate(
+        errors=Count("id", filter=Q(severity="error")), total=Count("id")
+    )
+    stage_end(run_id=run_id, name=Stage.Name.ANALYZE, detail=f"{totals['total']} findings, {totals['errors']} errors")
+
+
+# --- convert --------------------------------------------------------------------------
+
+
+def run_convert(*, run_id: int) -> None:
+    """Convert the whole tree (the converter needs all files for its layer map)."""
+    from analysis.convert import convert_tree
+
+    run = Run.objects.get(pk=run_id)
+    files = {f.path: f for f in SourceFile.objects.filter(run=run, path__endswith=".py")}
+    stage_begin(run_id=run_id, name=Stage.Name.CONVERT, total=len(files))
+    dst = storage.converted_dir(run_id)
+    shutil.rmtree(dst, ignore_errors=True)
+    tree = convert_tree(storage.source_dir(run_id), dst, target=run.target, ms_version=run.ms_version)
+    rows = []
+    for rel, result in tree.files.items():
+        source_file = files.get(rel)
+        if source_file is None:
+            continue
+        data = result.to_dict()
+        rows.append(
+            ConvertedFile(
+                run=run,
+                file=source_file,
+                text=result.text,
+                diff=result.diff,
+                changes=data.get("changes", []),
+                unconverted=data.get("unconverted", []),
+            )
+        )
+    with transaction.atomic():
+        ConvertedFile.objects.filter(run=run).delete()
+        ConvertedFile.objects.bulk_create(rows, batch_size=500)
+    stage_advance(run_id=run_id, name=Stage.Name.CONVERT, by=len(rows))
+    unconverted = sum(len(r.unconverted) for r in rows)
+    stage_end(run_id=run_id, name=Stage.Name.CONVERT, detail=f"{len(rows)} files, {unconverted} items left for a person")
+
+
+# --- parity ---------------------------------------------------------------------------
+
+
+def run_parity(*, run_id: int) -> None:
+    """Check the converted cells against the PyTorch modules in a sandboxed child."""
+    from analysis.parity import check_parity
+
+    run = Run.objects.get(pk=run_id)
+    stage_begin(run_id=run_id, name=Stage.Name.PARITY, total=1)
+    manifest = storage.source_dir(run_id) / "porting.toml"
+    report = check_parity(
+        storage.source_dir(run_id),
+        storage.converted_dir(run_id),
+        device=run.device,
+        manifest=manifest if manifest.is_file() else None,
+        timeout_s=settings.PORTING_PARITY_TIMEOUT_S,
+        memory_mb=settings.PORTING_PARITY_MEMORY_MB,
+        loss_steps=settings.PORTING_PARITY_LOSS_STEPS,
+    )
+    entry_points = report.get("entry_points", [])
+    with transaction.atomic():
+        ParityResult.objects.filter(run=run).delete()
+        for entry in entry_points:
+            result = ParityResult.objects.create(
+                run=run,
+                name=entry.get("name", "")[:255],
+                module=entry.get("module", "")[:255],
+                status=entry.get("status", ParityResult.Status.ERROR),
+                reason=entry.get("reason") or "",
+                device=entry.get("device") or report.get("device") or run.device,
+                first_diverging_layer=entry.get("first_diverging_layer") or "",
+                metrics=entry.get("metrics") or {},
+                config_mismatches=entry.get("config_mismatches") or [],
+                layers=entry.get("layers") or [],
+                details={
+                    k: v
+                    for k, v in entry.items()
+                    if k not in {"name", "module", "status", "reason", "metrics", "config_mismatches", "layers",
+                                 "loss_curve", "first_diverging_layer", "device"}
+                },
+            )
+            curve = entry.get("loss_curve") or {}
+            if curve.get("torch") or curve.get("mindspore"):
+                LossCurve.objects.create(
+                    parity_result=result,
+                    torch_losses=curve.get("torch") or [],
+                    mindspore_losses=curve.get("mindspore") or [],
+                )
+    stage_advance(run_id=run_id, name=Stage.Name.PARITY)
+    passed = sum(1 for e in entry_points if e.get("status") == "pass")
+    stage_end(run_id=run_id, name=Stage.Name.PARITY, detail=f"{passed}/{len(entry_points)} entry points pass")
+
+
+# --- finalize ---------------------------------------------------------------------------
+
+
+def run_finalize(*, run_id: int) -> None:
+    stage_begin(run_id=run_id, name=Stage.Name.FINALIZE, total=1)
+    stage_advance(run_id=run_id, name=Stage.Name.FINALIZE)
+    stage_end(run_id=run_id, name=Stage.Name.FINALIZE)
+    Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
+        status=Run.Status.DONE, finished_at=timezone.now()
+    )

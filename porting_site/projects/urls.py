@@ -1,0 +1,15 @@
+from django.urls import path
+
+from . import views
+
+app_name = "projects"
+
+urlpatterns = [
+    path("", views.project_list, name="list"),
+    path("projects/new/", views.project_create, name="create"),
+    path("t/<slug:team_slug>/<slug:project_slug>/", views.project_detail, name="detail"),
+    path("runs/<int:run_id>/", views.run_detail, name="run"),
+    path("runs/<int:run_id>/progress.json", views.run_progress, name="run-progress"),
+    path("runs/<int:run_id>/files/", views.file_list, name="files"),
+    path("runs/<int:run_id>/files/<int:file_id>/", views.file_detail, name="file"),
+]

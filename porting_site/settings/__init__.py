@@ -1,0 +1,117 @@
+"""Settings for development, tests and the embedded default.
+
+Everything that differs between deployments comes from the environment, read
+here and only here. Without REDIS_URL / DATABASE_URL the project runs on
+SQLite with an SQLite-backed Celery broker, so nothing needs installing.
+porting_site.settings.production hardens this for a real deployment.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+import plotly
+
+from porting_site.lib.env import envbool, envint, envlist, envstr
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+VAR_DIR = Path(envstr("PORTING_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = envbool("DJANGO_DEBUG", True)
+SECRET_KEY = envstr("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
+ALLOWED_HOSTS = envlist("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "porting_site.accounts",
+    "porting_site.projects",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "porting_site.urls"
+WSGI_APPLICATION = "porting_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        envstr("DATABASE_URL", f"sqlite:///{VAR_DIR / 'porting.sqlite3'}"), conn_max_age=60
+    )
+}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The worker and the web server write concurrently; wait instead of failing.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 30}
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "projects:list"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+# plotly.min.js is served from the pinned plotly package itself: no CDN, no vendored copy.
+STATICFILES_DIRS = [BASE_DIR / "porting_site" / "static", ("plotly", Path(plotly.__file__).parent / "package_data")]
+MEDIA_ROOT = VAR_DIR / "media"
+MEDIA_URL = "media/"
+# Uploads above this size are streamed to disk rather than held in memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+# --- uploads and archives --------------------------------------------------------
+PORTING_MAX_UPLOAD_BYTES = envint("PORTING_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+PORTING_MAX_UNPACKED_BYTES = envint("PORTING_MAX_UNPACKED_BYTES", 1024 * 1024 * 1024)
+PORTING_MAX_FILES = envint("PORTING_MAX_FILES", 50_000)
+PORTING_MAX_COMPRESSION_RATIO = envint("PORTING_MAX_COMPRESSION_RATIO", 200)
+PORTING_RUNS_DIR = VAR_DIR / "runs"
+
+# --- pipeline ----------------------------------------------------------------------
+PORTING_ANALYSIS_BATCH_FILES = envint("PORTING_ANALYSIS_BATCH_FILES", 200)
+PORTING_PARITY_TIMEOUT_S = envint("PORTING_PARITY_TIMEOUT_S", 600)
+PORTING_PARITY_MEMORY_MB = envint("PORTING_PARITY_MEMORY_MB", 6144)
+PORTING_PARITY_LOSS_STEPS = envint("PORTING_PARITY_LOSS_STEPS", 20)
+
+from .celery import *  # noqa: E402,F401,F403  (Celery settings live in their own module)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
+}

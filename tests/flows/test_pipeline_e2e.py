@@ -1,0 +1,86 @@
+"""End to end: log in, upload the sample repository through the browser form,
+and let a real Celery worker (real Redis broker, PostgreSQL database) run the
+whole pipeline; then check what it stored."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.urls import reverse
+
+from porting_site.projects.models import ConvertedFile, Finding, ParityResult, Run, Stage
+from tests import factories
+from tests.conftest import SAMPLE_REPO
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def wait_for_run(run_id: int, timeout: float = 420) -> Run:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = Run.objects.get(pk=run_id)
+        if run.is_finished:
+            return run
+        time.sleep(1)
+    raise AssertionError(f"run {run_id} did not finish in {timeout} s: {Run.objects.get(pk=run_id).status}")
+
+
+def test_uploaded_sample_repo_is_analysed_converted_and_checked(client, live_worker, settings):
+    team, member = factories.team_with_member("Vision", "alice")
+    project = factories.project(team, "Sample")
+    assert client.login(username="alice", password=factories.PASSWORD)
+
+    archive = factories.upload("sample.tar.gz", factories.tar_gz_of(SAMPLE_REPO, "pytorch_sample"))
+    response = client.post(
+        reverse("projects:detail", args=[team.slug, project.slug]),
+        {"archive": archive, "target": "classic", "ms_version": "2.4", "device": "cpu"},
+    )
+    assert response.status_code == 302, response.content[:2000]
+    run = Run.objects.get(project=project)
+    assert response["Location"] == reverse("projects:run", args=[run.pk])
+
+    run = wait_for_run(run.pk)
+    assert run.status == Run.Status.DONE, run.error
+    assert list(run.stages.values_list("status", flat=True)) == [Stage.Status.DONE] * 5
+    analyze = run.stages.get(name=Stage.Name.ANALYZE)
+    assert analyze.done == analyze.total == run.files.count() >= 5
+
+    # Analysis: resolved through `import torch.nn as nn` and `from torch import nn`.
+    lenet = run.files.get(path="pytorch_sample/models/lenet.py")
+    dropout = Finding.objects.get(file=lenet, torch_api="torch.nn.Dropout", line=18)
+    assert dropout.mindspore_api == "mindspore.nn.Dropout"
+    assert Finding.objects.filter(file=lenet, torch_api="torch.nn.Conv2d").count() == 2
+    mlp = run.files.get(path="pytorch_sample/models/mlp.py")
+    assert Finding.objects.filter(file=mlp, torch_api="torch.nn.BatchNorm1d").exists()
+
+    # Conversion: Module -> Cell, forward -> construct, Linear -> Dense.
+    converted = ConvertedFile.objects.get(file=lenet)
+    assert "nn.Cell" in converted.text and "def construct(self, x)" in converted.text
+    assert "nn.Dense(" in converted.text and "nn.Linear(" not in converted.text
+    assert converted.diff.startswith("---")
+
+    # Parity: both models check out against their converted cells.
+    results = {r.name: r for r in ParityResult.objects.filter(run=run)}
+    for name in ("LeNet", "MLP"):
+        assert results[name].status == ParityResult.Status.PASS, (name, results[name].reason)
+        assert results[name].metrics["max_abs"] < 1e-4
+
+    page = client.get(reverse("projects:file", args=[run.pk, lenet.pk]))
+    assert page.status_code == 200
+    assert b'id="L18"' in page.content and b"torch.nn.Dropout" in page.content
+
+
+def test_broken_archive_leaves_the_run_failed_with_the_reason(client, live_worker):
+    team, member = factories.team_with_member("Audio", "bob")
+    project = factories.project(team, "Broken")
+    assert client.login(username="bob", password=factories.PASSWORD)
+    response = client.post(
+        reverse("projects:detail", args=[team.slug, project.slug]),
+        {"archive": factories.upload("repo.tar.gz", b"\x1f\x8b\x08 definitely not gzip"), "target": "classic",
+         "ms_version": "2.4", "device": "cpu"},
+    )
+    assert response.status_code == 302
+    run = wait_for_run(Run.objects.get(project=project).pk, timeout=120)
+    assert run.status == Run.Status.FAILED
+    assert "unpack failed" in run.error and "archive" in run.error
+    assert run.stages.get(name=Stage.Name.UNPACK).status == Stage.Status.FAILED

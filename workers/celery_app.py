@@ -1,0 +1,16 @@
+"""The Celery application, configured from Django settings (CELERY_* names).
+
+Start a worker for static work:   celery -A workers worker -Q analysis
+and one per device queue:          celery -A workers worker -Q parity.cpu   (or parity.gpu, parity.ascend)
+"""
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "porting_site.settings")
+
+app = Celery("porting")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks(["workers"], related_name="tasks")
