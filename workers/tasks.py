@@ -1,82 +1,125 @@
 """Pipeline tasks. Each unpacks ids, calls one service, and records the outcome.
 
 A stage that raises leaves the run failed with the reason; a problem in one
-user file never gets here (the engine turns it into a finding).
+user file never gets here (the engine turns it into a finding). Database and
+broker hiccups are retried with backoff before a run is given up on.
 """
 from __future__ import annotations
 
 import logging
 
-import django
+from celery import Task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import InterfaceError, OperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
 
-django.setup()
-
-from celery import chord  # noqa: E402
-from celery.exceptions import SoftTimeLimitExceeded  # noqa: E402
-
-from porting_site.projects import services  # noqa: E402
-from porting_site.projects.models import Stage  # noqa: E402
-
-from .celery_app import app  # noqa: E402
+from .celery_app import app
 
 log = logging.getLogger(__name__)
 
-TASK_OPTIONS = {"acks_late": True, "reject_on_worker_lost": True}
+TRANSIENT = (OperationalError, InterfaceError, RedisConnectionError, ConnectionError)
 
 
-def _guarded(stage: str, run_id: int, work):
-    """Run one stage's service; on failure mark the run failed and stop the chain."""
-    if not services.run_is_active(run_id):
-        log.info("run %s is no longer active; skipping %s", run_id, stage)
-        return None
-    try:
-        return work()
-    except services.StageFailed as exc:
-        services.run_fail(run_id=run_id, stage=stage, reason=str(exc))
-        raise
-    except SoftTimeLimitExceeded:
-        services.run_fail(run_id=run_id, stage=stage, reason="the stage ran past its time limit")
-        raise
-    except Exception as exc:
-        log.exception("stage %s of run %s crashed", stage, run_id)
-        services.run_fail(run_id=run_id, stage=stage, reason=f"{type(exc).__name__}: {exc}")
-        raise
+class StageTask(Task):
+    """A pipeline stage: late ack, requeued if its worker dies, retried on hiccups."""
+
+    abstract = True
+    acks_late = True
+    reject_on_worker_lost = True
+    autoretry_for = TRANSIENT
+    retry_backoff = 2
+    retry_backoff_max = 60
+    max_retries = 5
+    stage = ""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        # Reached when retries are exhausted or the error was not transient.
+        from porting_site.projects import services
+
+        run_id = kwargs.get("run_id") or (args[0] if args else None)
+        if run_id is not None and services.run_is_active(run_id):
+            services.run_fail(run_id=run_id, stage=self.stage, reason=_reason(exc))
 
 
-@app.task(bind=True, **TASK_OPTIONS)
+def _reason(exc: BaseException) -> str:
+    from porting_site.projects.services import StageFailed
+
+    if isinstance(exc, StageFailed):
+        return str(exc)
+    if isinstance(exc, SoftTimeLimitExceeded):
+        return "the stage ran past its time limit"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _stage_task(stage: str, **options):
+    return app.task(base=StageTask, bind=True, stage=stage, **options)
+
+
+def _active(run_id: int, stage: str) -> bool:
+    from porting_site.projects import services
+
+    if services.run_is_active(run_id):
+        return True
+    log.info("run %s is no longer active; skipping %s", run_id, stage)
+    return False
+
+
+@_stage_task("unpack")
 def unpack_run(self, run_id: int):
     """Unpack the upload, then replace this task with the rest of the pipeline."""
+    from porting_site.projects import services
+
     from .pipeline import after_unpack
 
-    batches = _guarded(Stage.Name.UNPACK, run_id, lambda: services.run_unpack(run_id=run_id))
-    if batches is None:
+    if not _active(run_id, self.stage):
         return None
+    batches = services.run_unpack(run_id=run_id)
     return self.replace(after_unpack(run_id, batches))
 
 
-@app.task(**TASK_OPTIONS)
-def analyze_batch(run_id: int, paths: list[str]):
-    _guarded(Stage.Name.ANALYZE, run_id, lambda: services.run_analyze_batch(run_id=run_id, paths=paths))
+@_stage_task("analyze")
+def analyze_batch(self, run_id: int, paths: list[str]):
+    from porting_site.projects import services
+
+    if _active(run_id, self.stage):
+        services.run_analyze_batch(run_id=run_id, paths=paths)
 
 
-@app.task(**TASK_OPTIONS)
-def analyze_done(_results=None, run_id: int | None = None):
-    _guarded(Stage.Name.ANALYZE, run_id, lambda: services.run_analyze_finish(run_id=run_id))
+@_stage_task("analyze")
+def analyze_done(self, _results=None, run_id: int | None = None):
+    from porting_site.projects import services
+
+    if _active(run_id, self.stage):
+        services.run_analyze_finish(run_id=run_id)
 
 
-@app.task(**TASK_OPTIONS)
-def convert_run(_previous=None, run_id: int | None = None):
-    _guarded(Stage.Name.CONVERT, run_id, lambda: services.run_convert(run_id=run_id))
+@_stage_task("convert")
+def convert_run(self, _previous=None, run_id: int | None = None):
+    from porting_site.projects import services
+
+    if _active(run_id, self.stage):
+        services.run_convert(run_id=run_id)
 
 
-@app.task(**TASK_OPTIONS)
-def run_parity(_previous=None, run_id: int | None = None):
-    _guarded(Stage.Name.PARITY, run_id, lambda: services.run_parity(run_id=run_id))
+@_stage_task("parity")
+def run_parity(self, _previous=None, run_id: int | None = None):
+    from porting_site.projects import services
+
+    if _active(run_id, self.stage):
+        services.run_parity(run_id=run_id)
 
 
-@app.task(**TASK_OPTIONS)
-def finalize_run(_previous=None, run_id: int | None = None):
-    _guarded(Stage.Name.FINALIZE, run_id, lambda: services.run_finalize(run_id=run_id))
+@_stage_task("finalize")
+def finalize_run(self, _previous=None, run_id: int | None = None):
+    from porting_site.projects import services
+
+    if _active(run_id, self.stage):
+        services.run_finalize(run_id=run_id)
 
 
-__all__ = ["unpack_run", "analyze_batch", "analyze_done", "convert_run", "run_parity", "finalize_run", "chord"]
+@app.task
+def fail_stuck_runs():
+    """Periodic: a run with no stage activity for too long is marked failed."""
+    from porting_site.projects import services
+
+    return services.run_fail_stuck()

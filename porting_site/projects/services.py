@@ -321,3 +321,37 @@ def run_finalize(*, run_id: int) -> None:
     Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
         status=Run.Status.DONE, finished_at=timezone.now()
     )
+
+
+# --- housekeeping -----------------------------------------------------------------------
+
+
+def run_fail_stuck(*, now=None, limit_s: int | None = None) -> list[int]:
+    """Mark failed every active run whose stages showed no activity within the limit.
+
+    Activity is the latest stage start or finish (or the upload, before any
+    stage started). Returns the ids of the runs it failed.
+    """
+    from django.db.models import Max
+    from django.db.models.functions import Coalesce, Greatest
+
+    now = now or timezone.now()
+    limit_s = limit_s if limit_s is not None else settings.PORTING_STUCK_RUN_SECONDS
+    cutoff = now - timezone.timedelta(seconds=limit_s)
+    active = Run.objects.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).annotate(
+        last_activity=Greatest(
+            "created_at",
+            Coalesce(Max("stages__started_at"), "created_at"),
+            Coalesce(Max("stages__finished_at"), "created_at"),
+        )
+    )
+    failed = []
+    for run in active.filter(last_activity__lt=cutoff):
+        stage = run.stages.exclude(status=Stage.Status.DONE).order_by("position").first()
+        run_fail(
+            run_id=run.pk,
+            stage=stage.name if stage else Stage.Name.FINALIZE,
+            reason=f"no progress for more than {limit_s // 60} minutes; the worker may have died. Upload again to retry.",
+        )
+        failed.append(run.pk)
+    return failed

@@ -33,3 +33,10 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 os.environ.setdefault("FORKED_BY_MULTIPROCESSING", "1")
+
+# A run whose stages have shown no activity for this long is marked failed
+# (longer than any single stage may run: the hard time limit above).
+PORTING_STUCK_RUN_SECONDS = envint("PORTING_STUCK_RUN_SECONDS", 2 * 3600)
+CELERY_BEAT_SCHEDULE = {
+    "fail-stuck-runs": {"task": "workers.tasks.fail_stuck_runs", "schedule": 300.0, "options": {"queue": "analysis"}},
+}
