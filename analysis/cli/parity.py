@@ -1,0 +1,86 @@
+"""`parity ORIGINAL_DIR [--converted DIR] [--manifest FILE] [--device cpu]
+[--format table|json]`: check a PyTorch tree against its MindSpore conversion
+(ours, or one the team edited by hand). Exit status 1 when any entry point
+fails or errors, 2 on bad arguments."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from analysis.parity import check_parity
+
+JSON_KEYS = ("name", "module", "status", "reason", "first_diverging_layer", "config_mismatches", "layers", "metrics")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("original_dir", help="the PyTorch repository")
+    parser.add_argument("--converted", dest="converted", default=None,
+                        help="a converted MindSpore tree (same layout and class names); converted on the fly if absent")
+    parser.add_argument("--manifest", default=None, help="porting.toml listing entry points (default: the repo's own)")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "gpu", "ascend"])
+    parser.add_argument("--format", dest="format", default="table", choices=["table", "json"])
+    parser.add_argument("--timeout", dest="timeout", type=float, default=300.0, help="seconds per entry point")
+    parser.add_argument("--loss-steps", dest="loss_steps", type=int, default=20)
+
+
+def run(options: dict, stdout) -> int:
+    original = Path(options["original_dir"])
+    if not original.is_dir():
+        stdout.write(f"parity: {original} is not a directory\n")
+        return 2
+    converted = Path(options["converted"]) if options.get("converted") else None
+    if converted is not None and not converted.is_dir():
+        stdout.write(f"parity: {converted} is not a directory\n")
+        return 2
+    manifest = Path(options["manifest"]) if options.get("manifest") else None
+    report = check_parity(original, converted, device=options.get("device") or "cpu", manifest=manifest,
+                          timeout_s=float(options.get("timeout") or 300), loss_steps=int(options.get("loss_steps", 20)))
+    if options.get("format") == "json":
+        payload = {"device": report["device"],
+                   "entry_points": [{k: e.get(k) for k in JSON_KEYS} for e in report["entry_points"]]}
+        if report.get("error"):
+            payload["error"] = report["error"]
+        stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+    else:
+        stdout.write(format_table(report))
+    failed = report.get("error") or any(e["status"] in ("fail", "error") for e in report["entry_points"])
+    return 1 if failed else 0
+
+
+def format_table(report: dict) -> str:
+    rows = [("entry point", "status", "first diverging layer", "max abs", "cosine", "loss curve")]
+    for e in report["entry_points"]:
+        metrics, curve = e.get("metrics") or {}, e.get("loss_curve") or {}
+        rows.append((f"{e['module']}.{e['name']}", e["status"], e.get("first_diverging_layer") or "-",
+                     _num(metrics.get("max_abs")), _num(metrics.get("cosine")), curve.get("status", "-")))
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    details = []
+    for e in report["entry_points"]:
+        if e.get("reason"):
+            details.append(f"{e['name']}: {e['reason']}")
+        for m in e.get("config_mismatches", []):
+            where = f" ({m['file']}:{m['line']})" if m.get("line") else ""
+            details.append(f"  config {m['layer']}.{m['field']}{where}: {m['message']}")
+    if report.get("error"):
+        details.append(f"error: {report['error']}")
+    return "\n".join(lines + ([""] + details if details else [])) + f"\ndevice: {report['device']}\n"
+
+
+def _num(value) -> str:
+    if isinstance(value, (int, float)):
+        return f"{value:.3g}"
+    return "-" if value is None else str(value)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="parity", description=__doc__)
+    add_arguments(parser)
+    return run(vars(parser.parse_args(argv)), sys.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,369 @@
+"""All checks for one entry point, in the sandboxed child: configuration,
+forward (eval, then train with Dropout off), gradients, state after one step,
+loss curves. Each check names the first layer at fault."""
+from __future__ import annotations
+
+import copy
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import mindspore as ms
+
+from . import frameworks as fw
+from . import tables
+from .align import align, transfer_weights
+from .compare import Capture, metrics, tolerance
+from .config import compare_config
+from .sources import layer_source
+
+STATE_STEP_LR = 0.1  # plain SGD step used to expose buffer/update errors
+
+
+def infer_inputs(model, device: str) -> tuple[list[dict] | None, str]:
+    """Input specs from the first Conv/Linear/Embedding/RNN layer, tried in
+    eval mode until the forward runs."""
+    first = next(((n, m) for n, m in model.named_modules() if type(m).__name__ in tables.INPUT_LAYERS), None)
+    if first is None:
+        return None, "no Conv/Linear/Embedding/RNN layer to infer the input shape from"
+    name, layer = first
+    kind, batch = type(layer).__name__, tables.DEFAULT_BATCH
+    if kind == "Linear":
+        candidates = [[{"shape": [batch, layer.in_features], "dtype": "float32"}]]
+    elif kind == "Embedding":
+        candidates = [[{"shape": [batch, tables.DEFAULT_SEQ_LEN], "dtype": "int64", "range": [0, layer.num_embeddings]}]]
+    elif kind in ("LSTM", "GRU", "RNN"):
+        shape = [batch, tables.DEFAULT_SEQ_LEN] if layer.batch_first else [tables.DEFAULT_SEQ_LEN, batch]
+        candidates = [[{"shape": shape + [layer.input_size], "dtype": "float32"}]]
+    else:
+        dims = int(kind[-2])
+        candidates = [[{"shape": [batch, layer.in_channels] + [size] * dims, "dtype": "float32"}]
+                      for size in tables.SPATIAL_CANDIDATES[dims]]
+    errors = []
+    model.eval()
+    for specs in candidates:
+        try:
+            with torch.no_grad():
+                model(*fw.to_torch(fw.make_arrays(specs, 0), device))
+            return specs, f"inferred from {kind} '{name}'"
+        except Exception as exc:  # user code: any failure means "try the next size"
+            errors.append(f"{specs[0]['shape']}: {type(exc).__name__}: {exc}")
+    return None, f"no input shape from {kind} '{name}' ran the forward (" + "; ".join(errors[:3]) + ")"
+
+
+def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Path | None) -> dict:
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    result: dict = {"inputs": entry["inputs"], "input_source": entry.get("input_source", "manifest")}
+    override = entry.get("tolerance")
+    loss_name = entry.get("loss", "mse")
+    layer_map = entry.get("layer_map") or []
+
+    alignment = align(torch_model, ms_model, layer_map)
+    transfer_weights(torch_model, ms_model, alignment)
+    result["weights"] = alignment.to_dict()
+    timings["align_transfer"] = time.perf_counter() - started
+
+    lines = _lines(torch_model, alignment, layer_map, root)
+    result["config_mismatches"] = [dict(m, **_where(lines, m["layer"])) for p in alignment.pairs for m in compare_config(p)]
+
+    initial_torch = copy.deepcopy(torch_model.state_dict())
+    initial_ms = {name: p.asnumpy().copy() for name, p in ms_model.parameters_and_names()}
+    hooked = [p for p in alignment.pairs if p.torch_path]
+    seed = int(entry.get("seed", 0))
+    arrays = fw.make_arrays(entry["inputs"], seed)
+
+    # Forward, eval mode.
+    t0 = time.perf_counter()
+    fw.train_mode(torch_model, ms_model, False)
+    eval_out = _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, override, lines)
+    result.update(layers=eval_out["layers"], metrics=eval_out["metrics"], outputs=eval_out["outputs"])
+    timings["forward_eval"] = time.perf_counter() - t0
+
+    if entry.get("mode", "both") in ("both", "train"):
+        t0 = time.perf_counter()
+        step = _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, override, lines,
+                           loss_name, seed)
+        result.update(step)
+        timings["train_step"] = time.perf_counter() - t0
+        steps = int(entry.get("loss_steps", 20))
+        if steps > 0:
+            t0 = time.perf_counter()
+            _restore(torch_model, ms_model, initial_torch, initial_ms)
+            result["loss_curve"] = _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name,
+                                               seed, steps)
+            timings["loss_curve"] = time.perf_counter() - t0
+    result["timings_s"] = {k: round(v, 4) for k, v in timings.items()}
+    _verdict(result, alignment, lines)
+    return result
+
+
+def _lines(torch_model, alignment, layer_map: list[dict], root: Path | None) -> dict[str, dict]:
+    by_map = {e["path"]: e for e in layer_map if e.get("path")}
+    lines = {}
+    for pair in alignment.pairs:
+        entry = by_map.get(pair.torch_path)
+        where = layer_source(torch_model, pair.torch_path, root)
+        if entry and entry.get("line"):
+            where = {"file": (where or {}).get("file", ""), "line": entry["line"]}
+        if where:
+            lines[pair.torch_path] = where
+    return lines
+
+
+def _where(lines: dict, layer: str) -> dict:
+    where = lines.get(layer) or {}
+    return {"file": where.get("file"), "line": where.get("line")}
+
+
+def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, override, lines) -> dict:
+    t_rec = fw.Recorder("torch").attach([(p.torch_path, p.module) for p in hooked])
+    m_rec = fw.Recorder("ms").attach([(p.torch_path, p.cell) for p in hooked])
+    try:
+        with torch.no_grad():
+            t_out = torch_model(*fw.to_torch(arrays, torch_device))
+        m_out = ms_model(*fw.to_ms(arrays))
+    finally:
+        t_rec.detach()
+        m_rec.detach()
+    layers, first = _layers(t_rec, m_rec, hooked, override, lines)
+    outputs = _compare_outputs(t_out, m_out, override)
+    return {"layers": layers, "first": first, "metrics": _headline(outputs), "outputs": outputs}
+
+
+def _compare_outputs(t_out, m_out, override) -> list[dict]:
+    t_arrays, m_arrays = fw.flat_tensors(t_out, "torch"), fw.flat_tensors(m_out, "ms")
+    outputs = []
+    for index, t in enumerate(t_arrays):
+        if index >= len(m_arrays):
+            outputs.append({"index": index, "status": "fail", "label": "missing in MindSpore output"})
+            continue
+        atol, rtol = tolerance("output", str(t.dtype), override)
+        outputs.append(dict(index=index, **metrics(Capture(t), Capture(m_arrays[index]), atol, rtol)))
+    if len(m_arrays) > len(t_arrays):
+        outputs.append({"index": len(t_arrays), "status": "fail", "label": "extra MindSpore output"})
+    return outputs
+
+
+def _headline(outputs: list[dict]) -> dict:
+    if not outputs:
+        return {"status": "fail", "label": "no tensor output"}
+    head = dict(outputs[0])
+    head["status"] = "pass" if all(o.get("status") == "pass" for o in outputs) else "fail"
+    return {k: v for k, v in head.items() if k not in ("index",)}
+
+
+def _layers(t_rec, m_rec, hooked, override, lines) -> tuple[list[dict], str | None]:
+    pairs = {p.torch_path: p for p in hooked}
+    layers, first = [], None
+    for path, call in t_rec.order:
+        pair = pairs[path]
+        t_in, t_out = t_rec.calls[path][call]
+        row = {"path": path, "call": call, "torch_type": pair.torch_type, "mindspore_type": pair.ms_type,
+               "mindspore_path": pair.ms_path, **_where(lines, path)}
+        m_calls = m_rec.calls.get(path, [])
+        if call >= len(m_calls):
+            row.update(status="missing", label=f"called {len(m_calls)} time(s) in MindSpore, more in PyTorch")
+            layers.append(row)
+            continue
+        m_in, m_out = m_calls[call]
+        if t_out is None or m_out is None:
+            row.update(status="skipped", label="no tensor output")
+            layers.append(row)
+            continue
+        atol, rtol = tolerance(pair.torch_type, t_out.dtype, override)
+        out = metrics(t_out, m_out, atol, rtol)
+        input_ok = True
+        if t_in is not None and m_in is not None:
+            in_atol, in_rtol = tolerance("input", t_in.dtype, override)
+            inm = metrics(t_in, m_in, in_atol, in_rtol)
+            input_ok = inm["status"] == "pass"
+            row["input_max_abs"] = inm.get("max_abs")
+        status = out["status"]
+        if status == "fail" and not input_ok:
+            status = "propagated"  # its input already differed: not this layer's fault
+        row.update({k: v for k, v in out.items() if k != "status"}, status=status)
+        layers.append(row)
+        if status == "fail" and first is None:
+            first = path
+    return layers, first
+
+
+def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, override, lines, loss_name, seed):
+    """One train-mode forward (hooked), backward and plain SGD step on both
+    sides; compares layer outputs, gradients (parameters and input) and the
+    state afterwards (updated parameters, running statistics)."""
+    t_loss_fn, m_loss_fn = fw.LOSSES[loss_name]
+    fw.train_mode(torch_model, ms_model, True)
+    t_inputs = fw.to_torch(arrays, torch_device, grad=True)
+    m_inputs = fw.to_ms(arrays)
+    t_rec = fw.Recorder("torch").attach([(p.torch_path, p.module) for p in hooked])
+    m_rec = fw.Recorder("ms").attach([(p.torch_path, p.cell) for p in hooked])
+    params = [link for link in alignment.links if link.kind == "parameter" and link.ms_param.requires_grad]
+    ms_weights = [link.ms_param for link in params]
+    float_pos = tuple(i for i, a in enumerate(arrays) if np.issubdtype(a.dtype, np.floating))
+    try:
+        torch_model.zero_grad(set_to_none=True)
+        t_out = torch_model(*t_inputs)
+        t_first = fw.first_tensor(t_out, "torch")
+        target = fw.make_target(loss_name, t_first.detach().cpu().numpy(), seed)
+        t_loss = t_loss_fn(t_first, fw.to_torch([target], torch_device)[0])
+        t_loss.backward()
+        m_target = fw.to_ms([target])[0]
+        m_out_holder = []
+
+        def forward(*xs):
+            out = ms_model(*xs)
+            m_out_holder.append(out)
+            return m_loss_fn(fw.first_tensor(out, "ms"), m_target)
+
+        grad_fn = ms.value_and_grad(forward, grad_position=float_pos or None, weights=ms_weights)
+        m_loss, grads = grad_fn(*m_inputs)
+    finally:
+        t_rec.detach()
+        m_rec.detach()
+    if float_pos:
+        m_in_grads, m_w_grads = grads
+        m_in_grads = m_in_grads if isinstance(m_in_grads, tuple) else (m_in_grads,)
+    else:
+        m_in_grads, m_w_grads = (), grads
+
+    layers, _first = _layers(t_rec, m_rec, hooked, override, lines)
+    outputs = _compare_outputs(t_out, m_out_holder[0] if m_out_holder else None, override)
+    kinds = {p.torch_path: p.torch_type for p in alignment.pairs}
+
+    gradients = []
+    for link, m_grad in zip(params, m_w_grads):
+        t_grad = link.tensor.grad
+        t_arr = np.zeros(tuple(link.tensor.shape), np.float32) if t_grad is None else t_grad.detach().cpu().numpy()
+        m_arr = m_grad.asnumpy().reshape(t_arr.shape) if m_grad.size == t_arr.size else m_grad.asnumpy()
+        atol, rtol = tolerance(kinds.get(link.layer, ""), str(t_arr.dtype), override, tables.GRADIENT_FACTOR)
+        gradients.append({"name": link.torch_name, "mindspore_name": link.ms_name, "layer": link.layer,
+                          **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol)})
+    input_gradients = []
+    for pos, m_grad in zip(float_pos, m_in_grads):
+        t_grad = t_inputs[pos].grad
+        if t_grad is None:
+            continue
+        atol, rtol = tolerance("input", "float32", override, tables.GRADIENT_FACTOR)
+        input_gradients.append({"input": pos, **metrics(Capture(t_grad.cpu().numpy()), Capture(m_grad.asnumpy()),
+                                                         atol, rtol)})
+
+    # Plain SGD step, then every linked tensor compared (parameters and buffers).
+    with torch.no_grad():
+        for link in params:
+            if link.tensor.grad is not None:
+                link.tensor -= STATE_STEP_LR * link.tensor.grad
+    for link, m_grad in zip(params, m_w_grads):
+        link.ms_param.set_data(link.ms_param - STATE_STEP_LR * m_grad)
+    state = []
+    for link in alignment.links:
+        t_arr = link.tensor.detach().cpu().numpy()
+        m_arr = link.ms_param.asnumpy().reshape(t_arr.shape)
+        atol, rtol = tolerance(kinds.get(link.layer, ""), str(t_arr.dtype), override, tables.GRADIENT_FACTOR)
+        state.append({"name": link.torch_name, "mindspore_name": link.ms_name, "layer": link.layer, "kind": link.kind,
+                      **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol)})
+    loss_pair = {"torch": float(t_loss.item()), "mindspore": float(m_loss.asnumpy())}
+    return {"layers_train": layers, "metrics_train": _headline(outputs), "loss_train_step": loss_pair,
+            "gradients": gradients, "input_gradients": input_gradients, "state_after_step": state}
+
+
+def _restore(torch_model, ms_model, initial_torch, initial_ms) -> None:
+    torch_model.load_state_dict(initial_torch)
+    for name, param in ms_model.parameters_and_names():
+        if name in initial_ms:
+            param.set_data(ms.Tensor(initial_ms[name]))
+
+
+def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name, seed, steps) -> dict:
+    """N optimizer steps from identical weights over identical batches."""
+    t_loss_fn, m_loss_fn = fw.LOSSES[loss_name]
+    torch_spec = entry.get("optimizer") or {"name": "SGD", "lr": 0.01}
+    ms_spec = entry.get("converted_optimizer") or torch_spec
+    fw.train_mode(torch_model, ms_model, True)
+    t_opt = fw.torch_optimizer(torch_spec, torch_model.parameters())
+    m_params = ms_model.trainable_params()
+    m_opt, m_opt_name = fw.ms_optimizer(ms_spec, m_params)
+    n_batches = int(entry.get("batches", 4))
+    batches = []
+    for b in range(n_batches):
+        arrays = fw.make_arrays(entry["inputs"], seed + 1 + b)
+        batches.append(arrays)
+    with torch.no_grad():
+        torch_model.eval()
+        ref = fw.first_tensor(torch_model(*fw.to_torch(batches[0], torch_device)), "torch").cpu().numpy()
+        fw.train_mode(torch_model, ms_model, True)
+    targets = [fw.make_target(loss_name, ref, seed + 100 + b) for b in range(n_batches)]
+    box = {}
+
+    def forward(*xs):
+        return m_loss_fn(fw.first_tensor(ms_model(*xs), "ms"), box["target"])
+
+    grad_fn = ms.value_and_grad(forward, None, weights=m_params)
+    t_curve, m_curve = [], []
+    for step in range(steps):
+        arrays, target = batches[step % n_batches], targets[step % n_batches]
+        t_opt.zero_grad(set_to_none=True)
+        t_out = fw.first_tensor(torch_model(*fw.to_torch(arrays, torch_device)), "torch")
+        t_loss = t_loss_fn(t_out, fw.to_torch([target], torch_device)[0])
+        t_loss.backward()
+        t_opt.step()
+        box["target"] = fw.to_ms([target])[0]
+        m_loss, grads = grad_fn(*fw.to_ms(arrays))
+        m_opt(grads)
+        t_curve.append(float(t_loss.item()))
+        m_curve.append(float(m_loss.asnumpy()))
+    rtol = float((entry.get("tolerance") or {}).get("loss_rtol", tables.LOSS_CURVE_RTOL))
+    rel = [abs(a - b) / max(abs(a), 1e-8) for a, b in zip(t_curve, m_curve)]
+    first_bad = next((i for i, r in enumerate(rel) if not r <= rtol), None)
+    return {"torch": t_curve, "mindspore": m_curve, "relative_difference": rel, "rtol": rtol,
+            "max_relative_difference": max(rel) if rel else 0.0, "first_diverging_step": first_bad,
+            "status": "pass" if first_bad is None else "fail", "steps": steps,
+            "optimizer": {"torch": torch_spec, "mindspore": ms_spec, "mindspore_class": m_opt_name},
+            "loss": loss_name}
+
+
+def _verdict(result: dict, alignment, lines) -> None:
+    """Overall status, the reasons, and the first layer at fault."""
+    reasons, culprits = [], []
+    first_eval = next((l["path"] for l in result.get("layers", []) if l["status"] == "fail"), None)
+    if result["metrics"].get("status") == "fail" or first_eval:
+        reasons.append(f"eval forward differs{f' from layer {first_eval}' if first_eval else ''}")
+        culprits.append(first_eval)
+    first_train = next((l["path"] for l in result.get("layers_train", []) if l["status"] == "fail"), None)
+    if result.get("metrics_train", {}).get("status") == "fail" or first_train:
+        reasons.append(f"train forward differs{f' from layer {first_train}' if first_train else ''}")
+        culprits.append(first_train)
+    order = {p.torch_path: i for i, p in enumerate(alignment.pairs)}
+    bad_state = sorted((s for s in result.get("state_after_step", []) if s["status"] == "fail"),
+                       key=lambda s: order.get(s["layer"], 1 << 30))
+    bad_grads = sorted((g for g in result.get("gradients", []) if g["status"] == "fail"),
+                       key=lambda g: order.get(g["layer"], 1 << 30))
+    if bad_grads:
+        reasons.append("gradients differ: " + ", ".join(g["name"] for g in bad_grads[:5]))
+        # Gradients flow backwards: the deepest failing layer is the origin.
+        culprits.append(bad_grads[-1]["layer"])
+    if any(g["status"] == "fail" for g in result.get("input_gradients", [])):
+        reasons.append("input gradient differs")
+    if bad_state:
+        reasons.append("state after one step differs: " + ", ".join(s["name"] for s in bad_state[:5]))
+        culprits.append(bad_state[0]["layer"])
+    unmatched = result["weights"]["unmatched_torch"]
+    if unmatched:
+        reasons.append("weights not transferred: " + ", ".join(u["name"] for u in unmatched[:5]))
+        culprits.append(unmatched[0]["layer"])
+    mismatches = result["config_mismatches"]
+    if mismatches:
+        reasons.append("configuration differs: " + "; ".join(f"{m['layer']}.{m['field']}" for m in mismatches[:5]))
+        culprits.append(mismatches[0]["layer"])
+    curve = result.get("loss_curve")
+    if curve and curve["status"] == "fail":
+        reasons.append(f"loss curves part at step {curve['first_diverging_step']} "
+                       f"(max relative difference {curve['max_relative_difference']:.3g})")
+    result["status"] = "fail" if reasons else "pass"
+    result["reason"] = "; ".join(reasons)
+    # A config mismatch at a layer explains numbers diverging there: prefer
+    # the numeric culprit, but fall back through the list in order.
+    result["first_diverging_layer"] = next((c for c in culprits if c), None)

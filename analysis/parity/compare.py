@@ -1,0 +1,125 @@
+"""Numbers only (numpy): summaries of one tensor and errors between two.
+
+Large tensors are kept as a fixed strided sample plus exact statistics, so a
+per-layer capture of a big model stays within memory; small ones are kept
+whole and compared exactly.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import tables
+
+FULL_ELEMENTS = 1 << 20  # keep tensors up to this size whole
+SAMPLE_ELEMENTS = 1 << 16
+
+
+class Capture:
+    """One tensor as seen by a hook: exact stats, values whole or sampled."""
+
+    __slots__ = ("shape", "dtype", "stats", "values", "sampled")
+
+    def __init__(self, array: np.ndarray) -> None:
+        array = np.asarray(array)
+        self.shape = tuple(int(d) for d in array.shape)
+        self.dtype = str(array.dtype)
+        flat = array.reshape(-1)
+        numeric = flat.astype(np.float64) if flat.dtype != np.bool_ else flat.astype(np.float64)
+        self.stats = summary(numeric)
+        self.sampled = flat.size > FULL_ELEMENTS
+        if self.sampled:
+            step = max(1, flat.size // SAMPLE_ELEMENTS)
+            self.values = numeric[::step].copy()
+        else:
+            self.values = numeric.copy()
+
+
+def summary(values: np.ndarray) -> dict:
+    if values.size == 0:
+        return {"min": 0.0, "max": 0.0, "mean": 0.0, "std": 0.0, "norm": 0.0}
+    finite = values[np.isfinite(values)]
+    return {
+        "min": _f(finite.min()) if finite.size else None,
+        "max": _f(finite.max()) if finite.size else None,
+        "mean": _f(finite.mean()) if finite.size else None,
+        "std": _f(finite.std()) if finite.size else None,
+        "norm": _f(np.linalg.norm(finite)) if finite.size else None,
+        "nonfinite": int(values.size - finite.size),
+    }
+
+
+def tolerance(kind: str, dtype: str, override: dict | None = None, factor: float = 1.0) -> tuple[float, float]:
+    atol, rtol = tables.TOLERANCE_BY_DTYPE.get(dtype, tables.TOLERANCE_BY_DTYPE["float32"])
+    if kind in tables.LOOSE_KINDS:
+        atol, rtol = atol * tables.LOOSE_FACTOR, rtol * tables.LOOSE_FACTOR
+    if override:
+        atol, rtol = float(override.get("atol", atol)), float(override.get("rtol", rtol))
+    return atol * factor, rtol * factor
+
+
+def metrics(reference: Capture, candidate: Capture, atol: float, rtol: float) -> dict:
+    """Errors of `candidate` (MindSpore) against `reference` (PyTorch)."""
+    result = {"shape_torch": list(reference.shape), "shape_mindspore": list(candidate.shape), "atol": atol, "rtol": rtol}
+    if reference.shape != candidate.shape and reference.values.size != candidate.values.size:
+        result.update(status="fail", label="shape mismatch", max_abs=None, max_rel=None, mean_abs=None, cosine=None)
+        return result
+    a, b = reference.values, candidate.values
+    diff = np.abs(a - b)
+    both_nan = np.isnan(a) & np.isnan(b)
+    diff = np.where(both_nan, 0.0, diff)
+    max_abs = _f(np.nanmax(diff)) if diff.size else 0.0
+    if diff.size and np.isnan(diff).any():
+        max_abs = math.inf
+    rel = diff / np.maximum(np.abs(a), 1e-12)
+    allowed = atol + rtol * np.abs(a)
+    within = bool(np.all(diff <= allowed)) if diff.size else True
+    result.update(
+        max_abs=max_abs,
+        max_rel=_f(rel.max()) if rel.size else 0.0,
+        mean_abs=_f(diff.mean()) if diff.size else 0.0,
+        cosine=_cosine(a, b),
+        worst_ratio=_f((diff / allowed).max()) if diff.size else 0.0,
+        sampled=reference.sampled or candidate.sampled,
+        stats_torch=reference.stats,
+        stats_mindspore=candidate.stats,
+    )
+    if reference.shape != candidate.shape:
+        result.update(status="fail", label="shape mismatch")
+    elif max_abs == 0.0:
+        result.update(status="pass", label="exact")
+    elif within:
+        result.update(status="pass", label="kernel noise")  # within the op's known float error
+    else:
+        result.update(status="fail", label="drift")
+    return result
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float | None:
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if not (np.isfinite(na) and np.isfinite(nb)):
+        return None
+    if na == 0 or nb == 0:
+        return 1.0 if na == nb else 0.0
+    return _f(float(np.dot(a, b) / (na * nb)))
+
+
+def _f(value) -> float:
+    value = float(value)
+    return value if math.isfinite(value) else (math.inf if value > 0 else -math.inf) if not math.isnan(value) else math.nan
+
+
+def json_safe(value):
+    """Replace inf/nan (not JSON) with strings, recursively."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value

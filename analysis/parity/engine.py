@@ -1,0 +1,167 @@
+"""Parent side of a parity run: pick the entry points, hand them to sandboxed
+children, and turn whatever comes back (or doesn't) into the report.
+
+One child checks many entry points in a row (importing torch and MindSpore
+costs seconds); when a child dies or hangs, the entry point it was on is
+reported as an error with the stderr tail and a fresh child takes the rest.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from ..sandbox import SandboxLimits, run_sandboxed
+from . import discover
+from .manifest import ManifestError, find_manifest, load_manifest
+
+DEVICES = ("cpu", "gpu", "ascend")
+RUNNER = "analysis.parity.runner"
+
+
+def check_parity(
+    original_dir: Path,
+    converted_dir: Path | None = None,
+    *,
+    device: str = "cpu",
+    manifest: Path | None = None,
+    timeout_s: float = 300,
+    memory_mb: int = 6144,
+    loss_steps: int = 20,
+) -> dict:
+    """Check every entry point of `original_dir` against its converted cell.
+
+    Without `converted_dir` the tree is converted first. Never raises for
+    problems in user code; they become entry points with status "error".
+    """
+    return check_parity_many(
+        [(Path(original_dir), Path(converted_dir) if converted_dir else None, manifest)],
+        device=device, timeout_s=timeout_s, memory_mb=memory_mb, loss_steps=loss_steps,
+    )[0]
+
+
+def check_parity_many(
+    trees: list[tuple[Path, Path | None, Path | None]],
+    *,
+    device: str = "cpu",
+    timeout_s: float = 300,
+    memory_mb: int = 6144,
+    loss_steps: int = 20,
+) -> list[dict]:
+    """Several (original, converted, manifest) checks sharing sandboxed
+    children: one report per tree, in order."""
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(DEVICES)}")
+    reports, jobs, cleanup = [], [], []
+    for index, (original, converted, manifest) in enumerate(trees):
+        report = {"device": device, "original_dir": str(original), "converted_dir": None, "entry_points": []}
+        reports.append(report)
+        try:
+            original = original.resolve()
+            if converted is None:
+                converted = _convert(original)
+                cleanup.append(converted)
+                report["converted_by"] = "analysis.convert.convert_tree"
+            converted = converted.resolve()
+            report["converted_dir"] = str(converted)
+            entries, source = _entries(original, manifest)
+            report["entries_from"] = source
+        except (ManifestError, OSError, RuntimeError) as exc:
+            report["error"] = str(exc)
+            continue
+        layer_map = _layer_map(converted)
+        for entry in entries:
+            job = dict(entry, key=f"{index}:{len(jobs)}", original_dir=str(original), converted_dir=str(converted),
+                       device=device, layer_map=layer_map.get(entry["module"], {}).get(entry["class"], []))
+            job.setdefault("loss_steps", loss_steps)
+            jobs.append((report, job))
+    try:
+        _run_jobs(jobs, device=device, timeout_s=timeout_s, memory_mb=memory_mb)
+    finally:
+        for path in cleanup:
+            shutil.rmtree(path.parent, ignore_errors=True)
+    return reports
+
+
+def _entries(original: Path, manifest: Path | None) -> tuple[list[dict], str]:
+    manifest = manifest or find_manifest(original)
+    if manifest is not None:
+        return load_manifest(Path(manifest)), f"manifest {Path(manifest).name}"
+    return discover.candidates(original), "discovered"
+
+
+def _layer_map(converted: Path) -> dict:
+    path = converted / ".porting" / "layer_map.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _convert(original: Path) -> Path:
+    try:
+        from analysis.convert import convert_tree
+    except ImportError as exc:
+        raise RuntimeError(f"no converted tree given and the converter is unavailable: {exc}") from exc
+    target = Path(tempfile.mkdtemp(prefix="parity-converted-")) / "converted"
+    convert_tree(original, target)
+    return target
+
+
+def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, memory_mb: int) -> None:
+    pending = list(jobs)
+    threads = max(1, min(4, os.cpu_count() or 1))
+    while pending:
+        payload = {"device": device, "threads": threads, "jobs": [job for _, job in pending]}
+        limits = SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb, threads=threads,
+                               cpu_s=int(timeout_s * threads * (len(pending) + 1)))
+        # The child imports the original tree's packages; their parent dirs go first on its path.
+        outcome = run_sandboxed(RUNNER, payload, limits=limits)
+        results = {r["key"]: r["result"] for r in outcome.records if r.get("event") == "result"}
+        started = [r["key"] for r in outcome.records if r.get("event") == "start"]
+        remaining = []
+        for report, job in pending:
+            report["protections"] = outcome.protections
+            if job["key"] in results:
+                report["entry_points"].append(_finish(job, results[job["key"]], device))
+            elif job["key"] in started or not started:
+                # The child died on this entry (or before any): blame it, move on.
+                reason = outcome.failure_reason() or "the check process ended without a result"
+                report["entry_points"].append(_finish(job, {
+                    "status": "error", "reason": f"{reason} while checking {job['class']}",
+                    "stderr_tail": outcome.stderr_tail[-2000:], "stdout_tail": outcome.stdout_tail[-1000:],
+                }, device))
+                if not started:
+                    # Nothing ran at all: the same will happen again; fail the rest too.
+                    continue
+            else:
+                remaining.append((report, job))
+        if len(remaining) == len(pending):
+            break
+        pending = remaining
+
+
+ENTRY_ORDER = ("name", "module", "status", "reason", "first_diverging_layer", "config_mismatches", "layers",
+               "metrics")
+
+
+def _finish(job: dict, result: dict, device: str) -> dict:
+    entry = {
+        "name": job.get("name", job["class"]),
+        "module": job["module"],
+        "class": job["class"],
+        "status": result.get("status", "error"),
+        "reason": result.get("reason", ""),
+        "first_diverging_layer": result.get("first_diverging_layer"),
+        "config_mismatches": result.get("config_mismatches", []),
+        "layers": result.get("layers", []),
+        "metrics": result.get("metrics", {}),
+        "gradients": result.get("gradients", []),
+        "state_after_step": result.get("state_after_step", []),
+        "loss_curve": result.get("loss_curve", {}),
+        "device": device,
+    }
+    entry.update({k: v for k, v in result.items() if k not in entry})
+    return entry

@@ -1,0 +1,114 @@
+"""Child-process entry of a parity run (started by analysis.sandbox).
+
+The original and converted trees usually share package names (models.lenet
+in both), so each side is imported with its tree alone on sys.path and its
+modules dropped from sys.modules afterwards; the classes stay usable.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from pathlib import Path
+
+
+def _emit(path: str, record: dict) -> None:
+    from .compare import json_safe
+
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(json_safe(record), default=str) + "\n")
+        fh.flush()
+
+
+def _purge(tree: str) -> None:
+    root = str(Path(tree).resolve())
+    for name, module in list(sys.modules.items()):
+        spec = getattr(module, "__spec__", None)
+        file = getattr(spec, "origin", None) or ""
+        locations = getattr(spec, "submodule_search_locations", None) or []
+        try:
+            inside = str(file).startswith(root) or any(str(p).startswith(root) for p in locations)
+        except TypeError:  # exotic module objects (torch's class namespaces)
+            inside = False
+        if inside:
+            del sys.modules[name]
+
+
+def load_class(tree: str, module: str, class_name: str):
+    import importlib
+
+    sys.path.insert(0, tree)
+    try:
+        mod = importlib.import_module(module)
+        return getattr(mod, class_name)
+    finally:
+        sys.path.remove(tree)
+        _purge(tree)
+
+
+def main(payload_path: str, records_path: str) -> None:
+    payload = json.loads(Path(payload_path).read_text())
+    from analysis.sandbox import lockdown
+
+    import numpy  # noqa: F401  (trusted imports before lockdown)
+    import torch
+
+    import mindspore  # noqa: F401
+
+    from . import checks
+    from . import frameworks as fw
+
+    torch.set_num_threads(int(payload.get("threads", 2)))
+    torch_device, _ = fw.setup(payload.get("device", "cpu"))
+    _emit(records_path, {"protections": lockdown()})
+    for job in payload["jobs"]:
+        _emit(records_path, {"event": "start", "key": job["key"], "reset_timeout": True})
+        try:
+            result = run_job(job, torch_device, checks, fw)
+        except Exception as exc:  # user code failed somewhere: report, go on
+            result = {"status": "error", "reason": f"{type(exc).__name__}: {exc}",
+                      "traceback": traceback.format_exc()[-4000:]}
+        _emit(records_path, {"event": "result", "key": job["key"], "result": result})
+
+
+def run_job(job: dict, torch_device: str, checks, fw) -> dict:
+    import torch
+
+    import mindspore as ms
+
+    entry = dict(job)
+    phase = "importing the PyTorch class"
+    try:
+        torch_cls = load_class(job["original_dir"], job["module"], job["class"])
+        if not (isinstance(torch_cls, type) and issubclass(torch_cls, torch.nn.Module)):
+            return {"status": "skipped", "reason": f"{job['class']} is not a torch.nn.Module"}
+        phase = "constructing the PyTorch module"
+        fw.seed_all(int(job.get("seed", 0)))
+        try:
+            torch_model = torch_cls(*job.get("args", []), **job.get("kwargs", {})).to(torch_device)
+        except TypeError as exc:
+            if job.get("discovered"):
+                return {"status": "skipped", "reason": f"constructor needs arguments ({exc})"}
+            raise
+        if not job.get("inputs"):
+            phase = "inferring the input shape"
+            specs, how = checks.infer_inputs(torch_model, torch_device)
+            if specs is None:
+                return {"status": "skipped", "reason": how}
+            entry["inputs"], entry["input_source"] = specs, how
+        phase = "importing the MindSpore cell"
+        try:
+            ms_cls = load_class(job["converted_dir"], job["module"], job["class"])
+        except (ImportError, AttributeError) as exc:
+            return {"status": "error", "reason": f"converted tree has no {job['module']}.{job['class']}: {exc}",
+                    "inputs": entry["inputs"]}
+        if not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
+            return {"status": "error", "reason": f"converted {job['class']} is not a mindspore.nn.Cell"}
+        phase = "constructing the MindSpore cell"
+        ms_model = ms_cls(*job.get("args", []), **job.get("kwargs", {}))
+        phase = "running the checks"
+        return checks.run_entry(entry, torch_model, ms_model, torch_device=torch_device,
+                                root=Path(job["original_dir"]))
+    except Exception as exc:
+        return {"status": "error", "reason": f"{phase}: {type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
