@@ -1,0 +1,83 @@
+"""`convert SRC --out DST [--target classic|mint] [--report FILE.json]`.
+
+The command core: Django's `manage.py convert` and `python -m analysis.cli.convert`
+both call add_arguments() and run()."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from analysis.convert import convert_source, convert_tree
+from analysis.convert.result import TreeConversion
+from analysis.convert.tree import write_reports
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("src", help="a PyTorch .py file or a directory tree")
+    parser.add_argument("--out", required=True, help="where the converted file or tree goes")
+    parser.add_argument("--target", choices=("classic", "mint"), default="classic",
+                        help="classic mindspore.nn/ops (default) or mindspore.mint where mapped")
+    parser.add_argument("--report", default=None, help="also write the conversion report to this JSON file")
+    parser.add_argument("--ms-version", default="2.4", help="MindSpore version the output targets (default 2.4)")
+    parser.add_argument("--jobs", type=int, default=None, help="parallel workers (default: all cores)")
+
+
+def run(options: dict, stdout: TextIO) -> int:
+    src = Path(options["src"])
+    out = Path(options["out"])
+    target = options.get("target") or "classic"
+    ms_version = options.get("ms_version") or "2.4"
+    if not src.exists():
+        stdout.write(f"error: {src} does not exist\n")
+        return 2
+    try:
+        if src.is_dir():
+            report = convert_tree(src, out, target=target, ms_version=ms_version, jobs=options.get("jobs"))
+        elif src.suffix == ".py":
+            report = _convert_file(src, out, target, ms_version)
+        else:
+            stdout.write(f"error: {src} is neither a .py file nor a directory\n")
+            return 2
+    except (OSError, ValueError) as exc:
+        stdout.write(f"error: {exc}\n")
+        return 2
+    summary = report.summary()
+    stdout.write(
+        f"converted {summary['python_files']} Python file(s) into {out} "
+        f"({summary['changes']} changes, {summary['unconverted']} left for review, "
+        f"{summary['copied_files']} other file(s) copied) in {summary['seconds']:.2f}s\n"
+    )
+    for result in report.files:
+        for item in result.unconverted:
+            stdout.write(f"  {result.path}:{item.line}: {item.rule_id}: {item.action}\n")
+    if options.get("report"):
+        Path(options["report"]).write_text(json.dumps(report.to_dict(), indent=2), encoding="utf-8")
+    return 0
+
+
+def _convert_file(src: Path, out: Path, target: str, ms_version: str) -> TreeConversion:
+    import time
+
+    started = time.perf_counter()
+    if out.is_dir():
+        out = out / src.name
+    result = convert_source(src.read_text(encoding="utf-8"), path=src.name, target=target, ms_version=ms_version)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(result.text, encoding="utf-8")
+    report = TreeConversion(src=str(src), dst=str(out), target=target, files=[result])
+    report.seconds = time.perf_counter() - started
+    write_reports(report, out.parent)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="convert", description="Convert PyTorch code to MindSpore.")
+    add_arguments(parser)
+    return run(vars(parser.parse_args(argv)), sys.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

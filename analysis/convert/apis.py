@@ -1,0 +1,80 @@
+"""Calls to PyTorch APIs that the knowledge base maps: renames and argument fixes."""
+from __future__ import annotations
+
+import libcst as cst
+
+from analysis.knowledge.mapping import ApiEntry
+
+from . import rules
+from .context import ConversionContext
+from .signatures import ArgPlan, plan_args
+
+# torch dtypes and other plain names -> MindSpore names (references, not calls).
+DTYPES = {
+    "float32": "float32", "float": "float32", "float16": "float16", "half": "float16",
+    "float64": "float64", "double": "float64", "bfloat16": "bfloat16",
+    "int8": "int8", "int16": "int16", "short": "int16", "int32": "int32", "int": "int32",
+    "int64": "int64", "long": "int64", "uint8": "uint8", "bool": "bool_",
+    "complex64": "complex64", "complex128": "complex128",
+}
+
+
+def dtype_name(qualified: str) -> str | None:
+    if qualified.startswith("torch.") and qualified.count(".") == 1:
+        name = DTYPES.get(qualified[6:])
+        if name:
+            return f"mindspore.{name}"
+    return None
+
+
+def choose_target(ctx: ConversionContext, entry: ApiEntry) -> str:
+    """The MindSpore name to emit: mint names for --target mint, else the first listed."""
+    if ctx.target == "mint":
+        for name in entry.mindspore:
+            if name.startswith("mindspore.mint"):
+                return name
+    return entry.primary
+
+
+def convert_call(
+    ctx: ConversionContext,
+    original: cst.Call,
+    updated: cst.Call,
+    qualified: str,
+    entry: ApiEntry | None,
+    *,
+    rule_id: str = "",
+    handled: frozenset[str] = frozenset(),
+    target: str = "",
+    plan: ArgPlan | None = None,
+    extra: list[cst.Arg] | None = None,
+    note: str = "",
+) -> cst.BaseExpression:
+    """Rename the callee and fix its arguments, or mark the call when that is not safe."""
+    if entry is None or not (target or entry.primary):
+        ctx.mark(original, rules.API_UNMAPPED, qualified,
+                 f"{qualified} has no MindSpore counterpart in the mapping tables; rewrite by hand")
+        return updated
+    if entry.category == "param_names_differ" and not entry.params and any(a.keyword for a in updated.args):
+        ctx.mark(original, rules.API_DIFF, qualified,
+                 f"{qualified} names its arguments differently in {entry.primary}; rename the keywords")
+        return updated
+    plan = plan or plan_args(updated, entry, handled=handled)
+    if plan.problems:
+        ctx.mark(original, rules.API_DIFF, qualified, f"{'; '.join(plan.problems)} (see {entry.primary})")
+        return updated
+    target = target or choose_target(ctx, entry)
+    args = plan.args + (extra or [])
+    if args:
+        last = args[-1]
+        if isinstance(last.comma, cst.Comma) and not isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace):
+            args[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    new = updated.with_changes(func=ctx.ms_expr(target), args=args)
+    notes = plan.notes + ([note] if note else [])
+    if not rule_id:
+        rule_id = rules.API_ARGS if notes else rules.API_RENAME
+    description = f"{qualified} -> {target}" + (f" ({'; '.join(notes)})" if notes else "")
+    if entry.category not in ("consistent",) and not note and not plan.notes:
+        description += f" [{entry.category.replace('_', ' ')}: review]"
+    ctx.change(original, rule_id, qualified, target, description)
+    return new

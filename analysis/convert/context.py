@@ -1,0 +1,91 @@
+"""State shared by the concern handlers while one file is converted."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import libcst as cst
+
+from analysis.knowledge import load_mapping
+from analysis.knowledge.mapping import ApiMapping
+
+from .names import spell
+from .result import Change, LayerRecord, Unconverted
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    parts = []
+    for piece in text.split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+@dataclass
+class ConversionContext:
+    target: str
+    ms_version: tuple[int, ...]
+    mapping: ApiMapping  # the target's table
+    classic: ApiMapping  # classic table: semantic rewrites and fallback for APIs mint does not map
+    aliases: dict[str, str]  # local name -> fully qualified torch name
+    line_of: Callable[[cst.CSTNode], int] = lambda node: 0
+    changes: list[Change] = field(default_factory=list)
+    unconverted: list[Unconverted] = field(default_factory=list)
+    layer_map: list[LayerRecord] = field(default_factory=list)
+    imports: set[str] = field(default_factory=set)  # import statements the output needs
+    marks: list[list[str]] = field(default_factory=list)  # MIGRATE comments per open statement
+    uses_scheduler: bool = False  # the file builds LR schedulers: optimizers go experimental
+    dataset_names: set[str] = field(default_factory=set)  # variables bound to converted loaders
+    optimizer_names: set[str] = field(default_factory=set)
+    torch_left: set[str] = field(default_factory=set)  # import names still referenced by unconverted code
+    label_losses: set[str] = field(default_factory=set)  # variables bound to losses taking int32 labels
+    dataset_columns: dict[str, list[str]] = field(default_factory=dict)  # Dataset subclass -> columns
+
+    @classmethod
+    def create(cls, *, target: str, ms_version: str, aliases: dict[str, str]) -> "ConversionContext":
+        return cls(
+            target=target,
+            ms_version=parse_version(ms_version),
+            mapping=load_mapping(target),
+            classic=load_mapping("classic"),
+            aliases=aliases,
+        )
+
+    def mint_entry(self, torch_name: str):
+        """The mint table's entry when --target mint maps this API to mindspore.mint, else None."""
+        if self.target != "mint":
+            return None
+        entry = self.mapping.get(torch_name)
+        if entry and any(name.startswith("mindspore.mint") for name in entry.mindspore):
+            return entry
+        return None
+
+    # -- spelling -----------------------------------------------------------------
+    def ms(self, qualified: str) -> str:
+        """Code text for a MindSpore name; remembers the import it needs."""
+        text, statement = spell(qualified)
+        self.imports.add(statement)
+        return text
+
+    def ms_expr(self, qualified: str) -> cst.BaseExpression:
+        return cst.parse_expression(self.ms(qualified))
+
+    def keep(self, node: cst.CSTNode) -> None:
+        """Note that node still refers to torch through an imported name (its import must stay)."""
+        while isinstance(node, (cst.Call, cst.Attribute)):
+            node = node.func if isinstance(node, cst.Call) else node.value
+        if isinstance(node, cst.Name) and node.value in self.aliases:
+            self.torch_left.add(node.value)
+
+    # -- records --------------------------------------------------------------------
+    def change(self, node: cst.CSTNode, rule_id: str, torch_api: str, mindspore_api: str, description: str) -> None:
+        self.changes.append(Change(self.line_of(node), rule_id, torch_api, mindspore_api, description))
+
+    def mark(self, node: cst.CSTNode, rule_id: str, torch_api: str, action: str) -> None:
+        """Leave node as it is; put a MIGRATE comment above its statement and report it."""
+        self.unconverted.append(Unconverted(self.line_of(node), rule_id, torch_api, action))
+        self.keep(node)
+        comment = f"# MIGRATE({rule_id}): {action}"
+        if self.marks:
+            if comment not in self.marks[-1]:
+                self.marks[-1].append(comment)

@@ -1,0 +1,169 @@
+"""Layers whose conversion needs more than renames: conv/pool padding, BatchNorm
+momentum, Dropout probability, Linear -> Dense, and the cell containers."""
+from __future__ import annotations
+
+import libcst as cst
+
+from analysis.knowledge.mapping import ApiEntry
+
+from . import rules
+from .apis import convert_call
+from .context import ConversionContext
+from .names import code
+from .signatures import kwarg, plan_args
+
+
+def _literal_number(node: cst.BaseExpression | None) -> float | None:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return float(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _literal_number(node.expression)
+        return -inner if inner is not None else None
+    return None
+
+
+def _literal_str(node: cst.BaseExpression | None) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    return None
+
+
+def _number_text(value: float) -> str:
+    text = repr(round(value, 10))
+    return text
+
+
+def _without(args: list[cst.Arg], *names: str) -> list[cst.Arg]:
+    return [a for a in args if not (a.keyword is not None and a.keyword.value in names)]
+
+
+def _one_minus(node: cst.BaseExpression) -> cst.BaseExpression:
+    value = _literal_number(node)
+    if value is not None:
+        return cst.parse_expression(_number_text(1.0 - value))
+    return cst.parse_expression(f"1 - ({code(node)})")
+
+
+def conv(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
+    dims = int(qualified[-2]) if qualified[-2].isdigit() else 2
+    plan = plan_args(updated, entry, handled=frozenset({"padding", "padding_mode"}))
+    padding = plan.passed.get("padding")
+    mode = plan.passed.get("padding_mode")
+    if mode is not None and _literal_str(mode) != "zeros":
+        ctx.mark(original, rules.CONV_PADMODE, qualified,
+                 f"padding_mode={code(mode)} has no Conv counterpart: pad the input with ops.pad first "
+                 "and use pad_mode='valid'")
+        return updated
+    args = _without(plan.args, "padding", "padding_mode")
+    note = ""
+    text = _literal_str(padding)
+    number = _literal_number(padding)
+    if padding is None or number == 0:
+        extra = [kwarg("pad_mode", '"valid"')]
+        note = "padding=0 -> pad_mode='valid'"
+    elif text in ("same", "valid"):
+        extra = [kwarg("pad_mode", f'"{text}"')]
+        note = f"padding='{text}' -> pad_mode='{text}'"
+    elif number is not None:
+        extra = [kwarg("pad_mode", '"pad"'), kwarg("padding", padding)]
+        note = "padding -> pad_mode='pad'"
+    elif isinstance(padding, cst.Tuple) and dims > 1:
+        items = [code(e.value) for e in padding.elements]
+        if len(items) != dims:
+            ctx.mark(original, rules.CONV_PADMODE, qualified, "padding tuple length does not match the conv")
+            return updated
+        doubled = ", ".join(f"{v}, {v}" for v in items)
+        extra = [kwarg("pad_mode", '"pad"'), kwarg("padding", f"({doubled})")]
+        note = "padding (per axis) -> pad_mode='pad' with (before, after) per axis"
+    else:
+        # an expression: MindSpore takes an int the same way, a tuple needs (before, after) pairs
+        extra = [kwarg("pad_mode", '"pad"'), kwarg("padding", padding)]
+        note = "padding -> pad_mode='pad' (review: a tuple value needs (before, after) pairs)"
+    plan.args = args
+    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.CONV_PADMODE,
+                        plan=plan, extra=extra, note=note)
+
+
+def pool(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
+    plan = plan_args(updated, entry, handled=frozenset({"stride", "padding", "kernel_size"}))
+    kernel = plan.passed.get("kernel_size")
+    stride = plan.passed.get("stride")
+    padding = plan.passed.get("padding")
+    args = _without(plan.args, "stride", "padding")
+    extra: list[cst.Arg] = []
+    notes = []
+    if stride is None or (isinstance(stride, cst.Name) and stride.value == "None"):
+        if kernel is None:
+            ctx.mark(original, rules.POOL_STRIDE, qualified, "set stride explicitly: MindSpore's default is 1")
+            return updated
+        extra.append(kwarg("stride", kernel))
+        notes.append("stride defaults to kernel_size in PyTorch: made explicit")
+    else:
+        extra.append(kwarg("stride", stride))
+    if padding is not None and _literal_number(padding) != 0:
+        extra += [kwarg("pad_mode", '"pad"'), kwarg("padding", padding)]
+        notes.append("padding -> pad_mode='pad'")
+    plan.args = args
+    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.POOL_STRIDE,
+                        plan=plan, extra=extra, note="; ".join(notes))
+
+
+def batchnorm(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
+    plan = plan_args(updated, entry, handled=frozenset({"momentum", "track_running_stats"}))
+    momentum = plan.passed.get("momentum")
+    tracking = plan.passed.get("track_running_stats")
+    if isinstance(momentum, cst.Name) and momentum.value == "None":
+        ctx.mark(original, rules.BN_MOMENTUM, qualified,
+                 "momentum=None (cumulative average) has no MindSpore counterpart; choose a momentum")
+        return updated
+    extra = [kwarg("momentum", _one_minus(momentum) if momentum is not None else cst.Float("0.9"))]
+    note = "momentum m -> 1 - m (MindSpore weights the running statistic, not the new batch)"
+    if tracking is not None:
+        if isinstance(tracking, cst.Name) and tracking.value == "False":
+            extra.append(kwarg("use_batch_statistics", "True"))
+            note += "; track_running_stats=False -> use_batch_statistics=True"
+        elif not (isinstance(tracking, cst.Name) and tracking.value == "True"):
+            ctx.mark(original, rules.BN_MOMENTUM, qualified,
+                     "track_running_stats from a variable: map False to use_batch_statistics=True by hand")
+            return updated
+    plan.args = _without(plan.args, "momentum", "track_running_stats")
+    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.BN_MOMENTUM,
+                        plan=plan, extra=extra, note=note)
+
+
+def dropout(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
+    plan = plan_args(updated, entry, handled=frozenset({"p"}))
+    p = plan.passed.get("p") or cst.Float("0.5")
+    if ctx.ms_version >= (2,):
+        extra = [kwarg("p", p)]
+        note = "probability passed as p= (MindSpore >= 2.0)"
+    else:
+        extra = [kwarg("keep_prob", _one_minus(p))]
+        note = "p -> keep_prob = 1 - p (MindSpore < 2.0)"
+    plan.args = _without(plan.args, "p")
+    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.DROPOUT_P,
+                        plan=plan, extra=extra, note=note)
+
+
+def linear(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
+    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.LINEAR_DENSE)
+
+
+def container(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
+    target = {"torch.nn.Sequential": "mindspore.nn.SequentialCell", "torch.nn.ModuleList": "mindspore.nn.CellList",
+              "torch.nn.ModuleDict": "mindspore.nn.CellDict"}[qualified]
+    new = updated.with_changes(func=ctx.ms_expr(target))
+    ctx.change(original, rules.CONTAINERS, qualified, target, f"{qualified} -> {target}")
+    return new
+
+
+HANDLERS = {
+    **{f"torch.nn.Conv{d}d": conv for d in (1, 2, 3)},
+    **{f"torch.nn.{kind}Pool{d}d": pool for kind in ("Max", "Avg") for d in (1, 2, 3)},
+    **{f"torch.nn.BatchNorm{d}d": batchnorm for d in (1, 2, 3)},
+    "torch.nn.Dropout": dropout,
+    "torch.nn.Linear": linear,
+    "torch.nn.Sequential": container,
+    "torch.nn.ModuleList": container,
+    "torch.nn.ModuleDict": container,
+}

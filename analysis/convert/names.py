@@ -1,0 +1,68 @@
+"""Dotted names: reading them from CST nodes and spelling MindSpore ones back.
+
+Converted code refers to MindSpore through a few conventional short module
+names (``nn``, ``ops``, ``ds`` ...); SPELLINGS is that convention as data.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+# MindSpore module prefix -> (local name used in code, import statement). Longest prefix wins.
+SPELLINGS: dict[str, tuple[str, str]] = {
+    "mindspore.mint.nn.functional": ("mint.nn.functional", "from mindspore import mint"),
+    "mindspore.mint.nn": ("mint.nn", "from mindspore import mint"),
+    "mindspore.mint.optim": ("mint.optim", "from mindspore import mint"),
+    "mindspore.mint": ("mint", "from mindspore import mint"),
+    "mindspore.nn": ("nn", "from mindspore import nn"),
+    "mindspore.ops": ("ops", "from mindspore import ops"),
+    "mindspore.dataset": ("ds", "import mindspore.dataset as ds"),
+    "mindspore.common.initializer": ("init", "from mindspore.common import initializer as init"),
+    "mindspore.experimental.optim.lr_scheduler": (
+        "lr_scheduler",
+        "from mindspore.experimental.optim import lr_scheduler",
+    ),
+    "mindspore.experimental.optim": ("optim", "from mindspore.experimental import optim"),
+    "mindspore": ("mindspore", "import mindspore"),
+}
+_BY_LENGTH = sorted(SPELLINGS, key=len, reverse=True)
+
+
+def dotted(node: cst.BaseExpression) -> str | None:
+    """'a.b.c' for a Name/Attribute chain, None for anything else."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def resolve(node: cst.BaseExpression, aliases: dict[str, str]) -> str | None:
+    """Fully qualified torch name of an expression, through the file's import aliases."""
+    name = dotted(node)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    target = aliases.get(head)
+    if target is None:
+        return None
+    return f"{target}.{rest}" if rest else target
+
+
+def spell(qualified: str) -> tuple[str, str]:
+    """(code text, import statement) for a fully qualified MindSpore name."""
+    for prefix in _BY_LENGTH:
+        if qualified == prefix or qualified.startswith(prefix + "."):
+            local, statement = SPELLINGS[prefix]
+            return local + qualified[len(prefix):], statement
+    return qualified, f"import {qualified.split('.')[0]}"
+
+
+def expr(text: str) -> cst.BaseExpression:
+    return cst.parse_expression(text)
+
+
+def code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)

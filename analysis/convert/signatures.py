@@ -1,0 +1,188 @@
+"""Generic, data-driven call conversion: rename the callee, rename or drop keywords,
+move positional arguments to keywords where the two signatures disagree, and spell
+out defaults that differ between the frameworks (all from the knowledge base)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import libcst as cst
+
+from analysis.knowledge.mapping import ApiEntry
+
+from .names import code
+
+# Arguments that only tune PyTorch's memory or device handling: dropping them keeps the values.
+HARMLESS_DROPS = frozenset(
+    {"inplace", "device", "pin_memory", "non_blocking", "memory_format", "layout", "verbose", "requires_grad"}
+)
+CHANGED_RELATIONS = ("default_differs", "renamed_default_differs")
+
+
+@lru_cache(maxsize=4096)
+def parameter_names(signature: str) -> tuple[str, ...]:
+    """Parameter names of the first parenthesised list in a signature ('*args' kept as 'args')."""
+    start = signature.find("(")
+    if start < 0:
+        return ()
+    depth, items, current = 0, [], []
+    for ch in signature[start + 1:]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    items.append("".join(current))
+    names = []
+    for item in items:
+        name = item.split("=")[0].split(":")[0].strip()
+        if name in ("", "*", "/", "self"):
+            continue
+        names.append(name)
+    return tuple(names)
+
+
+@dataclass
+class ArgPlan:
+    args: list[cst.Arg] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    passed: dict[str, cst.BaseExpression] = field(default_factory=dict)  # torch name -> value
+
+
+def torch_name_of(entry: ApiEntry | None, call: cst.Call, index: int) -> str | None:
+    if entry is None or not entry.torch_signature:
+        return None
+    names = parameter_names(entry.torch_signature)
+    if index < len(names) and not names[index].startswith("*"):
+        return names[index]
+    return None
+
+
+def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str] = frozenset()) -> ArgPlan:
+    """Convert the arguments of a call to `entry` generically.
+
+    `handled` names torch parameters a semantic handler rewrites itself: they pass through
+    untouched here and get no explicit default."""
+    plan = ArgPlan()
+    torch_params = parameter_names(entry.torch_signature) if entry and entry.torch_signature else ()
+    ms_params = parameter_names(entry.mindspore_signature) if entry and entry.mindspore_signature else ()
+    positional_ok = True
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            positional_ok = False
+            plan.args.append(arg)
+            continue
+        if arg.keyword is None:
+            tname = torch_params[index] if index < len(torch_params) else None
+        else:
+            tname = arg.keyword.value
+        if arg.keyword is not None and (entry is None or not entry.params or entry.param(tname) is None):
+            # keywords the table does not list: factory-function extras PyTorch accepts everywhere
+            if tname in HARMLESS_DROPS or tname == "generator":
+                plan.notes.append(f"dropped {tname}=")
+                positional_ok = False
+                continue
+            if tname == "out":
+                plan.problems.append("out= has no MindSpore counterpart: assign the result instead")
+                plan.args.append(arg)
+                continue
+        if tname is None or tname.startswith("*") or entry is None or not entry.params:
+            if arg.keyword is None and tname and tname.startswith("*"):
+                positional_ok = False
+            plan.args.append(arg)
+            continue
+        plan.passed[tname] = arg.value
+        if tname in handled:
+            # semantic handlers find these by their PyTorch keyword
+            plan.args.append(arg if arg.keyword is not None else _kw(arg, tname))
+            positional_ok = False
+            continue
+        row = entry.param(tname)
+        relation = row.relation if row else "same"
+        ms_name = row.mindspore if row and row.mindspore else tname
+        if relation == "torch_only":
+            default = entry.torch_defaults.get(tname)
+            if tname in HARMLESS_DROPS or (default is not None and code(arg.value).strip() == default):
+                plan.notes.append(f"dropped {tname}=")
+            else:
+                plan.problems.append(f"argument {tname}= has no MindSpore counterpart")
+                plan.args.append(arg)
+            positional_ok = False
+            continue
+        if relation == "differs":
+            plan.problems.append(f"argument {tname}= means something else in MindSpore")
+            plan.args.append(arg)
+            continue
+        if ms_name != tname:
+            plan.notes.append(f"{tname}= -> {ms_name}=")
+        keep_positional = (
+            arg.keyword is None and positional_ok and index < len(ms_params) and ms_params[index] == ms_name
+        )
+        if keep_positional:
+            plan.args.append(arg)
+        else:
+            positional_ok = False
+            plan.args.append(_kw(arg, ms_name))
+    # Defaults that differ: write PyTorch's value out under MindSpore's name.
+    if entry is not None:
+        for row in entry.params:
+            if row.kind != "param" or row.relation not in CHANGED_RELATIONS or not row.torch:
+                continue
+            if row.torch in plan.passed or row.torch in handled:
+                continue
+            default = entry.torch_defaults.get(row.torch)
+            if default is None or default == "None" or not row.mindspore:
+                continue
+            plan.args.append(_kw_text(row.mindspore, default))
+            plan.notes.append(f"made PyTorch's default {row.mindspore}={default} explicit")
+    return plan
+
+
+def _kw(arg: cst.Arg, name: str) -> cst.Arg:
+    return arg.with_changes(
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
+
+
+def _kw_text(name: str, value: str) -> cst.Arg:
+    return cst.Arg(
+        value=cst.parse_expression(value),
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
+
+
+def kwarg(name: str, value: cst.BaseExpression | str) -> cst.Arg:
+    if isinstance(value, str):
+        value = cst.parse_expression(value)
+    return _kw_text(name, "0").with_changes(value=value)
+
+
+def fix_commas(args: list[cst.Arg]) -> list[cst.Arg]:
+    """Commas between arguments after some were added or removed (the last keeps its own)."""
+    out = []
+    for i, arg in enumerate(args):
+        last = i == len(args) - 1
+        if last:
+            if isinstance(arg.comma, cst.Comma) and not _comma_has_newline(arg.comma):
+                arg = arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        elif arg.comma is cst.MaybeSentinel.DEFAULT:
+            arg = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        out.append(arg)
+    return out
+
+
+def _comma_has_newline(comma: cst.Comma) -> bool:
+    return isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)

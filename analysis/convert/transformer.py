@@ -1,0 +1,427 @@
+"""The one-pass transformer: walks the tree once and hands each node to the
+concern that owns it (api calls, layers, tensors, training, data, state, device,
+cells). Positions come from the original tree, so every record has its original line."""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from . import data, layers, rules, state, tensors, training
+from .apis import convert_call, dtype_name
+from .context import ConversionContext
+from .imports import rewrite_imports
+from .names import code, resolve
+from .result import LayerRecord
+from .signatures import parameter_names
+
+HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS}
+MODULE_BASES = ("torch.nn.Module",)
+DATASET_BASES = ("torch.utils.data.Dataset", "torch.utils.data.IterableDataset")
+GRAD_CONTEXTS = ("torch.no_grad", "torch.inference_mode", "torch.enable_grad", "torch.set_grad_enabled",
+                 "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad")
+DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
+                "torch.backends.mps.is_available")
+LABEL_LOSSES = ("torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss")
+STATEMENT = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+
+
+class Converter(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, ctx: ConversionContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        ctx.line_of = self._line
+        self.skip: set[int] = set()  # nodes that are parts of a larger name, callees, keywords
+        self.classes: list[tuple[str, str, int]] = []  # (name, kind: cell/dataset/other, function depth)
+        self.functions: list[str] = []
+        self.cells: set[str] = set()
+        self.layers: dict[int, list[tuple[str, LayerRecord]]] = {}
+        self.loaders: set[int] = set()
+        self.removed: set[int] = set()
+        self.folded: set[int] = set()  # cpu()/detach() calls an outer numpy() rewrites
+        self.grad_items: set[int] = set()  # calls used as with-items or decorators
+
+    def _line(self, node: cst.CSTNode) -> int:
+        try:
+            return self.get_metadata(PositionProvider, node).start.line
+        except KeyError:
+            return 0
+
+    # -- MIGRATE comments go above the innermost statement --------------------------------------
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, STATEMENT):
+            self.ctx.marks.append([])
+        return super().on_visit(node)
+
+    def on_leave(self, original, updated):
+        result = super().on_leave(original, updated)
+        if isinstance(original, STATEMENT):
+            comments = self.ctx.marks.pop()
+            if comments:
+                result = self._attach(result, comments)
+        return result
+
+    def _attach(self, result, comments: list[str]):
+        lines = [cst.EmptyLine(comment=cst.Comment(c)) for c in comments]
+        if isinstance(result, cst.RemovalSentinel):
+            if self.ctx.marks:
+                self.ctx.marks[-1].extend(comments)
+            return result
+        if isinstance(result, cst.FlattenSentinel):
+            nodes = list(result.nodes)
+            if nodes:
+                nodes[0] = nodes[0].with_changes(leading_lines=[*nodes[0].leading_lines, *lines])
+            return cst.FlattenSentinel(nodes)
+        return result.with_changes(leading_lines=[*result.leading_lines, *lines])
+
+    # -- bookkeeping ----------------------------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.skip.add(id(node.value))
+        self.skip.add(id(node.attr))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.skip.add(id(node.func))
+        # x.detach().cpu().numpy(): the inner calls are folded into asnumpy() by the outer one
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "numpy" and not node.args:
+            inner = node.func.value
+            while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) \
+                    and inner.func.attr.value in ("cpu", "detach") and not inner.args:
+                self.folded.add(id(inner))
+                inner = inner.func.value
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        self.grad_items.add(id(node.item))
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        self.grad_items.add(id(node.decorator))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.skip.add(id(node.name))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.skip.add(id(node.name))
+        self.functions.append(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.skip.add(id(node.name))
+        kind = "other"
+        for base in node.bases:
+            self.skip.add(id(base.value))
+            qualified = resolve(base.value, self.ctx.aliases)
+            if qualified in MODULE_BASES or (qualified or "").startswith("torch.nn.") or code(base.value) in self.cells:
+                kind = "cell"
+            elif qualified in DATASET_BASES:
+                kind = "dataset"
+        if kind == "cell":
+            self.cells.add(node.name.value)
+        if kind == "dataset":
+            columns = data.getitem_columns(node)
+            if columns:
+                self.ctx.dataset_columns[node.name.value] = columns
+        self.classes.append((node.name.value, kind, len(self.functions)))
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef):
+        name, kind, _ = self.classes.pop()
+        if kind == "other":
+            return updated
+        bases = []
+        for orig, base in zip(original.bases, updated.bases):
+            qualified = resolve(orig.value, self.ctx.aliases)
+            if qualified in MODULE_BASES:
+                bases.append(base.with_changes(value=self.ctx.ms_expr("mindspore.nn.Cell")))
+                self.ctx.change(orig, rules.CELL_BASE, qualified, "mindspore.nn.Cell", f"class {name}: nn.Module -> nn.Cell")
+            elif qualified in DATASET_BASES:
+                self.ctx.change(orig, rules.DATALOADER, qualified, "",
+                                f"class {name}: base {qualified} dropped (GeneratorDataset reads __getitem__/__len__)")
+            elif qualified and qualified.startswith("torch."):
+                entry = self.ctx.classic.get(qualified)
+                if entry and entry.primary:
+                    bases.append(base.with_changes(value=self.ctx.ms_expr(entry.primary)))
+                    self.ctx.change(orig, rules.CELL_BASE, qualified, entry.primary, f"base {qualified} -> {entry.primary}")
+                else:
+                    self.ctx.mark(orig, rules.API_UNMAPPED, qualified, f"base class {qualified} has no counterpart")
+                    bases.append(base)
+            else:
+                bases.append(base)
+        if bases:
+            bases[-1] = bases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        if not bases:
+            return updated.with_changes(bases=[], lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(bases=bases)
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
+        self.functions.pop()
+        decorators = [
+            d for o, d in zip(original.decorators, updated.decorators)
+            if resolve(o.decorator.func if isinstance(o.decorator, cst.Call) else o.decorator, self.ctx.aliases)
+            not in GRAD_CONTEXTS
+        ]
+        if len(decorators) != len(updated.decorators):
+            self.ctx.change(original, rules.NO_GRAD, "torch.no_grad", "",
+                            "no_grad decorator removed: MindSpore computes gradients only inside value_and_grad")
+            updated = updated.with_changes(decorators=decorators)
+        if self.classes and self.classes[-1][1] == "dataset" and len(self.functions) == self.classes[-1][2] \
+                and original.name.value == "__getitem__":
+            return data.coerce_index(self.ctx, original, updated)
+        if self.classes and self.classes[-1][1] == "cell" and len(self.functions) == self.classes[-1][2]:
+            if original.name.value == "forward":
+                self.ctx.change(original, rules.CELL_BASE, "torch.nn.Module.forward", "mindspore.nn.Cell.construct",
+                                "forward -> construct")
+                return updated.with_changes(name=cst.Name("construct"))
+        return updated
+
+    # -- calls ----------------------------------------------------------------------------------
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        ctx = self.ctx
+        qualified = resolve(original.func, ctx.aliases)
+        if qualified is None:
+            if isinstance(original.func, cst.Name) and original.func.value in ctx.label_losses:
+                return self._int_labels(original, updated)
+            if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
+                new = tensors.method_call(ctx, original, updated)
+                if new is not None:
+                    return new
+            return updated
+        if qualified in GRAD_CONTEXTS:
+            if id(original) not in self.grad_items:
+                ctx.mark(original, rules.NO_GRAD, qualified,
+                         "MindSpore computes gradients only inside value_and_grad: remove this switch")
+            return updated  # a with-item or decorator: the statement around it goes
+        if qualified in DEVICE_CALLS and qualified != "torch.device":
+            ctx.mark(original, rules.DEVICE_OBJECT, qualified,
+                     "no CUDA query in MindSpore: choose the device once with mindspore.set_device")
+            return updated
+        mint = ctx.mint_entry(qualified)
+        handler = None if mint else HANDLERS.get(qualified)
+        entry = mint or ctx.classic.get(qualified)
+        if mint is not None:
+            new = convert_call(ctx, original, updated, qualified, mint)  # mint keeps PyTorch's semantics
+        elif handler is not None:
+            new = handler(ctx, original, updated, qualified, entry)
+        elif qualified == "torch.device":
+            ctx.mark(original, rules.DEVICE_OBJECT, qualified,
+                     "torch.device has no counterpart: set the target once with mindspore.set_device")
+            return updated
+        else:
+            new = convert_call(ctx, original, updated, qualified, entry)
+        if new is updated:
+            self.ctx.keep(original)
+        else:
+            if handler is data.dataloader:
+                self.loaders.add(id(new))
+            if qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[1][:1].isupper() and isinstance(new, cst.Call):
+                self._layer(original, updated, new, qualified)
+        return new
+
+    def _layer(self, original: cst.Call, updated: cst.Call, new: cst.Call, qualified: str) -> None:
+        target = resolve_ms(new, self.ctx)
+        entry = self.ctx.mint_entry(qualified) or self.ctx.classic.get(qualified)
+        ms_params = parameter_names(entry.mindspore_signature) if entry and entry.mindspore_signature else ()
+        kwargs, args = {}, []
+        for index, arg in enumerate(new.args):
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = code(arg.value)
+            elif not arg.star and index < len(ms_params) and not ms_params[index].startswith("*"):
+                kwargs[ms_params[index]] = code(arg.value)
+            else:
+                args.append(code(arg.value))
+        owner = self.classes[-1][0] if self.classes else ""
+        record = LayerRecord(owner, "", qualified, target, self._line(original), kwargs, args)
+        records = [("", record)]
+        # items of containers: Sequential(a, b) -> "0", "1"; ModuleList([a, b]); ModuleDict({"k": a})
+        values: list[tuple[str, cst.BaseExpression]] = []
+        for index, arg in enumerate(updated.args):
+            if isinstance(arg.value, (cst.List, cst.Tuple)):
+                values += [(str(i), e.value) for i, e in enumerate(arg.value.elements)]
+            elif isinstance(arg.value, cst.Dict):
+                values += [(e.key.evaluated_value if isinstance(e.key, cst.SimpleString) else code(e.key), e.value)
+                           for e in arg.value.elements if isinstance(e, cst.DictElement)]
+            elif not arg.keyword:
+                values.append((str(index), arg.value))
+        for key, value in values:
+            for path, child in self.layers.pop(id(value), []):
+                records.append((f"{key}.{path}" if path else key, child))
+        self.layers[id(new)] = records
+
+    def _int_labels(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        positional = [a for a in updated.args if a.keyword is None and not a.star]
+        if len(positional) < 2:
+            return updated
+        label = positional[1]
+        cast = cst.Call(func=cst.Attribute(value=label.value, attr=cst.Name("astype")),
+                        args=[cst.Arg(value=self.ctx.ms_expr("mindspore.int32"))])
+        self.ctx.change(original, rules.LOSS_LABELS, "torch.nn.CrossEntropyLoss", "mindspore.nn.CrossEntropyLoss",
+                        "class-index labels cast to int32 (MindSpore's loss rejects int64; "
+                        "review if the targets are probabilities)")
+        args = [a.with_changes(value=cast) if a is label else a for a in updated.args]
+        return updated.with_changes(args=args)
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        value_id = id(updated.value)
+        if isinstance(original.value, cst.Call) and resolve(original.value.func, self.ctx.aliases) in LABEL_LOSSES:
+            for target in original.targets:
+                if isinstance(target.target, cst.Name):
+                    self.ctx.label_losses.add(target.target.value)
+        if value_id in self.loaders:
+            for target in updated.targets:
+                if isinstance(target.target, cst.Name):
+                    self.ctx.dataset_names.add(target.target.value)
+        records = self.layers.pop(value_id, None)
+        if records and self.classes and self.classes[-1][1] == "cell" and len(updated.targets) == 1:
+            target = updated.targets[0].target
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+                prefix = target.attr.value
+                for path, record in records:
+                    record.class_name = self.classes[-1][0]
+                    record.attribute = f"{prefix}.{path}" if path else prefix
+                    self.ctx.layer_map.append(record)
+        return updated
+
+    def leave_For(self, original: cst.For, updated: cst.For):
+        it = updated.iter
+        if isinstance(it, cst.Name) and it.value in self.ctx.dataset_names:
+            self.ctx.change(original, rules.DATALOADER, "torch.utils.data.DataLoader",
+                            "mindspore.dataset.Dataset.create_tuple_iterator", "loop over create_tuple_iterator()")
+            return updated.with_changes(iter=_iterator(it))
+        if (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "enumerate" and it.args
+                and isinstance(it.args[0].value, cst.Name) and it.args[0].value.value in self.ctx.dataset_names):
+            self.ctx.change(original, rules.DATALOADER, "torch.utils.data.DataLoader",
+                            "mindspore.dataset.Dataset.create_tuple_iterator", "loop over create_tuple_iterator()")
+            first = it.args[0].with_changes(value=_iterator(it.args[0].value))
+            return updated.with_changes(iter=it.with_changes(args=[first, *it.args[1:]]))
+        return updated
+
+    # -- names used as values: dtypes, classes, functions passed around -------------------------
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        if id(original) in self.skip:
+            return updated
+        return self._reference(original, updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name):
+        if id(original) in self.skip or original.value not in self.ctx.aliases:
+            return updated
+        return self._reference(original, updated)
+
+    def _reference(self, original, updated):
+        qualified = resolve(original, self.ctx.aliases)
+        if not qualified:
+            return updated
+        if "." not in qualified:
+            self.ctx.keep(original)
+            return updated
+        target = dtype_name(qualified)
+        if target is None:
+            if qualified == "torch.Tensor":
+                target = "mindspore.Tensor"
+            else:
+                entry = self.ctx.mint_entry(qualified) or self.ctx.classic.get(qualified)
+                last = qualified.rsplit(".", 1)[1]
+                if entry and entry.primary and (entry.category == "consistent" or last[:1].isupper()):
+                    target = entry.primary
+        if target is None:
+            self.ctx.keep(original)
+            return updated
+        self.ctx.change(original, rules.API_RENAME, qualified, target, f"{qualified} -> {target}")
+        return self.ctx.ms_expr(target)
+
+    # -- statements -----------------------------------------------------------------------------
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        if len(node.body) == 1 and isinstance(node.body[0], (cst.Assign, cst.AnnAssign)):
+            value = node.body[0].value
+            if value is not None and _calls_any(value, self.ctx.aliases, ("torch.device",)):
+                self.removed.add(id(node))
+                return False
+        return True
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if id(original) in self.removed:
+            self.ctx.change(original, rules.DEVICE_OBJECT, "torch.device", "",
+                            "torch.device variable removed: MindSpore picks the device from its context")
+            return cst.RemovalSentinel.REMOVE
+        if len(updated.body) == 1:
+            o, u = original.body[0], updated.body[0]
+            # a device move whose result was discarded, or `x = x` left after removing .to(device)
+            if isinstance(o, cst.Expr) and isinstance(o.value, cst.Call) and not isinstance(u.value, cst.Call):
+                return _keep_comments_remove(updated)
+            if isinstance(u, cst.Assign) and len(u.targets) == 1 and code(u.targets[0].target) == code(u.value) \
+                    and code(o) != code(u):
+                return _keep_comments_remove(updated)
+        return updated
+
+    def leave_With(self, original: cst.With, updated: cst.With):
+        grad = [resolve(i.item.func if isinstance(i.item, cst.Call) else i.item, self.ctx.aliases) in GRAD_CONTEXTS
+                for i in original.items]
+        if not any(grad):
+            return updated
+        if not all(grad) or any(i.asname for i in original.items):
+            for item in original.items:
+                self.ctx.keep(item.item)
+            return updated.with_changes(items=[i for i, g in zip(updated.items, grad) if not g]) if not all(grad) else updated
+        self.ctx.change(original, rules.NO_GRAD, "torch.no_grad", "",
+                        "no_grad block unwrapped: MindSpore computes gradients only inside value_and_grad")
+        body = updated.body
+        if isinstance(body, cst.SimpleStatementSuite):
+            statements = [cst.SimpleStatementLine(body=list(body.body))]
+        else:
+            statements = list(body.body)
+        if not statements:
+            return cst.RemovalSentinel.REMOVE
+        statements[0] = statements[0].with_changes(leading_lines=[*updated.leading_lines, *statements[0].leading_lines])
+        return cst.FlattenSentinel(statements)
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
+        updated = training.rewrite_step(self.ctx, original, updated)
+        if not updated.body:
+            updated = updated.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+        return updated
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        if not updated.body:
+            return updated
+        module, _ = rewrite_imports(updated, self.ctx.imports, self.ctx.torch_left)
+        return module
+
+
+def resolve_ms(call: cst.Call, ctx: ConversionContext) -> str:
+    """The MindSpore name a converted call spells (reverse of names.spell)."""
+    from .names import SPELLINGS, dotted
+
+    text = dotted(call.func) or ""
+    for prefix, (local, _) in sorted(SPELLINGS.items(), key=lambda kv: -len(kv[1][0])):
+        if text == local or text.startswith(local + "."):
+            return prefix + text[len(local):]
+    return text
+
+
+def _iterator(node: cst.BaseExpression) -> cst.Call:
+    return cst.Call(func=cst.Attribute(value=node, attr=cst.Name("create_tuple_iterator")))
+
+
+def _calls_any(node: cst.CSTNode, aliases: dict[str, str], names: tuple[str, ...]) -> bool:
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            nonlocal found
+            if resolve(call.func, aliases) in names:
+                found = True
+
+    node.visit(_Find())
+    return found
+
+
+def _keep_comments_remove(stmt: cst.SimpleStatementLine):
+    if any(line.comment for line in stmt.leading_lines):
+        return stmt.with_changes(body=[cst.Pass()])
+    return cst.RemovalSentinel.REMOVE

@@ -1,0 +1,121 @@
+"""convert_tree: mirror a directory, converting every .py file and copying the rest.
+
+Files are converted in a pool of worker processes forked once (no per-file
+start-up); inside a daemonic process (a Celery prefork child), which may not
+fork children, threads are used instead, and small trees run serially.
+"""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
+
+from .engine import TARGETS, convert_source
+from .result import ConversionResult, TreeConversion
+
+SKIP_DIRS = {".git", "__pycache__", ".porting", ".hg", ".svn", ".venv", "node_modules", ".mypy_cache", ".pytest_cache"}
+SERIAL_BELOW = 16  # files: below this a pool costs more than it saves
+CHUNK = 32
+
+
+def _read(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _convert_batch(batch: list[tuple[str, str]], target: str, ms_version: str) -> list[ConversionResult]:
+    out = []
+    for rel, full in batch:
+        out.append(convert_source(_read(Path(full)), path=rel, target=target, ms_version=ms_version))
+    return out
+
+
+def _walk(src: Path) -> tuple[list[Path], list[Path]]:
+    python, other = [], []
+    for root, dirs, files in os.walk(src):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for name in sorted(files):
+            path = Path(root) / name
+            (python if name.endswith(".py") else other).append(path)
+    return python, other
+
+
+def _executor(jobs: int, files: int):
+    if jobs <= 1 or files < SERIAL_BELOW:
+        return None
+    if multiprocessing.current_process().daemon:
+        return ThreadPoolExecutor(max_workers=jobs)
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        return ThreadPoolExecutor(max_workers=jobs)
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+
+
+def module_name(rel: str) -> str:
+    """'models/lenet.py' -> 'models.lenet'; 'pkg/__init__.py' -> 'pkg'."""
+    parts = rel[:-3].split("/")
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def convert_tree(
+    src: Path, dst: Path, *, target: str = "classic", ms_version: str = "2.4", jobs: int | None = None
+) -> TreeConversion:
+    """Convert the tree at src into dst (created; existing files overwritten)."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
+    src, dst = Path(src).resolve(), Path(dst).resolve()
+    if not src.is_dir():
+        raise NotADirectoryError(f"{src} is not a directory")
+    if dst == src or src in dst.parents:
+        raise ValueError("the output directory must lie outside the source tree")
+    started = time.perf_counter()
+    python, other = _walk(src)
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    items = [(p.relative_to(src).as_posix(), str(p)) for p in python]
+    batches = [items[i:i + CHUNK] for i in range(0, len(items), CHUNK)]
+    results: list[ConversionResult] = []
+    pool = _executor(jobs, len(items))
+    if pool is None:
+        for batch in batches:
+            results += _convert_batch(batch, target, ms_version)
+    else:
+        with pool:
+            for part in pool.map(_convert_batch, batches, [target] * len(batches), [ms_version] * len(batches)):
+                results += part
+    report = TreeConversion(src=str(src), dst=str(dst), target=target, files=results)
+    for result in results:
+        out = dst / result.path
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(result.text, encoding="utf-8")
+    for path in other:
+        rel = path.relative_to(src)
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, dst / rel)
+        report.copied.append(rel.as_posix())
+    report.seconds = time.perf_counter() - started
+    write_reports(report, dst)
+    return report
+
+
+def write_reports(report: TreeConversion, dst: Path) -> None:
+    porting = dst / ".porting"
+    porting.mkdir(parents=True, exist_ok=True)
+    layer_map: dict[str, dict[str, list[dict]]] = {}
+    for result in report.files:
+        if not result.layer_map:
+            continue
+        classes = layer_map.setdefault(module_name(result.path), {})
+        for record in result.layer_map:
+            classes.setdefault(record.class_name, []).append(record.__dict__.copy())
+    (porting / "layer_map.json").write_text(json.dumps(layer_map, indent=2), encoding="utf-8")
+    (porting / "report.json").write_text(json.dumps(report.to_dict(), indent=2), encoding="utf-8")
