@@ -1,0 +1,149 @@
+"""analyze_source: one file (or notebook) in, one FileReport out; never raises on bad input."""
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import libcst as cst
+
+from analysis.findings import FileReport, Finding, Severity, UseStatus
+from analysis.knowledge.mapping import load_mapping
+from analysis.rules import get_rule
+from analysis.scan.classify import Hit, classify
+from analysis.scan.index import ProjectIndex, module_name_for
+from analysis.scan.positions import ast_spans, cst_spans
+from analysis.scan.scanner import Scanner
+
+_TENSOR_METHODS: dict[str, frozenset] = {}
+
+
+def _tensor_methods(target: str) -> frozenset:
+    methods = _TENSOR_METHODS.get(target)
+    if methods is None:
+        prefix = "torch.Tensor."
+        methods = frozenset(e.torch[len(prefix):] for e in load_mapping(target) if e.torch.startswith(prefix))
+        _TENSOR_METHODS[target] = methods
+    return methods
+
+
+def parse_error_report(path: str, data: bytes, reason: str, lines: int = 0, cell: int | None = None,
+                       line: int = 1, column: int = 0) -> FileReport:
+    report = FileReport(path=path, sha256=hashlib.sha256(data).hexdigest(), lines=lines, parse_error=reason)
+    report.findings.append(parse_error_finding(path, reason, cell=cell, line=line, column=column))
+    return report
+
+
+def parse_error_finding(path: str, reason: str, *, cell: int | None = None, line: int = 1, column: int = 0) -> Finding:
+    rule = get_rule("MS-PARSE-ERROR")
+    return Finding(path=path, line=max(line, 1), column=max(column, 0), rule_id=rule.id, severity=rule.severity,
+                   message=rule.message.format(reason=reason), end_line=max(line, 1), end_column=max(column, 0),
+                   status=UseStatus.MANUAL, cell=cell)
+
+
+def _decode(data: bytes) -> tuple[str | None, str]:
+    """Source text, or None and the reason it is not Python text."""
+    if b"\x00" in data[:8192]:
+        return None, "binary data (NUL bytes), not Python source"
+    try:
+        return _text(data), ""
+    except UnicodeDecodeError as exc:
+        return None, f"not valid UTF-8 and no encoding declared ({exc.reason} at byte {exc.start})"
+    except (LookupError, SyntaxError) as exc:
+        return None, f"undecodable source: {exc}"
+
+
+def _text(data: bytes) -> str:
+    import io
+    import tokenize
+
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _syntax_reason(exc: Exception, text: str) -> tuple[str, int, int]:
+    line = getattr(exc, "raw_line", None) or getattr(exc, "lineno", None) or 1
+    col = getattr(exc, "raw_column", None) or getattr(exc, "offset", None) or 0
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    hint = ""
+    src_line = text.splitlines()[line - 1] if 0 < line <= len(text.splitlines()) else ""
+    if src_line.lstrip().startswith(("print ", "exec ")) or "except " in src_line and ", " in src_line and " as " not in src_line:
+        hint = " (Python 2 syntax?)"
+    return f"syntax error at line {line}: {first}{hint}", int(line), int(col)
+
+
+def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: ProjectIndex | None) -> tuple[list[Finding], str, tuple[int, int]]:
+    """Findings for Python source text; (findings, parse error, error position)."""
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        reason, line, col = _syntax_reason(exc, text)
+        return [], reason, (line, col)
+    rel = path.replace("\\", "/")
+    scanner = Scanner(module_name=module_name_for(rel) if rel.endswith(".py") else "",
+                      is_package=rel.endswith("__init__.py"), index=index, tensor_methods=_tensor_methods(target))
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(max(limit, 20000))
+        scanner.run(module)
+    except RecursionError:
+        return [], "expression nested too deeply to analyse", (1, 0)
+    finally:
+        sys.setrecursionlimit(limit)
+    if not scanner.uses:
+        return [], "", (0, 0)
+    hits = classify(scanner.uses, scanner.facts, target=target, ms_version=ms_version)
+    spans = _locate(text, module, scanner, hits)
+    findings = []
+    for hit, span in zip(hits, spans):
+        use = hit.use
+        findings.append(Finding(
+            path=path, line=span[0], column=span[1], end_line=span[2], end_column=span[3], rule_id=hit.rule.id,
+            severity=hit.rule.severity, message=hit.message, torch_api=hit.torch_api,
+            mindspore_api=hit.mindspore_api, category=hit.category, confidence=use.confidence, status=hit.status,
+            extra=hit.extra or {},
+        ))
+    findings.sort(key=lambda f: (f.line, f.column, f.rule_id))
+    return findings, "", (0, 0)
+
+
+def _locate(text: str, module: cst.Module, scanner: Scanner, hits: list[Hit]) -> list[tuple[int, int, int, int]]:
+    wanted = {h.use.anchor[0] for h in hits}
+    spans = ast_spans(text, wanted)
+    trusted = spans is not None and all(len(spans.get(k, ())) == scanner.counts.get(k, 0) for k in wanted)
+    if trusted:
+        out = [spans[h.use.anchor[0]][h.use.anchor[1]] for h in hits]
+    else:
+        out = cst_spans(module, [h.use.node for h in hits])
+    lines = None
+    for i, hit in enumerate(hits):
+        if hit.use.anchor[0][0] == "D":  # a class/def: point at its header line, not the whole body
+            lines = lines if lines is not None else text.splitlines()
+            line, col = out[i][0], out[i][1]
+            header = lines[line - 1].rstrip() if 0 < line <= len(lines) else ""
+            out[i] = (line, col, line, max(len(header), col))
+    return out
+
+
+def analyze_source(source: str | bytes, path: str, *, target: str = "classic", ms_version: str = "2.4",
+                   index: ProjectIndex | None = None) -> FileReport:
+    """Analyse one file's content. Bad input yields a report with parse_error and one MS-PARSE-ERROR finding."""
+    data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else bytes(source)
+    if path.endswith(".ipynb"):
+        from analysis.scan.notebook import analyze_notebook
+
+        return analyze_notebook(data, path, target=target, ms_version=ms_version, index=index)
+    if isinstance(source, str):
+        text, reason = source, ""
+    else:
+        text, reason = _decode(data)
+    lines = (text.count("\n") + (0 if text.endswith("\n") or not text else 1)) if text is not None else data.count(b"\n")
+    if text is None:
+        return parse_error_report(path, data, reason, lines=lines)
+    try:
+        findings, error, (line, col) = analyze_text(text, path, target=target, ms_version=ms_version, index=index)
+    except Exception as exc:  # noqa: BLE001 - one odd file must not stop a run
+        findings, error, (line, col) = [], f"analyzer failure: {type(exc).__name__}: {exc}", (1, 0)
+    if error:
+        return parse_error_report(path, data, error, lines=lines, line=line, column=col)
+    return FileReport(path=path, sha256=hashlib.sha256(data).hexdigest(), lines=lines, findings=findings)
