@@ -81,8 +81,10 @@ def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Pa
     eval_out = _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, override, lines)
     result.update(layers=eval_out["layers"], metrics=eval_out["metrics"], outputs=eval_out["outputs"])
     timings["forward_eval"] = time.perf_counter() - t0
+    if eval_out["crash"]:
+        result["crash"] = eval_out["crash"]
 
-    if entry.get("mode", "both") in ("both", "train"):
+    if entry.get("mode", "both") in ("both", "train") and not eval_out["crash"]:
         t0 = time.perf_counter()
         step = _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, override, lines,
                            loss_name, seed)
@@ -121,16 +123,23 @@ def _where(lines: dict, layer: str) -> dict:
 def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, override, lines) -> dict:
     t_rec = fw.Recorder("torch").attach([(p.torch_path, p.module) for p in hooked])
     m_rec = fw.Recorder("ms").attach([(p.torch_path, p.cell) for p in hooked])
+    m_out, crash = None, None
     try:
         with torch.no_grad():
             t_out = torch_model(*fw.to_torch(arrays, torch_device))
-        m_out = ms_model(*fw.to_ms(arrays))
+        try:
+            m_out = ms_model(*fw.to_ms(arrays))
+        except Exception as exc:  # keep what the hooks saw up to the crash
+            crash = f"MindSpore forward raised {type(exc).__name__}: {str(exc).strip().splitlines()[0][:300]}"
     finally:
         t_rec.detach()
         m_rec.detach()
     layers, first = _layers(t_rec, m_rec, hooked, override, lines)
-    outputs = _compare_outputs(t_out, m_out, override)
-    return {"layers": layers, "first": first, "metrics": _headline(outputs), "outputs": outputs}
+    if crash:
+        outputs = [{"index": 0, "status": "fail", "label": crash}]
+    else:
+        outputs = _compare_outputs(t_out, m_out, override)
+    return {"layers": layers, "first": first, "metrics": _headline(outputs), "outputs": outputs, "crash": crash}
 
 
 def _compare_outputs(t_out, m_out, override) -> list[dict]:
@@ -328,6 +337,8 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
 def _verdict(result: dict, alignment, lines) -> None:
     """Overall status, the reasons, and the first layer at fault."""
     reasons, culprits = [], []
+    if result.get("crash"):
+        reasons.append(result["crash"])
     first_eval = next((l["path"] for l in result.get("layers", []) if l["status"] == "fail"), None)
     if result["metrics"].get("status") == "fail" or first_eval:
         reasons.append(f"eval forward differs{f' from layer {first_eval}' if first_eval else ''}")

@@ -62,6 +62,14 @@ def _ms_padding(obj) -> tuple:
     dims = _dims(obj)
     if mode == "valid":
         return (0,) * dims
+    if mode == "same":
+        # Input-size independent only at stride 1 with odd kernels: (k-1)*d/2 per side.
+        kernel, stride, dilation = _tuple(obj.kernel_size, dims), _tuple(obj.stride, dims), _tuple(obj.dilation, dims)
+        kernel, stride, dilation = (v[-dims:] for v in (kernel, stride, dilation))
+        if all(k == 1 for k in kernel):
+            return (0,) * dims
+        if all(s == 1 and k % 2 == 1 for k, s in zip(kernel, stride)):
+            return tuple((k - 1) * d // 2 for k, d in zip(kernel, dilation))
     if mode != "pad":
         return (mode,)
     pad = obj.padding
@@ -92,7 +100,14 @@ def _normalized_shape(obj) -> tuple:
     return _tuple(obj.normalized_shape)
 
 
+def _gelu_approximate(obj) -> bool:
+    # torch: approximate="none"|"tanh"; MindSpore: approximate=True (tanh) by default.
+    value = obj.approximate
+    return value == "tanh" if isinstance(value, str) else bool(value)
+
+
 NORMALIZERS = {
+    "gelu_approximate": _gelu_approximate,
     "kernel": _kernel,
     "stride": _stride,
     "dilation": _dilation,

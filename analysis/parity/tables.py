@@ -102,6 +102,7 @@ CONFIG_FIELDS: dict[str, list[tuple[str, object, object]]] = {
         ("batch_first", "batch_first", "batch_first"),
         ("bias", "bias", ("has_bias", "bias")),
     ],
+    "GELU": [("approximate", "@gelu_approximate", "@gelu_approximate")],
     "Pool": [
         ("kernel_size", "@kernel", "@kernel"),
         ("stride", "@stride", "@stride"),
@@ -125,6 +126,7 @@ CONFIG_KIND: dict[str, str] = {
     "LSTM": "RNN",
     "GRU": "RNN",
     "RNN": "RNN",
+    "GELU": "GELU",
     "MaxPool1d": "Pool",
     "MaxPool2d": "Pool",
     "AvgPool2d": "Pool",

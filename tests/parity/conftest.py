@@ -10,14 +10,16 @@ TORCH_REPO = FIXTURES / "torch_repo"
 MS_REPO = FIXTURES / "ms_repo"
 
 
-def edited_twin(tmp: Path, name: str, file: str, old: str, new: str) -> Path:
-    """A copy of the correct MindSpore twin with one hand edit (the bug)."""
+def edited_twin(tmp: Path, name: str, file: str, *edits: tuple[str, str]) -> Path:
+    """A copy of the correct MindSpore twin with hand edits (the bug)."""
     target = tmp / name
     shutil.copytree(MS_REPO, target)
     path = target / file
     text = path.read_text()
-    assert old in text, f"fixture edit {name}: {old!r} not found in {file}"
-    path.write_text(text.replace(old, new, 1))
+    for old, new in edits:
+        assert old in text, f"fixture edit {name}: {old!r} not found in {file}"
+        text = text.replace(old, new, 1)
+    path.write_text(text)
     return target
 
 
