@@ -31,6 +31,11 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "porting_site.accounts",
     "porting_site.projects",
+    # REST API, quality gate (see the "REST API" block below)
+    "rest_framework",
+    "drf_spectacular",
+    "porting_site.api",
+    "porting_site.gates",
 ]
 
 MIDDLEWARE = [
@@ -106,6 +111,36 @@ PORTING_ANALYSIS_BATCH_FILES = envint("PORTING_ANALYSIS_BATCH_FILES", 200)
 PORTING_PARITY_TIMEOUT_S = envint("PORTING_PARITY_TIMEOUT_S", 600)
 PORTING_PARITY_MEMORY_MB = envint("PORTING_PARITY_MEMORY_MB", 6144)
 PORTING_PARITY_LOSS_STEPS = envint("PORTING_PARITY_LOSS_STEPS", 20)
+
+# --- REST API (porting_site.api, porting_site.gates) --------------------------------
+# Token (CI) and session (browser) auth; every lookup is team-scoped in the
+# selectors, so another team's objects are 404 and anonymous requests 401.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "porting_site.api.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "porting_site.api.pagination.Pagination",
+    "PAGE_SIZE": 100,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "PyTorch → MindSpore porting API",
+    "DESCRIPTION": "Upload repositories from CI, follow runs, fetch findings, reports and the quality gate.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "RunStatusEnum": "porting_site.projects.models.Run.Status",
+        "ParityStatusEnum": "porting_site.projects.models.ParityResult.Status",
+    },
+}
+PORTING_API_TOKEN_TOUCH_SECONDS = 60  # how often a token's last_used_at is written
 
 from .celery import *  # noqa: E402,F401,F403  (Celery settings live in their own module)
 

@@ -1,0 +1,478 @@
+"""REST endpoints. Thin: an InputSerializer validates, one selector or service
+call does the work, an OutputSerializer shapes the answer.
+
+Every object is looked up through the user's teams (the pages' selectors), so
+another team's project or run is a 404 and an anonymous request a 401.
+"""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+from django.http import FileResponse, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from porting_site.gates.services import gate_evaluate, gate_policy_get, gate_policy_update
+from porting_site.projects import selectors as project_selectors
+from porting_site.projects import storage
+from porting_site.projects.models import (
+    ConvertedFile,
+    Device,
+    Finding,
+    ParityResult,
+    Project,
+    Run,
+    Severity,
+    SourceFile,
+    Target,
+)
+from porting_site.reports import run_junit_xml, run_report_json, run_sarif
+
+from . import selectors, services, tokens
+from .models import ApiToken
+from .pagination import Pagination
+from .parsers import RawArchiveParser
+
+
+def _paginate(view: APIView, request, queryset, serializer_class) -> Response:
+    paginator = Pagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    return paginator.get_paginated_response(serializer_class(page, many=True).data)
+
+
+# --- shared output shapes ---------------------------------------------------------------
+
+
+class StageSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    status = serializers.CharField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    seconds = serializers.FloatField(allow_null=True)
+    detail = serializers.CharField()
+
+
+class GateCheckSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    passed = serializers.BooleanField()
+    message = serializers.CharField()
+    value = serializers.JSONField(allow_null=True)
+    threshold = serializers.JSONField(allow_null=True)
+
+
+class GateOutputSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    baseline = serializers.IntegerField(source="baseline_id", allow_null=True)
+    reasons = serializers.ListField(child=serializers.CharField())
+    checks = GateCheckSerializer(many=True)
+    policy = serializers.JSONField()
+    evaluated_at = serializers.DateTimeField(allow_null=True)
+
+
+class RunOutputSerializer(serializers.ModelSerializer):
+    project = serializers.IntegerField(source="project_id")
+    finished = serializers.BooleanField(source="is_finished")
+
+    class Meta:
+        model = Run
+        fields = ["id", "project", "number", "status", "finished", "error", "archive_name", "target", "ms_version",
+                  "device", "kb_version", "created_at", "started_at", "finished_at"]
+
+
+# --- tokens ---------------------------------------------------------------------------------
+
+
+class TokenOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created_at", "last_used_at"]
+
+
+class TokenListApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100, default="default")
+
+    class CreatedSerializer(TokenOutputSerializer):
+        key = serializers.CharField(help_text="shown only once")
+
+        class Meta(TokenOutputSerializer.Meta):
+            fields = TokenOutputSerializer.Meta.fields + ["key"]
+
+    @extend_schema(responses=TokenOutputSerializer(many=True))
+    def get(self, request):
+        return Response(TokenOutputSerializer(tokens.token_list(user=request.user), many=True).data)
+
+    @extend_schema(request=InputSerializer, responses={201: CreatedSerializer})
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        token, key = tokens.token_create(user=request.user, **data.validated_data)
+        token.key = key
+        return Response(self.CreatedSerializer(token).data, status=status.HTTP_201_CREATED)
+
+
+class TokenDetailApi(APIView):
+    @extend_schema(responses={204: None})
+    def delete(self, request, token_id: int):
+        if not tokens.token_revoke(user=request.user, token_id=token_id):
+            return Response({"detail": "Not found."}, status=status.HTTP_404_NOT_FOUND)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- projects -------------------------------------------------------------------------------
+
+
+class ProjectOutputSerializer(serializers.ModelSerializer):
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = Project
+        fields = ["id", "team", "name", "slug", "description", "target", "ms_version", "device", "created_at"]
+
+
+class ProjectListApi(APIView):
+    class FilterSerializer(serializers.Serializer):
+        team = serializers.CharField(required=False, help_text="team slug")
+        slug = serializers.CharField(required=False, help_text="project slug")
+
+    class InputSerializer(serializers.Serializer):
+        team = serializers.SlugField(help_text="slug of a team you administer")
+        name = serializers.CharField(max_length=120)
+        description = serializers.CharField(required=False, allow_blank=True, default="")
+        target = serializers.ChoiceField(choices=Target.choices, default=Target.CLASSIC)
+        ms_version = serializers.RegexField(r"^\d+\.\d+(\.\d+)?$", max_length=10, default="2.4")
+        device = serializers.ChoiceField(choices=Device.choices, default=Device.CPU)
+
+    @extend_schema(parameters=[FilterSerializer], responses=ProjectOutputSerializer(many=True))
+    def get(self, request):
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        projects = project_selectors.project_list(user=request.user).order_by("team__slug", "slug")
+        if "team" in filters.validated_data:
+            projects = projects.filter(team__slug=filters.validated_data["team"])
+        if "slug" in filters.validated_data:
+            projects = projects.filter(slug=filters.validated_data["slug"])
+        return _paginate(self, request, projects, ProjectOutputSerializer)
+
+    @extend_schema(request=InputSerializer, responses={201: ProjectOutputSerializer})
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        project = services.project_create_api(user=request.user, team_slug=fields.pop("team"), **fields)
+        return Response(ProjectOutputSerializer(project).data, status=status.HTTP_201_CREATED)
+
+
+class ProjectHistorySerializer(serializers.Serializer):
+    run_id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    errors = serializers.IntegerField()
+    warnings = serializers.IntegerField()
+    infos = serializers.IntegerField()
+    parity_passed = serializers.IntegerField()
+    parity_checked = serializers.IntegerField()
+    gate = serializers.CharField(allow_null=True)
+
+
+class ProjectDetailApi(APIView):
+    class OutputSerializer(ProjectOutputSerializer):
+        history = ProjectHistorySerializer(many=True, help_text="the latest runs, oldest first")
+
+        class Meta(ProjectOutputSerializer.Meta):
+            fields = ProjectOutputSerializer.Meta.fields + ["history"]
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request, project_id: int):
+        project = selectors.project_get_by_id(user=request.user, project_id=project_id)
+        project.history = selectors.project_history(project=project)
+        return Response(self.OutputSerializer(project).data)
+
+
+class GatePolicySerializer(serializers.Serializer):
+    max_new_errors = serializers.IntegerField(min_value=0, allow_null=True, required=False)
+    max_new_warnings = serializers.IntegerField(min_value=0, allow_null=True, required=False)
+    min_parity_pass_rate = serializers.FloatField(min_value=0.0, max_value=1.0, allow_null=True, required=False)
+    no_parity_regression = serializers.BooleanField(required=False)
+
+
+class ProjectGateApi(APIView):
+    """The project's quality-gate thresholds (team admins change them)."""
+
+    @extend_schema(responses=GatePolicySerializer)
+    def get(self, request, project_id: int):
+        project = selectors.project_get_by_id(user=request.user, project_id=project_id)
+        return Response(GatePolicySerializer(gate_policy_get(project=project)).data)
+
+    @extend_schema(request=GatePolicySerializer, responses=GatePolicySerializer)
+    def put(self, request, project_id: int):
+        project = selectors.project_get_by_id(user=request.user, project_id=project_id)
+        if not selectors.user_is_team_admin(user=request.user, team_id=project.team_id):
+            raise PermissionDenied("only team admins change the quality gate")
+        data = GatePolicySerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(GatePolicySerializer(gate_policy_update(project=project, **data.validated_data)).data)
+
+
+# --- runs -------------------------------------------------------------------------------------
+
+
+class ProjectRunsApi(APIView):
+    parser_classes = [MultiPartParser, FormParser, RawArchiveParser]
+
+    class OptionsSerializer(serializers.Serializer):
+        target = serializers.ChoiceField(choices=Target.choices, required=False)
+        ms_version = serializers.RegexField(r"^\d+\.\d+(\.\d+)?$", max_length=10, required=False)
+        device = serializers.ChoiceField(choices=Device.choices, required=False)
+        baseline = serializers.RegexField(
+            r"^(auto|none|\d{1,18})$", required=False, default="auto",
+            help_text="'auto' (the latest completed run before this one), 'none', or a run id of this project",
+        )
+
+    class InputSerializer(OptionsSerializer):
+        archive = serializers.FileField(help_text="the repository as .tar.gz, .tar or .zip")
+
+    @extend_schema(responses=RunOutputSerializer(many=True))
+    def get(self, request, project_id: int):
+        project = selectors.project_get_by_id(user=request.user, project_id=project_id)
+        return _paginate(self, request, project.runs.all(), RunOutputSerializer)
+
+    @extend_schema(
+        request={"multipart/form-data": InputSerializer, "application/gzip": OpenApiTypes.BINARY},
+        parameters=[OptionsSerializer, OpenApiParameter("filename", str, description="name of a raw-body upload")],
+        responses={201: RunOutputSerializer},
+        description="Upload an archive as multipart (field `archive`, options as fields) or as the raw body "
+        "(Content-Type application/gzip, options as query parameters); the pipeline starts at once.",
+    )
+    def post(self, request, project_id: int):
+        project = selectors.project_get_by_id(user=request.user, project_id=project_id)
+        raw = "archive" in request.data and not request.content_type.startswith(("multipart/", "application/x-www"))
+        fields = {**request.query_params.dict(), "archive": request.data.get("archive")} if raw else request.data
+        data = self.InputSerializer(data=fields)
+        data.is_valid(raise_exception=True)
+        run = services.run_create_api(project=project, user=request.user, **data.validated_data)
+        return Response(RunOutputSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+class RunDetailApi(APIView):
+    class OutputSerializer(RunOutputSerializer):
+        stages = StageSerializer(many=True)
+        counts = serializers.DictField(child=serializers.IntegerField())
+        parity = serializers.DictField(child=serializers.IntegerField())
+        gate = GateOutputSerializer()
+
+        class Meta(RunOutputSerializer.Meta):
+            fields = RunOutputSerializer.Meta.fields + ["stages", "counts", "parity", "gate"]
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        summary = project_selectors.run_summary(run=run)
+        run.stages_ = project_selectors.run_progress(run=run)["stages"]
+        data = RunOutputSerializer(run).data
+        data.update(
+            stages=StageSerializer(run.stages_, many=True).data,
+            counts={s: summary["by_severity"].get(s, 0) for s in Severity.values} | {"files": summary["files"]},
+            parity={s: summary["parity"].get(s, 0) for s in ParityResult.Status.values},
+            gate=GateOutputSerializer(gate_evaluate(run=run)).data,
+        )
+        return Response(data)
+
+
+class RunCancelApi(APIView):
+    @extend_schema(request=None, responses=RunOutputSerializer)
+    def post(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        return Response(RunOutputSerializer(services.run_cancel(run=run)).data)
+
+
+class RunGateApi(APIView):
+    @extend_schema(responses=GateOutputSerializer)
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        return Response(GateOutputSerializer(gate_evaluate(run=run)).data)
+
+
+# --- findings and files -----------------------------------------------------------------------
+
+
+class RunFindingsApi(APIView):
+    class FilterSerializer(serializers.Serializer):
+        file = serializers.CharField(required=False, help_text="exact file path")
+        file_id = serializers.IntegerField(required=False, min_value=1)
+        rule = serializers.CharField(required=False, help_text="rule id; a trailing * matches a prefix")
+        severity = serializers.ChoiceField(choices=Severity.choices, required=False)
+        new = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                       help_text="only findings absent from (true) or present in (false) the baseline")
+        page = serializers.IntegerField(required=False, min_value=1)
+        page_size = serializers.IntegerField(required=False, min_value=1, max_value=1000)
+
+    class OutputSerializer(serializers.ModelSerializer):
+        path = serializers.CharField(source="file.path")
+        file = serializers.IntegerField(source="file_id")
+
+        class Meta:
+            model = Finding
+            fields = ["id", "file", "path", "line", "column", "end_line", "end_column", "cell", "rule_id", "severity",
+                      "status", "torch_api", "mindspore_api", "category", "confidence", "message", "extra"]
+
+    @extend_schema(parameters=[FilterSerializer], responses=OutputSerializer(many=True))
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        query = {k: v for k, v in filters.validated_data.items() if k not in ("page", "page_size")}
+        return _paginate(self, request, selectors.finding_list(run=run, **query), self.OutputSerializer)
+
+
+class FileOutputSerializer(serializers.ModelSerializer):
+    converted = serializers.SerializerMethodField()
+
+    class Meta:
+        model = SourceFile
+        fields = ["id", "path", "sha256", "lines", "parse_error", "errors", "warnings", "infos", "converted"]
+
+    def get_converted(self, obj) -> bool:
+        return hasattr(obj, "converted")
+
+
+class RunFilesApi(APIView):
+    class FilterSerializer(serializers.Serializer):
+        path = serializers.CharField(required=False, help_text="only paths starting with this")
+        page = serializers.IntegerField(required=False, min_value=1)
+        page_size = serializers.IntegerField(required=False, min_value=1, max_value=1000)
+
+    @extend_schema(parameters=[FilterSerializer], responses=FileOutputSerializer(many=True))
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        files = selectors.file_list(run=run, path_prefix=filters.validated_data.get("path", ""))
+        return _paginate(self, request, files, FileOutputSerializer)
+
+
+class RunFileDetailApi(APIView):
+    class OutputSerializer(FileOutputSerializer):
+        converted_text = serializers.CharField(allow_null=True)
+        diff = serializers.CharField(allow_null=True)
+        changes = serializers.JSONField(allow_null=True)
+        unconverted = serializers.JSONField(allow_null=True)
+
+        class Meta(FileOutputSerializer.Meta):
+            fields = FileOutputSerializer.Meta.fields + ["converted_text", "diff", "changes", "unconverted"]
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request, run_id: int, file_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        source = project_selectors.file_get(run=run, file_id=file_id)
+        converted = ConvertedFile.objects.filter(file=source).first()
+        source.converted_text = converted.text if converted else None
+        source.diff = converted.diff if converted else None
+        source.changes = converted.changes if converted else None
+        source.unconverted = converted.unconverted if converted else None
+        return Response(self.OutputSerializer(source).data)
+
+
+class RunConvertedZipApi(APIView):
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        root = storage.converted_dir(run.pk)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            if root.is_dir():
+                for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
+                    archive.write(path, path.relative_to(root).as_posix())
+            else:  # the tree was cleaned up: the converted Python files are still in the database
+                for row in ConvertedFile.objects.filter(run=run).select_related("file"):
+                    archive.writestr(row.file.path, row.text)
+        if not archive.filelist:
+            return Response({"detail": "the run has no converted files"}, status=status.HTTP_404_NOT_FOUND)
+        buffer.seek(0)
+        name = f"{run.project.slug}-run{run.number}-mindspore.zip"
+        return FileResponse(buffer, as_attachment=True, filename=name, content_type="application/zip")
+
+
+# --- parity --------------------------------------------------------------------------------
+
+
+class RunParityApi(APIView):
+    class OutputSerializer(serializers.ModelSerializer):
+        loss_curve = serializers.SerializerMethodField()
+
+        class Meta:
+            model = ParityResult
+            fields = ["id", "name", "module", "status", "reason", "device", "first_diverging_layer", "metrics",
+                      "config_mismatches", "layers", "details", "loss_curve"]
+
+        def get_loss_curve(self, obj) -> dict | None:
+            curve = getattr(obj, "loss_curve", None)
+            return {"torch": curve.torch_losses, "mindspore": curve.mindspore_losses} if curve else None
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        results = ParityResult.objects.filter(run=run).select_related("loss_curve")
+        return Response(self.OutputSerializer(results, many=True).data)
+
+
+# --- reports -----------------------------------------------------------------------------------
+
+
+class RunSarifApi(APIView):
+    @extend_schema(responses={(200, "application/sarif+json"): OpenApiTypes.OBJECT})
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        body = json.dumps(run_sarif(run=run), indent=1)
+        response = HttpResponse(body, content_type="application/sarif+json")
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.sarif"'
+        return response
+
+
+class RunJunitApi(APIView):
+    @extend_schema(responses={(200, "application/xml"): OpenApiTypes.STR})
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        gate = gate_evaluate(run=run)
+        response = HttpResponse(run_junit_xml(run=run, gate=gate), content_type="application/xml")
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-junit.xml"'
+        return response
+
+
+class RunReportApi(APIView):
+    @extend_schema(responses=inline_serializer("RunReport", {
+        "run": serializers.JSONField(), "progress": StageSerializer(many=True), "summary": serializers.JSONField(),
+        "gate": GateOutputSerializer(allow_null=True), "files": serializers.JSONField(),
+        "parity": serializers.JSONField(),
+    }))
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        return Response(run_report_json(run=run, gate=gate_evaluate(run=run)))
+
+
+# JSON bodies for the gate and token endpoints; the runs endpoint declares its own parsers.
+for _view in (TokenListApi, ProjectListApi, ProjectGateApi):
+    _view.parser_classes = [JSONParser, FormParser, MultiPartParser]
+
+
+def _name_nested_serializers() -> None:
+    """Components named after their view (ProjectListApi.InputSerializer -> ProjectListInput)."""
+    for view in list(globals().values()):
+        if isinstance(view, type) and issubclass(view, APIView) and view.__name__.endswith("Api"):
+            for attr, value in vars(view).items():
+                if isinstance(value, type) and issubclass(value, serializers.BaseSerializer):
+                    name = view.__name__[:-3] + attr.removesuffix("Serializer")
+                    extend_schema_serializer(component_name=name)(value)
+
+
+_name_nested_serializers()

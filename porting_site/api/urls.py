@@ -1,0 +1,29 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from . import apis, views
+
+app_name = "api"
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("tokens/", apis.TokenListApi.as_view(), name="tokens"),
+    path("tokens/<int:token_id>/", apis.TokenDetailApi.as_view(), name="token"),
+    path("account/tokens/", views.token_page, name="token-page"),
+    path("projects/", apis.ProjectListApi.as_view(), name="projects"),
+    path("projects/<int:project_id>/", apis.ProjectDetailApi.as_view(), name="project"),
+    path("projects/<int:project_id>/gate/", apis.ProjectGateApi.as_view(), name="project-gate"),
+    path("projects/<int:project_id>/runs/", apis.ProjectRunsApi.as_view(), name="project-runs"),
+    path("runs/<int:run_id>/", apis.RunDetailApi.as_view(), name="run"),
+    path("runs/<int:run_id>/cancel/", apis.RunCancelApi.as_view(), name="run-cancel"),
+    path("runs/<int:run_id>/gate/", apis.RunGateApi.as_view(), name="run-gate"),
+    path("runs/<int:run_id>/findings/", apis.RunFindingsApi.as_view(), name="run-findings"),
+    path("runs/<int:run_id>/files/", apis.RunFilesApi.as_view(), name="run-files"),
+    path("runs/<int:run_id>/files/<int:file_id>/", apis.RunFileDetailApi.as_view(), name="run-file"),
+    path("runs/<int:run_id>/converted.zip", apis.RunConvertedZipApi.as_view(), name="run-converted-zip"),
+    path("runs/<int:run_id>/parity/", apis.RunParityApi.as_view(), name="run-parity"),
+    path("runs/<int:run_id>/report.sarif", apis.RunSarifApi.as_view(), name="run-sarif"),
+    path("runs/<int:run_id>/report.junit.xml", apis.RunJunitApi.as_view(), name="run-junit"),
+    path("runs/<int:run_id>/report.json", apis.RunReportApi.as_view(), name="run-report"),
+]

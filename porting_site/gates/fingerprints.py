@@ -1,0 +1,56 @@
+"""Which findings of a run are new compared with its baseline run.
+
+A finding is matched by its file path, rule, PyTorch API and the stripped text
+of its source line, not its line number, so inserting lines above it does not
+make it new. Equal keys are matched by count: a key seen twice in the baseline
+and three times now has one new finding (the last one by position).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from porting_site.projects import storage
+from porting_site.projects.models import Finding, Run
+
+
+def _line_reader(run_id: int):
+    cache: dict[str, list[str]] = {}
+
+    def line(path: str, number: int) -> str:
+        if path not in cache:
+            try:
+                cache[path] = (storage.source_dir(run_id) / path).read_text(errors="replace").splitlines()
+            except OSError:  # the run's tree was cleaned up: fall back to the other parts of the key
+                cache[path] = []
+        lines = cache[path]
+        return " ".join(lines[number - 1].split()) if 0 < number <= len(lines) else ""
+
+    return line
+
+
+def _keys(run: Run, severities: list[str] | None) -> dict[tuple, list[int]]:
+    findings = Finding.objects.filter(run=run)
+    if severities:
+        findings = findings.filter(severity__in=severities)
+    line = _line_reader(run.pk)
+    keys: dict[tuple, list[int]] = defaultdict(list)
+    rows = findings.order_by("file__path", "line", "column", "id").values_list(
+        "id", "file__path", "line", "cell", "rule_id", "torch_api"
+    )
+    for pk, path, number, cell, rule_id, torch_api in rows:
+        # Notebook findings carry cell-relative lines; the cell index stands in for the text.
+        text = line(path, number) if cell is None else f"cell:{cell}:{number}"
+        keys[(path, rule_id, torch_api, text)].append(pk)
+    return keys
+
+
+def new_finding_ids(*, run: Run, baseline: Run | None, severities: list[str] | None = None) -> set[int]:
+    """Ids of the run's findings (optionally of some severities) absent from the baseline."""
+    current = _keys(run, severities)
+    if baseline is None:
+        return {pk for ids in current.values() for pk in ids}
+    before = {key: len(ids) for key, ids in _keys(baseline, severities).items()}
+    new: set[int] = set()
+    for key, ids in current.items():
+        new.update(ids[before.get(key, 0):])
+    return new

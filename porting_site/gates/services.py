@@ -1,0 +1,141 @@
+"""The quality gate: a project's thresholds, a run's baseline, and the verdict.
+
+gate_evaluate(run=) is cheap to call repeatedly: it judges a finished run once
+and keeps the verdict (force=True judges again, e.g. after a policy change).
+"""
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from porting_site.projects.models import ParityResult, Project, Run
+
+from .fingerprints import new_finding_ids
+from .models import GatePolicy, RunGate
+
+POLICY_FIELDS = ("max_new_errors", "max_new_warnings", "min_parity_pass_rate", "no_parity_regression")
+
+
+def gate_policy_get(*, project: Project) -> GatePolicy:
+    policy, _ = GatePolicy.objects.get_or_create(project=project)
+    return policy
+
+
+@transaction.atomic
+def gate_policy_update(*, project: Project, **values) -> GatePolicy:
+    policy = gate_policy_get(project=project)
+    for name in POLICY_FIELDS:
+        if name in values:
+            setattr(policy, name, values[name])
+    policy.full_clean()
+    policy.save()
+    return policy
+
+
+def baseline_default(*, run: Run) -> Run | None:
+    """The project's latest finished-successfully run before this one."""
+    return (
+        Run.objects.filter(project_id=run.project_id, number__lt=run.number, status=Run.Status.DONE)
+        .order_by("-number")
+        .first()
+    )
+
+
+def run_gate_set_baseline(*, run: Run, baseline: Run | None) -> RunGate:
+    """Record the baseline a run is compared with (chosen at upload)."""
+    if baseline is not None and (baseline.project_id != run.project_id or baseline.pk == run.pk):
+        raise ValueError("the baseline must be another run of the same project")
+    gate, _ = RunGate.objects.update_or_create(run=run, defaults={"baseline": baseline})
+    return gate
+
+
+def _run_gate(run: Run) -> RunGate:
+    gate = RunGate.objects.select_related("baseline").filter(run=run).first()
+    if gate is None:
+        gate, _ = RunGate.objects.get_or_create(run=run, defaults={"baseline": baseline_default(run=run)})
+    return gate
+
+
+def run_baseline(*, run: Run) -> Run | None:
+    """The run this one is compared with (chosen at upload, else the latest done run before it)."""
+    return _run_gate(run).baseline
+
+
+def _check(name: str, passed: bool, message: str, value=None, threshold=None) -> dict:
+    return {"name": name, "passed": passed, "message": message, "value": value, "threshold": threshold}
+
+
+def _new_count(run: Run, baseline: Run | None, severity: str, limit: int | None) -> dict | None:
+    if limit is None:
+        return None
+    count = len(new_finding_ids(run=run, baseline=baseline, severities=[severity]))
+    against = f"run #{baseline.number}" if baseline else "no baseline run (every finding counts as new)"
+    ok = count <= limit
+    return _check(
+        f"new_{severity}s", ok,
+        f"{count} new {severity} finding(s) versus {against}; at most {limit} allowed", count, limit,
+    )
+
+
+def _parity_outcomes(run: Run) -> dict[tuple[str, str], str]:
+    return {(m, n): s for m, n, s in ParityResult.objects.filter(run=run).values_list("module", "name", "status")}
+
+
+def _checks(run: Run, baseline: Run | None, policy: GatePolicy) -> list[dict]:
+    if run.status != Run.Status.DONE:
+        reason = run.error or f"the run is {run.status}"
+        return [_check("run_completed", False, f"the run did not complete: {reason}")]
+    checks = [_check("run_completed", True, "the run completed")]
+    for severity, limit in (("error", policy.max_new_errors), ("warning", policy.max_new_warnings)):
+        check = _new_count(run, baseline, severity, limit)
+        if check:
+            checks.append(check)
+    outcomes = _parity_outcomes(run)
+    if policy.min_parity_pass_rate is not None:
+        checked = [s for s in outcomes.values() if s != ParityResult.Status.SKIPPED]
+        passed = sum(1 for s in checked if s == ParityResult.Status.PASS)
+        rate = passed / len(checked) if checked else None
+        threshold = policy.min_parity_pass_rate
+        if rate is None:
+            ok = threshold <= 0
+            message = "no entry point was checked for parity"
+        else:
+            ok = rate >= threshold
+            message = f"parity pass rate {passed}/{len(checked)} = {rate:.0%}; at least {threshold:.0%} required"
+        checks.append(_check("parity_pass_rate", ok, message, rate, threshold))
+    if policy.no_parity_regression:
+        if baseline is None:
+            checks.append(_check("parity_regression", True, "no baseline run to compare parity with"))
+        else:
+            before = _parity_outcomes(baseline)
+            regressed = sorted(
+                f"{module}.{name}" if module else name
+                for (module, name), status in before.items()
+                if status == ParityResult.Status.PASS and outcomes.get((module, name), "missing") != ParityResult.Status.PASS
+            )
+            message = (
+                f"parity regressed versus run #{baseline.number}: {', '.join(regressed)}"
+                if regressed else f"no entry point regressed versus run #{baseline.number}"
+            )
+            checks.append(_check("parity_regression", not regressed, message, len(regressed), 0))
+    return checks
+
+
+def gate_evaluate(*, run: Run, force: bool = False) -> RunGate:
+    """The run's gate verdict; judged once the run finished, pending before."""
+    gate = _run_gate(run)
+    if not run.is_finished:
+        if gate.status != RunGate.Status.PENDING:
+            gate.status, gate.checks, gate.evaluated_at = RunGate.Status.PENDING, [], None
+            gate.save(update_fields=["status", "checks", "evaluated_at"])
+        return gate
+    if gate.evaluated_at is not None and not force:
+        return gate
+    policy = gate_policy_get(project=run.project)
+    checks = _checks(run, gate.baseline, policy)
+    gate.checks = checks
+    gate.status = RunGate.Status.PASSED if all(c["passed"] for c in checks) else RunGate.Status.FAILED
+    gate.policy = {name: getattr(policy, name) for name in POLICY_FIELDS}
+    gate.evaluated_at = timezone.now()
+    gate.save(update_fields=["checks", "status", "policy", "evaluated_at"])
+    return gate

@@ -1,0 +1,128 @@
+"""Build a run's reports from its rows.
+
+SARIF goes through the engine's writer (analysis.report.sarif) so the CLI and
+the dashboard emit the same document; JUnit turns each parity check and each
+file with error findings into a test case, so any CI shows them natively.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+
+from analysis.findings import FileReport, Finding as EngineFinding
+from porting_site.projects.models import Finding, ParityResult, Run, SourceFile
+
+from .sarif_fallback import to_sarif_minimal
+
+_FINDING_FIELDS = ("line", "column", "rule_id", "severity", "message", "torch_api", "mindspore_api", "end_line",
+                   "end_column", "category", "confidence", "status", "cell", "extra")
+
+
+def run_file_reports(*, run: Run, only_with_findings: bool = False) -> list[FileReport]:
+    by_file: dict[int, list[EngineFinding]] = defaultdict(list)
+    for row in Finding.objects.filter(run=run).select_related("file").order_by("file__path", "line", "column"):
+        data = {name: getattr(row, name) for name in _FINDING_FIELDS}
+        data["path"] = row.file.path
+        by_file[row.file_id].append(EngineFinding.from_dict(data))
+    reports = []
+    for source in SourceFile.objects.filter(run=run).order_by("path"):
+        findings = by_file.get(source.pk, [])
+        if only_with_findings and not findings and not source.parse_error:
+            continue
+        reports.append(FileReport(path=source.path, sha256=source.sha256, lines=source.lines,
+                                  findings=findings, parse_error=source.parse_error))
+    return reports
+
+
+def run_sarif(*, run: Run) -> dict:
+    reports = run_file_reports(run=run, only_with_findings=True)
+    try:
+        from analysis.report.sarif import to_sarif
+    except ImportError:  # the engine's writer is not installed in this build
+        to_sarif = to_sarif_minimal
+    return to_sarif(reports)
+
+
+def _parity_label(result: ParityResult) -> str:
+    return f"{result.module}.{result.name}" if result.module else result.name
+
+
+def run_junit_xml(*, run: Run, gate=None) -> bytes:
+    root = ET.Element("testsuites", name=f"{run.project.name} run #{run.number}")
+
+    parity = ET.SubElement(root, "testsuite", name="parity")
+    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for result in ParityResult.objects.filter(run=run):
+        counts["tests"] += 1
+        case = ET.SubElement(parity, "testcase", classname="parity", name=_parity_label(result))
+        metrics = ", ".join(f"{k}={v}" for k, v in sorted(result.metrics.items()) if not isinstance(v, (dict, list)))
+        detail = "\n".join(x for x in (result.reason, f"first diverging layer: {result.first_diverging_layer}"
+                                       if result.first_diverging_layer else "", metrics) if x)
+        if result.status == ParityResult.Status.FAIL:
+            counts["failures"] += 1
+            ET.SubElement(case, "failure", message=result.reason or "outputs differ", type="parity").text = detail
+        elif result.status == ParityResult.Status.ERROR:
+            counts["errors"] += 1
+            ET.SubElement(case, "error", message=result.reason or "the check crashed", type="parity").text = detail
+        elif result.status == ParityResult.Status.SKIPPED:
+            counts["skipped"] += 1
+            ET.SubElement(case, "skipped", message=result.reason or "skipped")
+        elif metrics:
+            ET.SubElement(case, "system-out").text = metrics
+    parity.attrib.update({k: str(v) for k, v in counts.items()})
+
+    analysis = ET.SubElement(root, "testsuite", name="analysis")
+    files = SourceFile.objects.filter(run=run, errors__gt=0).order_by("path")
+    errors = defaultdict(list)
+    for row in Finding.objects.filter(run=run, severity="error", file__in=files).order_by("line", "column"):
+        errors[row.file_id].append(row)
+    tests = 0
+    for source in files:
+        tests += 1
+        case = ET.SubElement(analysis, "testcase", classname="analysis", name=source.path, file=source.path)
+        lines = [f"{source.path}:{f.line}:{f.column + 1}: {f.rule_id}: {f.message}" for f in errors[source.pk]]
+        ET.SubElement(case, "failure", message=f"{len(lines)} error finding(s)", type="analysis").text = "\n".join(lines)
+    analysis.attrib.update(tests=str(tests), failures=str(tests), errors="0", skipped="0")
+
+    if gate is not None and gate.status != "pending":
+        suite = ET.SubElement(root, "testsuite", name="quality-gate", tests="1",
+                              failures="0" if gate.status == "passed" else "1", errors="0", skipped="0")
+        case = ET.SubElement(suite, "testcase", classname="gate", name="quality gate")
+        if gate.status != "passed":
+            ET.SubElement(case, "failure", message="the quality gate failed", type="gate").text = "\n".join(gate.reasons)
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+
+
+def run_report_json(*, run: Run, gate=None) -> dict:
+    from porting_site.projects.selectors import run_progress
+
+    parity = []
+    for result in ParityResult.objects.filter(run=run).select_related("loss_curve"):
+        curve = getattr(result, "loss_curve", None)
+        parity.append({
+            "name": result.name, "module": result.module, "status": result.status, "reason": result.reason,
+            "device": result.device, "first_diverging_layer": result.first_diverging_layer,
+            "metrics": result.metrics, "config_mismatches": result.config_mismatches,
+            "loss_curve": {"torch": curve.torch_losses, "mindspore": curve.mindspore_losses} if curve else None,
+        })
+    reports = run_file_reports(run=run)
+    severity = {"error": 0, "warning": 0, "info": 0}
+    for report in reports:
+        for finding in report.findings:
+            severity[finding.severity.value] += 1
+    return {
+        "run": {
+            "id": run.pk, "project": run.project.name, "number": run.number, "status": run.status,
+            "error": run.error, "target": run.target, "ms_version": run.ms_version, "device": run.device,
+            "kb_version": run.kb_version,
+            "created_at": run.created_at.isoformat(),
+            "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        },
+        "progress": run_progress(run=run)["stages"],
+        "summary": {"files": len(reports), "findings": severity,
+                    "parity": {s: sum(1 for p in parity if p["status"] == s) for s in ParityResult.Status.values}},
+        "gate": None if gate is None else {"status": gate.status, "reasons": gate.reasons, "checks": gate.checks},
+        "files": [r.to_dict() for r in reports],
+        "parity": parity,
+    }
