@@ -1,0 +1,72 @@
+"""`analyze PATH [--target classic|mint] [--ms-version 2.4] [--format text|json|sarif] [--output FILE]`.
+
+The command core: Django's `manage.py analyze` and `python -m analysis.cli.analyze`
+both call add_arguments() and run()."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from analysis.report.json import to_json
+from analysis.report.sarif import to_sarif
+from analysis.report.text import render_text
+from analysis.scan import analyze_tree
+
+_FAIL_LEVELS = {"none": (), "error": ("error",), "warning": ("error", "warning")}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="a .py file, a .ipynb notebook or a directory")
+    parser.add_argument("--target", choices=("classic", "mint"), default="classic",
+                        help="MindSpore API family to map to (default classic)")
+    parser.add_argument("--ms-version", default="2.4", help="MindSpore release the port targets (default 2.4)")
+    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    parser.add_argument("--output", default=None, help="write the report here instead of standard output")
+    parser.add_argument("--jobs", type=int, default=None, help="parallel workers (default: up to 2)")
+    parser.add_argument("--cache-dir", default=None, help="reuse results of unchanged files from this folder")
+    parser.add_argument("--fail-on", choices=tuple(_FAIL_LEVELS), default="none",
+                        help="exit with status 1 when findings of this severity (or worse) exist")
+
+
+def run(options: dict, stdout: TextIO) -> int:
+    path = Path(options["path"])
+    if not path.exists():
+        stdout.write(f"error: {path} does not exist\n")
+        return 2
+    try:
+        reports = analyze_tree(path, target=options.get("target") or "classic",
+                               ms_version=str(options.get("ms_version") or "2.4"), jobs=options.get("jobs"),
+                               cache_dir=Path(options["cache_dir"]) if options.get("cache_dir") else None)
+    except (OSError, ValueError) as exc:
+        stdout.write(f"error: {exc}\n")
+        return 2
+    fmt = options.get("format") or "text"
+    if fmt == "text":
+        body = render_text(reports)
+    elif fmt == "json":
+        body = json.dumps(to_json(reports), indent=2) + "\n"
+    else:
+        root_uri = (path if path.is_dir() else path.parent).resolve().as_uri()
+        body = json.dumps(to_sarif(reports, root_uri=root_uri), indent=2) + "\n"
+    if options.get("output"):
+        Path(options["output"]).write_text(body, encoding="utf-8")
+        stdout.write(f"wrote {fmt} report for {len(reports)} file(s) to {options['output']}\n")
+    else:
+        stdout.write(body)
+    failing = _FAIL_LEVELS[options.get("fail_on") or "none"]
+    if failing and any(f.severity.value in failing for r in reports for f in r.findings):
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="analyze", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(vars(parser.parse_args(argv)), sys.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""SARIF 2.1.0 for GitHub code scanning.
+
+SARIF columns are 1-based and the end column is exclusive; Finding columns are
+0-based (like Python's ast), so both shift by one.
+"""
+from __future__ import annotations
+
+from analysis.findings import FileReport, Severity
+from analysis.rules import Rule, all_rules
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+TOOL_NAME = "porting-dashboard-analyzer"
+TOOL_URI = "https://www.mindspore.cn/docs/en/r2.4.10/note/api_mapping/pytorch_api_mapping.html"
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _rule_descriptor(rule: Rule) -> dict:
+    fix = "The converter fixes this automatically." if rule.autofix else "The converter cannot fix this; change it by hand."
+    help_text = f"{rule.explanation}\n\nPyTorch:\n{rule.example[0]}\n\nMindSpore:\n{rule.example[1]}\n\n{fix}"
+    return {
+        "id": rule.id,
+        "name": "".join(part.capitalize() for part in rule.id.split("-")),
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": rule.explanation},
+        "help": {"text": help_text,
+                 "markdown": f"{rule.explanation}\n\n```python\n# PyTorch\n{rule.example[0]}\n# MindSpore\n"
+                             f"{rule.example[1]}\n```\n\n{fix} [Guide]({rule.guide_url})"},
+        "helpUri": rule.guide_url,
+        "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+        "properties": {"tags": ["mindspore-migration"], "autofix": rule.autofix, "versions": rule.versions_text,
+                       "status": rule.status.value},
+    }
+
+
+def to_sarif(reports: list[FileReport], *, root_uri: str | None = None) -> dict:
+    rules = all_rules()
+    index = {rule.id: i for i, rule in enumerate(rules)}
+    results = []
+    for report in reports:
+        for f in report.findings:
+            line = max(f.line, 1)
+            end_line = max(f.end_line, line)
+            start_col = f.column + 1
+            end_col = f.end_column + 1 if (f.end_line, f.end_column) > (f.line, f.column) else start_col + 1
+            location = {"uri": f.path}
+            if root_uri:
+                location["uriBaseId"] = "SRCROOT"
+            result = {
+                "ruleId": f.rule_id,
+                "ruleIndex": index[f.rule_id],
+                "level": _LEVEL[f.severity],
+                "message": {"text": f.message},
+                "locations": [{"physicalLocation": {
+                    "artifactLocation": location,
+                    "region": {"startLine": line, "startColumn": start_col, "endLine": end_line, "endColumn": end_col},
+                }}],
+                "properties": {"status": f.status.value, "confidence": f.confidence, "torchApi": f.torch_api,
+                               "mindsporeApi": f.mindspore_api, "category": f.category},
+            }
+            if f.cell is not None:
+                result["properties"]["cell"] = f.cell
+            results.append(result)
+    run = {
+        "tool": {"driver": {"name": TOOL_NAME, "informationUri": TOOL_URI, "version": "0.1.0",
+                            "rules": [_rule_descriptor(r) for r in rules]}},
+        "results": results,
+    }
+    if root_uri:
+        run["originalUriBaseIds"] = {"SRCROOT": {"uri": root_uri if root_uri.endswith("/") else root_uri + "/"}}
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
