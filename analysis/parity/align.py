@@ -67,6 +67,11 @@ class Alignment:
         }
 
 
+def map_path(entry: dict) -> str | None:
+    """Submodule path of a converter layer-map record ("path", or "attribute")."""
+    return entry.get("path") or entry.get("attribute")
+
+
 def _compatible(torch_type: str, ms_type: str) -> bool:
     return ms_type in tables.CELL_FOR_MODULE.get(torch_type, (torch_type,))
 
@@ -74,7 +79,7 @@ def _compatible(torch_type: str, ms_type: str) -> bool:
 def align(torch_model, ms_model, layer_map: list[dict] | None = None) -> Alignment:
     torch_mods = dict(torch_model.named_modules())
     ms_cells = dict(ms_model.cells_and_names())
-    mapped_paths = {entry.get("path") for entry in (layer_map or [])}
+    mapped_paths = {map_path(entry) for entry in (layer_map or [])}
     pairs: list[Pair] = []
     used_ms: set[str] = set()
     for path, module in torch_mods.items():

@@ -14,7 +14,7 @@ import mindspore as ms
 
 from . import frameworks as fw
 from . import tables
-from .align import align, transfer_weights
+from .align import align, map_path, transfer_weights
 from .compare import Capture, metrics, tolerance
 from .config import compare_config
 from .sources import layer_source
@@ -103,7 +103,7 @@ def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Pa
 
 
 def _lines(torch_model, alignment, layer_map: list[dict], root: Path | None) -> dict[str, dict]:
-    by_map = {e["path"]: e for e in layer_map if e.get("path")}
+    by_map = {map_path(e): e for e in layer_map if map_path(e)}
     lines = {}
     for pair in alignment.pairs:
         entry = by_map.get(pair.torch_path)
