@@ -109,15 +109,15 @@ _BOOTSTRAP = r"""
 import json, os, resource, sys
 cfg = json.load(open(sys.argv[1]))
 prot = {}
-def _limit(name, value):
+def _limit(name, value, grace=0):
     if value is None:
         return
     try:
-        resource.setrlimit(getattr(resource, name), (value, value))
+        resource.setrlimit(getattr(resource, name), (value, value + grace))
         prot[name] = value
     except (ValueError, OSError) as exc:
         prot[name] = "not set: %s" % exc
-_limit("RLIMIT_CPU", cfg["cpu_s"])
+_limit("RLIMIT_CPU", cfg["cpu_s"], 2)  # SIGXCPU first, SIGKILL 2 s later
 _limit("RLIMIT_AS", cfg["address_space"])
 _limit("RLIMIT_NPROC", cfg["nproc"])
 _limit("RLIMIT_FSIZE", cfg["fsize"])

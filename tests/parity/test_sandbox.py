@@ -1,0 +1,95 @@
+"""The sandbox contains what user code might do; the parent keeps working.
+These run a tiny trusted runner (no torch), so they are fast."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from analysis.sandbox import SandboxLimits, run_sandboxed
+
+PROBE = "tests.parity.sandbox_probe"
+
+
+def _run(code: str, lockdown: bool = True, **limits):
+    limits.setdefault("timeout_s", 20)
+    return run_sandboxed(PROBE, {"code": code, "lockdown": lockdown}, limits=SandboxLimits(**limits))
+
+
+def _last(result, key):
+    return next((r[key] for r in reversed(result.records) if key in r), None)
+
+
+def test_plain_code_runs_and_reports():
+    result = _run("result = 6 * 7")
+    assert result.ok and _last(result, "result") == 42
+    assert result.protections["audit_hook"] == "processes and sockets refused"
+    assert result.protections["RLIMIT_CPU"] > 0 and result.protections["RLIMIT_AS"] > 0
+
+
+def test_environment_is_stripped_of_secrets(monkeypatch):
+    monkeypatch.setenv("SECRET_KEY", "do-not-leak")
+    monkeypatch.setenv("DATABASE_URL", "postgres://user:pw@db/prod")
+    result = _run("import os\nresult = dict(os.environ)")
+    env = _last(result, "result")
+    assert "SECRET_KEY" not in env and "DATABASE_URL" not in env
+    assert env["HOME"] == env["TMPDIR"] and env["HOME"] != os.environ.get("HOME")
+
+
+def test_infinite_loop_is_killed_at_the_deadline():
+    result = _run("while True:\n    pass", timeout_s=2)
+    assert result.timed_out and not result.ok
+    assert result.wall_s < 10
+    assert "timed out" in result.failure_reason()
+
+
+def test_resident_memory_ceiling_kills_the_group():
+    result = _run("import time\nblocks = [b'x' * (64 << 20) for _ in range(12)]\ntime.sleep(30)", memory_mb=300)
+    assert result.memory_exceeded and "memory limit" in result.failure_reason()
+
+
+def test_huge_allocation_hits_the_address_space_limit():
+    result = _run("result = len(bytearray(1 << 40))")
+    assert "MemoryError" in _last(result, "error")
+
+
+def test_cpu_time_limit():
+    result = _run("while True:\n    pass", cpu_s=1, timeout_s=30)
+    assert not result.ok and "SIGXCPU" in result.failure_reason()
+
+
+@pytest.mark.parametrize("code", [
+    "import os\nos.system('touch {marker}')",
+    "import subprocess\nsubprocess.run(['touch', '{marker}'])",
+    "import os\nos.fork()",
+    "import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=1)",
+])
+def test_processes_and_sockets_are_refused(code, tmp_path):
+    marker = tmp_path / "pwned"
+    result = _run(code.format(marker=marker))
+    assert "PermissionError: sandbox:" in _last(result, "error")
+    assert not marker.exists()
+
+
+def test_network_namespace_has_no_route_out():
+    result = _run("import socket\ns = socket.socket()\ns.settimeout(2)\n"
+                  "try:\n    s.connect(('10.255.255.1', 80))\n    result = 'connected'\n"
+                  "except OSError as exc:\n    result = exc.errno", lockdown=False)
+    if not str(result.protections.get("network", "")).startswith("isolated"):
+        pytest.skip(f"network namespaces not permitted here: {result.protections.get('network')}")
+    import errno
+
+    assert _last(result, "result") in (errno.ENETUNREACH, errno.EHOSTUNREACH)
+
+
+def test_child_crash_is_reported_with_stderr():
+    result = _run("import os, sys\nsys.stderr.write('about to die\\n')\nsys.stderr.flush()\nos.abort()", lockdown=False)
+    assert not result.ok and "SIGABRT" in result.failure_reason()
+    assert "about to die" in result.stderr_tail
+
+
+def test_working_directory_is_private_and_removed():
+    result = _run("import os\nresult = os.getcwd()")
+    workdir = Path(_last(result, "result"))
+    assert workdir != Path.cwd() and not workdir.exists()
