@@ -3,9 +3,27 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
-from .models import Device, Target
+from .models import Device, Project, Target
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
+
+
+def _archive_problem(archive, name: str) -> str:
+    """A clear reason when the upload is not the archive its name says, else ""."""
+    head = archive.read(512)
+    archive.seek(0)
+    if name.endswith(".zip"):
+        ok = head[:4] in (b"PK\x03\x04", b"PK\x05\x06")
+        kind = "a zip archive"
+    elif name.endswith((".tar.gz", ".tgz")):
+        ok = head[:2] == b"\x1f\x8b"
+        kind = "a gzip-compressed tar archive"
+    else:
+        ok = len(head) >= 262 and head[257:262] == b"ustar"
+        kind = "a tar archive"
+    if not head:
+        return "The file is empty."
+    return "" if ok else f"The file is named {name!r} but is not {kind}; it may be damaged or renamed."
 
 
 class UploadForm(forms.Form):
@@ -24,6 +42,9 @@ class UploadForm(forms.Form):
                 f"The archive is {archive.size // (1024 * 1024)} MiB; the limit is "
                 f"{settings.PORTING_MAX_UPLOAD_BYTES // (1024 * 1024)} MiB."
             )
+        problem = _archive_problem(archive, name)
+        if problem:
+            raise forms.ValidationError(problem)
         return archive
 
 
@@ -32,3 +53,11 @@ class ProjectForm(forms.Form):
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     target = forms.ChoiceField(choices=Target.choices, initial=Target.CLASSIC)
     device = forms.ChoiceField(choices=Device.choices, initial=Device.CPU)
+
+
+class ProjectSettingsForm(forms.ModelForm):
+    class Meta:
+        model = Project
+        fields = ["description", "target", "ms_version", "device"]
+        labels = {"ms_version": "MindSpore version", "device": "Parity device queue", "target": "Target API"}
+        widgets = {"description": forms.Textarea(attrs={"rows": 2})}

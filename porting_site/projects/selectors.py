@@ -1,14 +1,23 @@
 """Reads: what a user may see, and the aggregates pages show.
 
 Every lookup goes through the user's teams, so another team's project is a 404,
-never a 403 that confirms it exists.
+never a 403 that confirms it exists. Aggregates are computed in the database
+(one grouped query per figure), so page cost does not grow with run size.
 """
 from __future__ import annotations
+
+from collections import defaultdict
 
 from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
-from .models import Finding, ParityResult, Project, Run, SourceFile, Stage
+from porting_site.accounts.models import Membership
+
+from .models import ConvertedFile, Finding, ParityResult, Project, Run, SourceFile, Stage
+
+SEVERITIES = ("error", "warning", "info")
+# A use counts as done only once converted; review/manual/unresolved are left for a person.
+DONE_STATUSES = ("converted",)
 
 
 def project_list(*, user) -> QuerySet[Project]:
@@ -19,11 +28,22 @@ def project_get(*, user, team_slug: str, project_slug: str) -> Project:
     return get_object_or_404(project_list(user=user), team__slug=team_slug, slug=project_slug)
 
 
+def is_team_admin(*, user, team) -> bool:
+    return Membership.objects.filter(team=team, user=user, role=Membership.Role.ADMIN).exists()
+
+
 def run_get(*, user, run_id: int) -> Run:
     return get_object_or_404(
         Run.objects.filter(project__team__memberships__user=user).select_related("project", "project__team"),
         pk=run_id,
     )
+
+
+def run_by_number(*, project: Project, number) -> Run | None:
+    try:
+        return project.runs.get(number=int(number))
+    except (TypeError, ValueError, Run.DoesNotExist):
+        return None
 
 
 def latest_runs(*, projects) -> dict[int, Run]:
@@ -49,43 +69,225 @@ def run_progress(*, run: Run) -> dict:
                 "detail": stage.detail,
             }
         )
-    return {"id": run.pk, "status": run.status, "error": run.error, "finished": run.is_finished, "stages": stages}
+    elapsed = None
+    if run.started_at:
+        from django.utils import timezone
+
+        elapsed = ((run.finished_at or timezone.now()) - run.started_at).total_seconds()
+    return {"id": run.pk, "status": run.status, "error": run.error, "finished": run.is_finished, "stages": stages,
+            "elapsed": elapsed}
+
+
+# --- migration accounting ----------------------------------------------------------------
+
+
+def _run_counts(run_ids) -> dict[int, dict]:
+    """Per run: PyTorch uses found, converted, left by severity, parity passing/total."""
+    left = ~Q(status__in=DONE_STATUSES)
+    rows = (
+        Finding.objects.filter(run_id__in=run_ids)
+        .values("run_id")
+        .annotate(
+            found=Count("id"),
+            converted=Count("id", filter=Q(status__in=DONE_STATUSES)),
+            left_error=Count("id", filter=left & Q(severity="error")),
+            left_warning=Count("id", filter=left & Q(severity="warning")),
+            left_info=Count("id", filter=left & Q(severity="info")),
+        )
+    )
+    counts: dict[int, dict] = defaultdict(
+        lambda: {"found": 0, "converted": 0, "left_error": 0, "left_warning": 0, "left_info": 0,
+                 "parity_pass": 0, "parity_total": 0}
+    )
+    for row in rows:
+        counts[row.pop("run_id")].update(row)
+    parity = (
+        ParityResult.objects.filter(run_id__in=run_ids)
+        .values("run_id")
+        .annotate(total=Count("id"), passing=Count("id", filter=Q(status=ParityResult.Status.PASS)))
+    )
+    for row in parity:
+        counts[row["run_id"]].update(parity_pass=row["passing"], parity_total=row["total"])
+    for value in counts.values():
+        value["left"] = value["left_error"] + value["left_warning"] + value["left_info"]
+    return counts
+
+
+def project_trend(*, project: Project, limit: int = 30) -> list[dict]:
+    """Migration progress over the project's last finished runs, oldest first."""
+    runs = list(
+        project.runs.filter(status=Run.Status.DONE).order_by("-number").values("id", "number", "created_at")[:limit]
+    )
+    counts = _run_counts([r["id"] for r in runs])
+    return [dict(r, **counts[r["id"]]) for r in reversed(runs)]
+
+
+def projects_sparklines(*, projects, points: int = 10) -> dict[int, list[int]]:
+    """Per project, what was left for a person in each of its last finished runs."""
+    run_rows = (
+        Run.objects.filter(project__in=projects, status=Run.Status.DONE)
+        .order_by("project_id", "-number")
+        .values_list("project_id", "id")
+    )
+    per_project: dict[int, list[int]] = defaultdict(list)
+    for project_id, run_id in run_rows:
+        if len(per_project[project_id]) < points:
+            per_project[project_id].append(run_id)
+    counts = _run_counts([rid for ids in per_project.values() for rid in ids])
+    return {pid: [counts[rid]["left"] for rid in reversed(ids)] for pid, ids in per_project.items()}
 
 
 def run_summary(*, run: Run) -> dict:
-    by_severity = dict(
-        Finding.objects.filter(run=run).values_list("severity").annotate(n=Count("id")).values_list("severity", "n")
-    )
-    by_status = dict(
-        Finding.objects.filter(run=run).values_list("status").annotate(n=Count("id")).values_list("status", "n")
-    )
-    by_rule = list(
-        Finding.objects.filter(run=run)
-        .values("rule_id", "severity")
-        .annotate(n=Count("id"))
-        .order_by("-n", "rule_id")[:20]
-    )
+    findings = Finding.objects.filter(run=run)
+    by_severity = dict(findings.values_list("severity").annotate(n=Count("id")).values_list("severity", "n"))
+    by_status = dict(findings.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    by_rule = list(findings.values("rule_id", "severity").annotate(n=Count("id")).order_by("-n", "rule_id")[:25])
     parity = dict(
         ParityResult.objects.filter(run=run).values_list("status").annotate(n=Count("id")).values_list("status", "n")
     )
-    top_files = SourceFile.objects.filter(run=run).order_by("-errors", "-warnings", "path")[:10]
+    top_files = (
+        SourceFile.objects.filter(Q(errors__gt=0) | Q(warnings__gt=0), run=run)
+        .order_by("-errors", "-warnings", "path")[:10]
+    )
+    total = sum(by_status.values())
+    converted = sum(by_status.get(s, 0) for s in DONE_STATUSES)
     return {
         "by_severity": by_severity,
         "by_status": by_status,
         "by_rule": by_rule,
         "parity": parity,
+        "parity_total": sum(parity.values()),
         "top_files": top_files,
         "files": SourceFile.objects.filter(run=run).count(),
+        "uses": total,
+        "converted": converted,
+        "percent_done": round(100 * converted / total) if total else 100,
     }
 
 
-def file_list(*, run: Run, query: str = "", order: str = "path") -> QuerySet[SourceFile]:
-    files = SourceFile.objects.filter(run=run).select_related("converted")
+# --- files --------------------------------------------------------------------------
+
+
+FILE_ORDERS = {"path", "lines", "errors", "warnings", "infos"}
+FILE_FILTERS = {"errors": Q(errors__gt=0), "warnings": Q(warnings__gt=0), "clean": Q(errors=0, warnings=0),
+                "unparsed": ~Q(parse_error="")}
+
+
+def file_list(*, run: Run, query: str = "", order: str = "path", show: str = "") -> QuerySet[SourceFile]:
+    files = SourceFile.objects.filter(run=run).only(
+        "id", "path", "lines", "errors", "warnings", "infos", "parse_error"
+    )
     if query:
         files = files.filter(path__icontains=query)
-    allowed = {"path", "-path", "lines", "-lines", "errors", "-errors", "warnings", "-warnings"}
-    return files.order_by(order if order in allowed else "path")
+    if show in FILE_FILTERS:
+        files = files.filter(FILE_FILTERS[show])
+    key = order.lstrip("-")
+    if key not in FILE_ORDERS:
+        order = "path"
+    return files.order_by(order, "path") if order.lstrip("-") != "path" else files.order_by(order)
+
+
+def conversion_counts(*, file_ids) -> dict[int, dict]:
+    """Converted / left counts for one page of files (one query, not one per row)."""
+    rows = ConvertedFile.objects.filter(file_id__in=list(file_ids)).values_list("file_id", "changes", "unconverted")
+    return {fid: {"converted": len(changes or []), "unconverted": len(left or [])} for fid, changes, left in rows}
 
 
 def file_get(*, run: Run, file_id: int) -> SourceFile:
     return get_object_or_404(SourceFile, run=run, pk=file_id)
+
+
+def file_findings(*, source_file: SourceFile, severity: str = "", rule: str = "") -> QuerySet[Finding]:
+    findings = Finding.objects.filter(file=source_file).only(
+        "id", "line", "column", "cell", "rule_id", "severity", "status", "torch_api", "mindspore_api", "message",
+        "extra", "confidence",
+    )
+    if severity in SEVERITIES:
+        findings = findings.filter(severity=severity)
+    if rule:
+        findings = findings.filter(rule_id=rule)
+    return findings.order_by("line", "column")
+
+
+def file_rule_counts(*, source_file: SourceFile) -> list[dict]:
+    return list(
+        Finding.objects.filter(file=source_file).values("rule_id").annotate(n=Count("id")).order_by("rule_id")
+    )
+
+
+def rule_usage(*, user) -> dict[str, int]:
+    """How often each rule fired in the latest finished run of the user's projects."""
+    latest = {}
+    for project_id, run_id in (
+        Run.objects.filter(project__team__memberships__user=user, status=Run.Status.DONE)
+        .order_by("project_id", "-number").values_list("project_id", "id")
+    ):
+        latest.setdefault(project_id, run_id)
+    return dict(
+        Finding.objects.filter(run_id__in=list(latest.values())).values_list("rule_id").annotate(n=Count("id"))
+        .values_list("rule_id", "n")
+    )
+
+
+# --- parity ---------------------------------------------------------------------------
+
+
+def parity_get(*, run: Run, result_id: int) -> ParityResult:
+    return get_object_or_404(ParityResult.objects.select_related("loss_curve"), run=run, pk=result_id)
+
+
+def files_by_path(*, run: Run, paths) -> dict[str, int]:
+    """SourceFile ids for the paths parity reports (relative to the source root)."""
+    paths = {p for p in paths if p}
+    if not paths:
+        return {}
+    found = dict(SourceFile.objects.filter(run=run, path__in=paths).values_list("path", "id"))
+    for missing in paths - found.keys():
+        # Parity may report a path relative to a sub-folder: match on the suffix.
+        match = SourceFile.objects.filter(run=run, path__endswith="/" + missing).values_list("id", flat=True).first()
+        if match:
+            found[missing] = match
+    return found
+
+
+# --- comparing runs -----------------------------------------------------------------------
+
+
+def runs_compare(*, older: Run, newer: Run, limit: int = 500) -> dict:
+    """New and fixed findings between two runs, matched by file, rule and API
+    (not by line, which moves with unrelated edits), and parity changes."""
+
+    def grouped(run: Run) -> dict[tuple, dict]:
+        rows = (
+            Finding.objects.filter(run=run)
+            .values("file__path", "rule_id", "torch_api", "severity")
+            .annotate(n=Count("id"))
+        )
+        return {(r["file__path"], r["rule_id"], r["torch_api"], r["severity"]): r["n"] for r in rows}
+
+    before, after = grouped(older), grouped(newer)
+    new, fixed = [], []
+    for key in sorted(before.keys() | after.keys()):
+        delta = after.get(key, 0) - before.get(key, 0)
+        row = {"path": key[0], "rule_id": key[1], "torch_api": key[2], "severity": key[3], "n": abs(delta)}
+        if delta > 0:
+            new.append(row)
+        elif delta < 0:
+            fixed.append(row)
+    old_parity = {(p.module, p.name): p for p in older.parity_results.all()}
+    parity = []
+    for result in newer.parity_results.all():
+        previous = old_parity.pop((result.module, result.name), None)
+        parity.append({"module": result.module, "name": result.name, "before": previous.status if previous else None,
+                       "after": result.status, "result": result,
+                       "changed": previous is None or previous.status != result.status})
+    for (module, name), previous in old_parity.items():
+        parity.append({"module": module, "name": name, "before": previous.status, "after": None, "result": None,
+                       "changed": True})
+    totals = _run_counts([older.pk, newer.pk])
+    return {
+        "new": new[:limit], "fixed": fixed[:limit],
+        "new_total": sum(r["n"] for r in new), "fixed_total": sum(r["n"] for r in fixed),
+        "truncated": len(new) > limit or len(fixed) > limit,
+        "parity": parity, "before": totals[older.pk], "after": totals[newer.pk],
+    }

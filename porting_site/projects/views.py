@@ -1,45 +1,56 @@
 """Pages. Thin: a selector reads, a service writes, a template renders."""
 from __future__ import annotations
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
 
 from analysis.archive import ArchiveError
 from porting_site.accounts.models import Membership, Team
 
-from . import selectors, services, storage
-from .forms import ProjectForm, UploadForm
-from .models import Finding
-from .source_view import annotate, notebook_code, read_text
+from . import catalogue, charts, selectors, services, storage
+from .forms import ProjectForm, ProjectSettingsForm, UploadForm
+from .source_view import MARKER, notebook_code, read_text, render_source, side_by_side
+
+
+def _admin_teams(user):
+    return Team.objects.filter(memberships__user=user, memberships__role=Membership.Role.ADMIN)
+
+
+def _team_field(teams):
+    return forms.ModelChoiceField(queryset=teams, empty_label=None)
+
+
+def _wants_json(request) -> bool:
+    return request.headers.get("x-requested-with") == "XMLHttpRequest"
 
 
 @login_required
 def project_list(request):
     projects = list(selectors.project_list(user=request.user))
     latest = selectors.latest_runs(projects=projects)
-    rows = [{"project": p, "latest": latest.get(p.pk)} for p in projects]
-    teams = Team.objects.filter(memberships__user=request.user, memberships__role=Membership.Role.ADMIN)
+    sparks = selectors.projects_sparklines(projects=projects)
+    rows = [
+        {"project": p, "latest": latest.get(p.pk), "spark": sparks.get(p.pk, []),
+         "spark_points": charts.sparkline_points(sparks.get(p.pk, []))}
+        for p in projects
+    ]
+    teams = _admin_teams(request.user)
     form = ProjectForm()
     form.fields["team"] = _team_field(teams)
     return render(request, "projects/project_list.html", {"rows": rows, "form": form, "can_create": teams.exists()})
 
 
-def _team_field(teams):
-    from django import forms
-
-    return forms.ModelChoiceField(queryset=teams, empty_label=None)
-
-
 @login_required
 @require_POST
 def project_create(request):
-    teams = Team.objects.filter(memberships__user=request.user, memberships__role=Membership.Role.ADMIN)
     form = ProjectForm(request.POST)
-    form.fields["team"] = _team_field(teams)
+    form.fields["team"] = _team_field(_admin_teams(request.user))
     if not form.is_valid():
         messages.error(request, "The project could not be created: " + "; ".join(
             f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
@@ -63,24 +74,90 @@ def project_detail(request, team_slug: str, project_slug: str):
             except ArchiveError as exc:
                 form.add_error("archive", str(exc))
             else:
-                return redirect("projects:run", run_id=run.pk)
+                url = reverse("projects:run", args=[run.pk])
+                return JsonResponse({"ok": True, "url": url}) if _wants_json(request) else redirect(url)
+        if _wants_json(request):
+            errors = {field: [str(e) for e in errs] for field, errs in form.errors.items()}
+            return JsonResponse({"ok": False, "errors": errors}, status=400)
     else:
         form = UploadForm(initial={"target": project.target, "ms_version": project.ms_version, "device": project.device})
-    runs = project.runs.all()[:50]
-    return render(request, "projects/project_detail.html", {"project": project, "runs": runs, "form": form})
+    runs = Paginator(project.runs.select_related("created_by").all(), 25).get_page(request.GET.get("page"))
+    trend = selectors.project_trend(project=project)
+    is_admin = selectors.is_team_admin(user=request.user, team=project.team)
+    settings_form = ProjectSettingsForm(instance=project)
+    if not is_admin:
+        for field in settings_form.fields.values():
+            field.disabled = True
+    context = {
+        "project": project, "runs": runs, "form": form, "trend": trend, "trend_figure": charts.trend(trend),
+        "latest_point": trend[-1] if trend else None, "settings_form": settings_form, "is_admin": is_admin,
+        "max_upload": _max_upload(),
+    }
+    return render(request, "projects/project_detail.html", context)
+
+
+def _max_upload() -> int:
+    from django.conf import settings
+
+    return settings.PORTING_MAX_UPLOAD_BYTES
+
+
+@login_required
+@require_POST
+def project_settings(request, team_slug: str, project_slug: str):
+    project = selectors.project_get(user=request.user, team_slug=team_slug, project_slug=project_slug)
+    if not selectors.is_team_admin(user=request.user, team=project.team):
+        messages.error(request, "Only a team admin can change the project's settings.")
+        return redirect("projects:detail", team_slug=team_slug, project_slug=project_slug)
+    form = ProjectSettingsForm(request.POST, instance=project)
+    if form.is_valid():
+        form.save()
+        messages.success(request, "Settings saved; they apply to the next run.")
+    else:
+        messages.error(request, "The settings were not saved: " + "; ".join(
+            f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+    return redirect("projects:detail", team_slug=team_slug, project_slug=project_slug)
 
 
 @login_required
 def run_detail(request, run_id: int):
     run = selectors.run_get(user=request.user, run_id=run_id)
+    summary = selectors.run_summary(run=run) if run.is_finished else None
+    if summary:
+        for row in summary["by_rule"]:
+            row["title"] = catalogue.rule_info(row["rule_id"]).get("title", "")
     context = {
         "run": run,
         "project": run.project,
         "progress": selectors.run_progress(run=run),
-        "summary": selectors.run_summary(run=run),
-        "parity_results": run.parity_results.select_related("loss_curve").all(),
+        "summary": summary,
+        "parity_results": run.parity_results.all() if run.is_finished else [],
+        "downloads": _downloads(run),
+        "previous": run.project.runs.filter(number__lt=run.number).order_by("-number").first(),
     }
     return render(request, "projects/run_detail.html", context)
+
+
+# The REST API (porting_site/api) serves the run's artefacts; link to them when
+# its URL names exist, so the page works before and after it lands.
+DOWNLOADS = [
+    ("Converted repository (zip)", ("api:run-converted", "api:run-converted-zip", "api:run-download")),
+    ("Report (JSON)", ("api:run-report", "api:run-report-json")),
+    ("SARIF", ("api:run-sarif",)),
+    ("JUnit XML", ("api:run-junit",)),
+]
+
+
+def _downloads(run) -> list[dict]:
+    links = []
+    for label, names in DOWNLOADS:
+        for name in names:
+            try:
+                links.append({"label": label, "url": reverse(name, args=[run.pk])})
+                break
+            except NoReverseMatch:
+                continue
+    return links
 
 
 @login_required
@@ -92,11 +169,24 @@ def run_progress(request, run_id: int):
 @login_required
 def file_list(request, run_id: int):
     run = selectors.run_get(user=request.user, run_id=run_id)
-    files = selectors.file_list(run=run, query=request.GET.get("q", ""), order=request.GET.get("order", "path"))
+    q, order, show = request.GET.get("q", ""), request.GET.get("order", "path"), request.GET.get("show", "")
+    files = selectors.file_list(run=run, query=q, order=order, show=show)
     page = Paginator(files, 100).get_page(request.GET.get("page"))
-    return render(request, "projects/file_list.html", {"run": run, "project": run.project, "page": page,
-                                                       "q": request.GET.get("q", ""),
-                                                       "order": request.GET.get("order", "path")})
+    counts = selectors.conversion_counts(file_ids=[f.pk for f in page])
+    rows = [{"file": f, "conv": counts.get(f.pk)} for f in page]
+    columns = [("path", "Path", ""), ("lines", "Lines", "num"), ("errors", "Errors", "num"),
+               ("warnings", "Warnings", "num"), ("infos", "Info", "num hide-narrow")]
+    headers = [
+        {"key": key, "label": label, "cls": cls,
+         "next": f"-{key}" if order == key else key,
+         "sorted": "ascending" if order == key else "descending" if order == f"-{key}" else ""}
+        for key, label, cls in columns
+    ]
+    return render(request, "projects/file_list.html", {
+        "run": run, "project": run.project, "page": page, "rows": rows, "q": q, "order": order, "show": show,
+        "headers": headers, "filters": [("", "all files"), ("errors", "with errors"), ("warnings", "with warnings"),
+                                        ("clean", "no errors or warnings"), ("unparsed", "not parsed")],
+    })
 
 
 @login_required
@@ -110,19 +200,115 @@ def file_detail(request, run_id: int, file_id: int):
     offsets = None
     if source_file.path.endswith(".ipynb"):
         text, offsets = notebook_code(text)
-    findings = Finding.objects.filter(file=source_file)
-    severity = request.GET.get("severity", "")
-    if severity:
-        findings = findings.filter(severity=severity)
-    converted = getattr(source_file, "converted", None)
+    severity, rule = request.GET.get("severity", ""), request.GET.get("rule", "")
+    view = "diff" if request.GET.get("view") == "diff" else "source"
+    converted = _converted(source_file)
     context = {
-        "run": run,
-        "project": run.project,
-        "file": source_file,
-        "lines": annotate(text, findings, offsets),
-        "finding_count": findings.count(),
-        "severity": severity,
-        "converted": converted,
-        "view": request.GET.get("view", "source"),
+        "run": run, "project": run.project, "file": source_file, "severity": severity, "rule": rule, "view": view,
+        "converted": converted, "rule_counts": selectors.file_rule_counts(source_file=source_file),
     }
+    if view == "diff" and converted is not None:
+        todo = {item.get("line") for item in converted.unconverted if isinstance(item, dict)}
+        context["diff_rows"] = side_by_side(text, converted.text, todo)
+        context["todo"] = [
+            dict(item, text=item.get("action") or item.get("message") or item.get("description") or "")
+            for item in converted.unconverted if isinstance(item, dict)
+        ]
+        context["marker"] = MARKER
+    else:
+        findings = list(selectors.file_findings(source_file=source_file, severity=severity, rule=rule))
+        context["finding_count"] = len(findings)
+        context["source_html"] = render_source(text, findings, offsets, rules_url=reverse("projects:rules"))
     return render(request, "projects/file_detail.html", context)
+
+
+def _converted(source_file):
+    from .models import ConvertedFile
+
+    return ConvertedFile.objects.filter(file=source_file).only("id", "text", "unconverted").first()
+
+
+@login_required
+def parity_detail(request, run_id: int, result_id: int):
+    run = selectors.run_get(user=request.user, run_id=run_id)
+    result = selectors.parity_get(run=run, result_id=result_id)
+    layers = [l for l in result.layers if isinstance(l, dict)]
+    details = result.details if isinstance(result.details, dict) else {}
+    gradients = [g for g in details.get("gradients") or [] if isinstance(g, dict)]
+    state = [s for s in details.get("state_after_step") or [] if isinstance(s, dict)]
+    mismatches = [m for m in result.config_mismatches if isinstance(m, dict)]
+    file_ids = selectors.files_by_path(
+        run=run, paths={r.get("file") for r in layers + gradients + state + mismatches if r.get("file")})
+
+    def source_url(row: dict) -> str:
+        fid = file_ids.get(row.get("file") or "")
+        if not fid:
+            return ""
+        return reverse("projects:file", args=[run.pk, fid]) + (f"#L{row['line']}" if row.get("line") else "")
+
+    layer_urls = {l["path"]: source_url(l) for l in layers if l.get("path")}
+    for rows in (layers, gradients, state, mismatches):
+        for row in rows:
+            row["source_url"] = source_url(row)
+    curve = getattr(result, "loss_curve", None) if _has_curve(result) else None
+    loss_extra = details.get("loss_curve") if isinstance(details.get("loss_curve"), dict) else {}
+    figures = {
+        "layers": charts.layer_errors(layers, result.first_diverging_layer, layer_urls),
+        "gradients": charts.gradient_errors(gradients),
+        "scatter": charts.output_scatter(details.get("output_sample")),
+        "histogram": charts.error_histogram(details.get("abs_error_histogram")),
+        "loss": charts.loss_curves(curve.torch_losses, curve.mindspore_losses, loss_extra.get("rtol"))
+        if curve else None,
+    }
+    figures = {k: v for k, v in figures.items() if v}
+    metrics = result.metrics if isinstance(result.metrics, dict) else {}
+    context = {
+        "run": run, "project": run.project, "result": result, "metrics": metrics,
+        "headline": [(k, metrics.get(k)) for k in ("max_abs", "max_rel", "mean_abs", "cosine") if k in metrics],
+        "layers": layers, "gradients": gradients, "state": state, "mismatches": mismatches,
+        "first": next((l for l in layers if l.get("path") == result.first_diverging_layer), None),
+        "figures": figures, "weights": details.get("weights") if isinstance(details.get("weights"), dict) else None,
+        "others": run.parity_results.exclude(pk=result.pk).only("id", "name", "module", "status"),
+        "stderr": details.get("stderr_tail", ""),
+    }
+    return render(request, "projects/parity_detail.html", context)
+
+
+def _has_curve(result) -> bool:
+    from .models import LossCurve
+
+    try:
+        return result.loss_curve is not None
+    except LossCurve.DoesNotExist:
+        return False
+
+
+@login_required
+def rules(request):
+    usage = selectors.rule_usage(user=request.user)
+    catalogue_rules = catalogue.all_rules()
+    known = {r["id"] for r in catalogue_rules}
+    # Rules seen in findings but missing from the catalogue still get a row.
+    extra = [catalogue.rule_info(rid) for rid in sorted(usage) if rid not in known]
+    severity = request.GET.get("severity", "")
+    rows = [dict(r, used=usage.get(r["id"], 0)) for r in catalogue_rules + extra
+            if not severity or r.get("severity") == severity]
+    return render(request, "projects/rules.html", {"rules": rows, "severity": severity,
+                                                   "available": bool(catalogue_rules)})
+
+
+@login_required
+def runs_compare(request, team_slug: str, project_slug: str):
+    project = selectors.project_get(user=request.user, team_slug=team_slug, project_slug=project_slug)
+    numbers = list(project.runs.order_by("-number").values_list("number", flat=True)[:200])
+    newer = selectors.run_by_number(project=project, number=request.GET.get("b") or (numbers[0] if numbers else None))
+    older = selectors.run_by_number(
+        project=project, number=request.GET.get("a") or (numbers[1] if len(numbers) > 1 else None))
+    comparison = None
+    if older and newer and older.pk != newer.pk:
+        if older.number > newer.number:
+            older, newer = newer, older
+        comparison = selectors.runs_compare(older=older, newer=newer)
+    return render(request, "projects/compare.html", {
+        "project": project, "numbers": numbers, "older": older, "newer": newer, "cmp": comparison,
+    })

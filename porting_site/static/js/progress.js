@@ -26,7 +26,11 @@
       row.querySelector(".count").textContent = `${stage.done}/${stage.total}`;
       row.querySelector(".status").textContent = stage.status;
       row.querySelector(".secs").textContent = stage.seconds == null ? "" : ` · ${stage.seconds.toFixed(1)} s`;
+      const detail = row.querySelector(".detail");
+      if (detail) detail.textContent = stage.detail || "";
     }
+    const elapsed = document.getElementById("elapsed");
+    if (elapsed && data.elapsed != null) elapsed.textContent = `${data.elapsed.toFixed(1)} s elapsed`;
     statusBadge.textContent = data.status;
     statusBadge.className = `badge st-${data.status}`;
     if (data.error) { errorBox.hidden = false; errorBox.textContent = data.error; }
