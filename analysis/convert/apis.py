@@ -7,7 +7,7 @@ from analysis.knowledge.mapping import ApiEntry
 
 from . import rules
 from .context import ConversionContext
-from .signatures import ArgPlan, plan_args
+from .signatures import ArgPlan, kwarg, plan_args
 
 # torch dtypes and other plain names -> MindSpore names (references, not calls).
 DTYPES = {
@@ -16,6 +16,24 @@ DTYPES = {
     "int8": "int8", "int16": "int16", "short": "int16", "int32": "int32", "int": "int32",
     "int64": "int64", "long": "int64", "uint8": "uint8", "bool": "bool_",
     "complex64": "complex64", "complex128": "complex128",
+}
+
+
+# APIs the mapping tables leave out but whose counterpart is a plain rename.
+SUPPLEMENT = {
+    "torch.tensor": "mindspore.tensor",
+    "torch.as_tensor": "mindspore.tensor",
+    "torch.Tensor": "mindspore.Tensor",
+    "torch.from_numpy": "mindspore.Tensor.from_numpy",
+}
+
+
+# Defaults that differ but that the tables list as consistent (found by the snippet corpus):
+# torch API -> [(torch parameter, its positional index, MindSpore keyword, value to write)].
+EXPLICIT_DEFAULTS = {
+    "torch.flatten": [("start_dim", 1, "start_dim", "0")],
+    "torch.nn.functional.leaky_relu": [("negative_slope", 1, "alpha", "0.01")],
+    "torch.nn.GELU": [("approximate", 0, "approximate", "False")],
 }
 
 
@@ -64,7 +82,15 @@ def convert_call(
         ctx.mark(original, rules.API_DIFF, qualified, f"{'; '.join(plan.problems)} (see {entry.primary})")
         return updated
     target = target or choose_target(ctx, entry)
-    args = plan.args + (extra or [])
+    extra = list(extra or [])
+    if not target.startswith("mindspore.mint"):
+        for tname, index, ms_name, value in EXPLICIT_DEFAULTS.get(qualified, ()):
+            passed = any(a.keyword and a.keyword.value == tname for a in updated.args) or \
+                len([a for a in updated.args if a.keyword is None]) > index
+            if not passed:
+                extra.append(kwarg(ms_name, value))
+                plan.notes.append(f"PyTorch's default made explicit: {ms_name}={value}")
+    args = plan.args + extra
     if args:
         last = args[-1]
         if isinstance(last.comma, cst.Comma) and not isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace):

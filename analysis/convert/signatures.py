@@ -116,6 +116,11 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
                 plan.args.append(arg)
             positional_ok = False
             continue
+        if relation == "differs" and tname in ("input", "x", "other") and arg.keyword is None:
+            # the tables flag dtype support of the tensor operand here, not a change of meaning
+            plan.notes.append(f"{tname}: supported dtypes differ")
+            plan.args.append(arg)
+            continue
         if relation == "differs":
             plan.problems.append(f"argument {tname}= means something else in MindSpore")
             plan.args.append(arg)

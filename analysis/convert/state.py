@@ -63,7 +63,7 @@ def _uniform(ctx, original, updated, qualified):
     # MindSpore's Uniform is symmetric: shift and scale a draw from [-1, 1] to [a, b]
     ops = ctx.ms("mindspore.ops")
     t = code(tensor)
-    text = (f"{t}.set_data((({ctx.ms('mindspore.common.initializer.initializer')}({uniform}(scale=1.0), {t}.shape, {t}.dtype)"
+    text = (f"{t}.set_data((({ctx.ms('mindspore.common.initializer.initializer')}({uniform}(scale=1.0), {t}.shape, {t}.dtype).init_data()"
             f" + 1) / 2 * (({high}) - ({low})) + ({low})).astype({t}.dtype))")
     del ops
     ctx.change(original, rules.INIT, qualified, "mindspore.common.initializer.Uniform",
@@ -73,7 +73,8 @@ def _uniform(ctx, original, updated, qualified):
 
 def _set_data(ctx, original, tensor, init_text: str, qualified: str, cls: str):
     t = code(tensor)
-    text = f"{t}.set_data({ctx.ms('mindspore.common.initializer.initializer')}({init_text}, {t}.shape, {t}.dtype))"
+    # init_data() materialises the values now, as PyTorch's in-place init does
+    text = f"{t}.set_data({ctx.ms('mindspore.common.initializer.initializer')}({init_text}, {t}.shape, {t}.dtype).init_data())"
     ctx.change(original, rules.INIT, qualified, f"mindspore.common.initializer.{cls}",
                f"{qualified} -> initializer({cls}) + set_data")
     return cst.parse_expression(text)

@@ -126,6 +126,12 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                    "load_state_dict -> mindspore.load_param_into_net")
         return cst.Call(func=ctx.ms_expr("mindspore.load_param_into_net"),
                         args=[cst.Arg(value=receiver), cst.Arg(value=loaded)])
+    if name in ("std", "var") and not args:
+        ctx.change(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", f"mindspore.Tensor.{name}",
+                   f"{name}(): PyTorch's unbiased estimate made explicit (ddof=1)")
+        return updated.with_changes(args=[cst.Arg(value=cst.Integer("1"), keyword=cst.Name("ddof"),
+                                                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                                        whitespace_after=cst.SimpleWhitespace("")))])
     return _mapped_method(ctx, original, updated, name)
 
 

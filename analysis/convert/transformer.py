@@ -7,7 +7,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from . import data, layers, rules, state, tensors, training
-from .apis import convert_call, dtype_name
+from .apis import SUPPLEMENT, convert_call, dtype_name
 from .context import ConversionContext
 from .imports import rewrite_imports
 from .names import code, resolve
@@ -213,6 +213,8 @@ class Converter(cst.CSTTransformer):
             ctx.mark(original, rules.DEVICE_OBJECT, qualified,
                      "torch.device has no counterpart: set the target once with mindspore.set_device")
             return updated
+        elif entry is None and qualified in SUPPLEMENT:
+            new = convert_call(ctx, original, updated, qualified, _supplement(qualified))
         else:
             new = convert_call(ctx, original, updated, qualified, entry)
         if new is updated:
@@ -425,3 +427,9 @@ def _keep_comments_remove(stmt: cst.SimpleStatementLine):
     if any(line.comment for line in stmt.leading_lines):
         return stmt.with_changes(body=[cst.Pass()])
     return cst.RemovalSentinel.REMOVE
+
+
+def _supplement(qualified: str):
+    from analysis.knowledge.mapping import ApiEntry
+
+    return ApiEntry(torch=qualified, mindspore=(SUPPLEMENT[qualified],), category="consistent", section="supplement")

@@ -1,0 +1,76 @@
+"""Snippets generated from small tables: APIs whose conversion is a rename (or a
+table-driven argument fix) get one snippet each, with fixed inputs."""
+from __future__ import annotations
+
+HEAD = "import numpy as np\nimport torch\n"
+X = "x = torch.tensor(np.linspace(-0.9, 0.9, 12, dtype=np.float32).reshape(3, 4))\n"
+POS = "x = torch.tensor(np.linspace(0.1, 2.0, 12, dtype=np.float32).reshape(3, 4))\n"
+Y = "y = torch.tensor(np.linspace(0.5, 1.6, 12, dtype=np.float32).reshape(3, 4))\n"
+
+# torch.<name>(x): elementwise on values in (-0.9, 0.9)
+UNARY = ["abs", "sin", "cos", "tan", "tanh", "sigmoid", "exp", "expm1", "asin", "acos", "atan", "sinh", "cosh",
+         "asinh", "atanh", "neg", "negative", "floor", "ceil", "round", "trunc", "sign", "square", "erf", "erfc",
+         "relu", "reciprocal", "frac", "fix", "deg2rad", "rad2deg", "arcsin", "arccos", "arctan", "arctanh",
+         "arcsinh", "absolute", "exp2", "sgn", "isfinite", "isnan", "isinf", "signbit", "erfinv", "logit",
+         "t", "clone", "flatten", "ravel", "zeros_like", "ones_like", "numel", "nan_to_num"]
+# torch.<name>(x) on positive values
+POSITIVE = ["log", "log2", "log10", "log1p", "sqrt", "rsqrt", "lgamma", "digamma", "acosh", "arccosh", "i0"]
+# torch.<name>(x, y)
+BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "pow", "atan2", "hypot", "fmod", "remainder",
+          "eq", "ne", "gt", "ge", "lt", "le", "greater", "less", "greater_equal", "less_equal", "not_equal",
+          "multiply", "subtract", "divide", "true_divide", "fmax", "fmin", "copysign", "logaddexp", "xlogy",
+          "arctan2", "float_power", "floor_divide", "isclose", "dist", "heaviside"]
+# torch.<name>(x, dim=1)
+REDUCE_DIM = ["sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "logsumexp", "cumprod", "softmax",
+              "log_softmax", "std", "var", "cumsum", "all", "any", "count_nonzero", "nansum", "norm"]
+# x.<name>() tensor methods
+METHODS = ["abs", "sin", "cos", "exp", "tanh", "sigmoid", "neg", "floor", "ceil", "round", "sign", "square",
+           "sum", "mean", "max", "min", "argmax", "argmin", "t", "flatten", "clone", "numel", "dim", "float",
+           "double", "half", "int", "long", "bool", "isnan", "isfinite", "trunc", "frac", "relu",
+           "std", "var", "prod", "all", "any", "erf", "expm1", "reciprocal", "nelement", "norm", "contiguous",
+           "tolist", "ndimension", "asin", "acos", "atan", "sinh", "cosh", "tan", "negative", "fix",
+           "absolute", "arcsin", "arccos", "arctan", "deg2rad", "isinf", "logit", "signbit"]
+METHODS_POSITIVE = ["log", "log2", "log10", "log1p", "sqrt", "rsqrt", "lgamma", "digamma"]
+METHODS_BINARY = ["add", "sub", "mul", "div", "pow", "eq", "ne", "gt", "ge", "lt", "le", "maximum", "minimum",
+                  "fmod", "remainder", "atan2", "hypot", "greater", "less", "multiply", "subtract", "divide",
+                  "true_divide", "logical_and", "logical_or", "logical_xor", "expand_as", "type_as", "fmax", "fmin",
+                  "copysign", "xlogy", "not_equal", "floor_divide", "isclose", "dist", "heaviside", "logaddexp"]
+# torch.nn.functional.<name>(x)
+FUNCTIONAL = ["relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish", "softsign", "softplus", "tanhshrink",
+              "hardtanh", "hardswish", "hardsigmoid", "leaky_relu", "logsigmoid", "sigmoid", "tanh",
+              "hardshrink", "softshrink", "prelu_", "normalize", "softmin"]
+# torch.nn.<Name>() activations applied to x
+ACTIVATIONS = ["ReLU", "ReLU6", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Softsign", "Softplus", "Tanh",
+               "Sigmoid", "Tanhshrink", "Hardtanh", "Hardswish", "Hardsigmoid", "LeakyReLU", "LogSigmoid",
+               "Hardshrink", "Softshrink", "Identity", "Flatten"]
+
+
+def _snippet(api: str, body: str, compare: str = "out", tolerance: str = "1e-4") -> str:
+    return f"# api: {api}\n# compare: {compare}\n# tolerance: {tolerance}\n{HEAD}{body}"
+
+
+def generate() -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for n in UNARY:
+        out.append((f"torch.{n}", _snippet(f"torch.{n}, torch.tensor", X + f"out = torch.{n}(x)\n")))
+    for n in POSITIVE:
+        out.append((f"torch.{n}", _snippet(f"torch.{n}", POS + f"out = torch.{n}(x)\n")))
+    for n in BINARY:
+        out.append((f"torch.{n}", _snippet(f"torch.{n}", X + Y + f"out = torch.{n}(x, y)\n")))
+    for n in REDUCE_DIM:
+        out.append((f"torch.{n}", _snippet(f"torch.{n}", POS + f"out = torch.{n}(x, dim=1)\n")))
+    for n in METHODS:
+        out.append((f"torch.Tensor.{n}", _snippet(f"torch.Tensor.{n}", X + f"out = x.{n}()\n")))
+    for n in METHODS_POSITIVE:
+        out.append((f"torch.Tensor.{n}", _snippet(f"torch.Tensor.{n}", POS + f"out = x.{n}()\n")))
+    for n in METHODS_BINARY:
+        out.append((f"torch.Tensor.{n}", _snippet(f"torch.Tensor.{n}", X + Y + f"out = x.{n}(y)\n")))
+    for n in FUNCTIONAL:
+        if n.endswith("_"):
+            continue
+        body = "import torch.nn.functional as F\n" + X + f"out = F.{n}(x)\n"
+        out.append((f"torch.nn.functional.{n}", _snippet(f"torch.nn.functional.{n}", body)))
+    for n in ACTIVATIONS:
+        body = "import torch.nn as nn\n" + X + f"out = nn.{n}()(x)\n"
+        out.append((f"torch.nn.{n}", _snippet(f"torch.nn.{n}", body)))
+    return out
