@@ -259,8 +259,12 @@ class ProjectRunsApi(APIView):
         raw = "archive" in request.data and not request.content_type.startswith(("multipart/", "application/x-www"))
         fields = {**request.query_params.dict(), "archive": request.data.get("archive")} if raw else request.data
         data = self.InputSerializer(data=fields)
-        data.is_valid(raise_exception=True)
-        run = services.run_create_api(project=project, user=request.user, **data.validated_data)
+        try:
+            data.is_valid(raise_exception=True)
+            run = services.run_create_api(project=project, user=request.user, **data.validated_data)
+        finally:
+            if raw:  # the storage moved the temporary file; closing tells the tempfile not to unlink it later
+                request.data["archive"].close()
         return Response(RunOutputSerializer(run).data, status=status.HTTP_201_CREATED)
 
 
