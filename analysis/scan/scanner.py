@@ -42,7 +42,7 @@ PY_COMMON = frozenset(
     "setdefault popitem add discard union intersection difference split join strip lstrip rstrip replace "
     "format startswith endswith lower upper find encode decode read write close open format_map "
     "all any sum max min mean round abs where repeat take fill flip trace real imag shape ndim size "
-    "float int bool long short view resize type reshape numpy tolist item astype T".split()
+    "float int bool long short resize type astype T".split()
 )
 # Tensor methods not (or not only) in the mapping tables that the rules know.
 EXTRA_TENSOR_METHODS = frozenset(
@@ -229,7 +229,14 @@ class Scanner:
 
         return name in star_exports(module)
 
-    def repo_class_kind(self, qualified: str) -> str | None:
+    def repo_class_kind(self, qualified: str, _depth: int = 0) -> str | None:
+        prefix = f"{self.module_name}." if self.module_name else ""
+        local = qualified[len(prefix):] if qualified.startswith(prefix) else None
+        if local is not None and local in self.local_classes and _depth < 16:
+            for base in self.local_classes[local]:
+                kind = torch_base_kind(base) if is_torch_name(base) else self.repo_class_kind(base, _depth + 1)
+                if kind:
+                    return kind
         if self.index is not None:
             kind = self.index.base_kind(qualified)
             if kind:

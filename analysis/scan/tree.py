@@ -41,9 +41,22 @@ def _report_from_dict(data: dict) -> FileReport:
                       findings=[Finding.from_dict(f) for f in data.get("findings", [])])
 
 
-def _analyze_one(args) -> dict:
-    root, rel, target, ms_version, index = args
-    data = (Path(root) / rel).read_bytes()
+_STATE: tuple = ()  # (root, target, ms_version, index), shared with pool workers once, not per file
+
+
+def _init_worker(state: tuple) -> None:
+    global _STATE
+    _STATE = state
+
+
+def _analyze_one(rel: str) -> dict:
+    root, target, ms_version, index = _STATE
+    try:
+        data = (Path(root) / rel).read_bytes()
+    except OSError as exc:
+        from analysis.scan.source import parse_error_report
+
+        return parse_error_report(rel, b"", f"could not read the file: {exc}").to_dict()
     return analyze_source(data, rel, target=target, ms_version=ms_version, index=index).to_dict()
 
 
@@ -82,13 +95,15 @@ def analyze_tree(root: Path, *, target: str = "classic", ms_version: str = "2.4"
                     pass
         todo.append(rel)
     jobs = jobs if jobs is not None else min(os.cpu_count() or 1, 2)
-    work = [(str(root), rel, target, ms_version, index) for rel in todo]
-    if jobs > 1 and len(work) > 1 and _can_fork_pool():
+    state = (str(root), target, ms_version, index)
+    if jobs > 1 and len(todo) > 1 and _can_fork_pool():
         ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            results = list(pool.map(_analyze_one, work, chunksize=max(1, len(work) // (jobs * 8))))
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(state,)) as pool:
+            results = list(pool.map(_analyze_one, todo, chunksize=max(1, len(todo) // (jobs * 8))))
     else:
-        results = [_analyze_one(w) for w in work]
+        _init_worker(state)
+        results = [_analyze_one(rel) for rel in todo]
     for rel, result in zip(todo, results):
         reports[rel] = _report_from_dict(result)
         if cache_dir is not None and rel in keys:
