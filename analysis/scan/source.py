@@ -48,8 +48,10 @@ def _decode(data: bytes) -> tuple[str | None, str]:
         return _text(data), ""
     except UnicodeDecodeError as exc:
         return None, f"not valid UTF-8 and no encoding declared ({exc.reason} at byte {exc.start})"
-    except (LookupError, SyntaxError) as exc:
-        return None, f"undecodable source: {exc}"
+    except SyntaxError as exc:  # tokenize: bytes that are not UTF-8 and no coding cookie
+        return None, f"not valid UTF-8 and no encoding declared ({exc.msg if hasattr(exc, 'msg') else exc})"
+    except LookupError as exc:
+        return None, f"unknown source encoding: {exc}"
 
 
 def _text(data: bytes) -> str:
@@ -62,12 +64,16 @@ def _text(data: bytes) -> str:
 
 
 def _syntax_reason(exc: Exception, text: str) -> tuple[str, int, int]:
-    line = getattr(exc, "raw_line", None) or getattr(exc, "lineno", None) or 1
-    col = getattr(exc, "raw_column", None) or getattr(exc, "offset", None) or 0
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, SyntaxError):
+        line, col, first = exc.lineno or 1, max((exc.offset or 1) - 1, 0), exc.msg
+    else:
+        line = getattr(exc, "raw_line", None) or 1
+        col = getattr(exc, "raw_column", None) or 0
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     hint = ""
     src_line = text.splitlines()[line - 1] if 0 < line <= len(text.splitlines()) else ""
-    if src_line.lstrip().startswith(("print ", "exec ")) or "except " in src_line and ", " in src_line and " as " not in src_line:
+    if src_line.lstrip().startswith(("print ", "exec ")) or "except " in src_line and ", " in src_line and " as " not in src_line \
+            or "Missing parentheses" in first:
         hint = " (Python 2 syntax?)"
     return f"syntax error at line {line}: {first}{hint}", int(line), int(col)
 
@@ -77,6 +83,15 @@ def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: P
     try:
         module = cst.parse_module(text)
     except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        # CPython's own message is more precise ("Missing parentheses in call to 'print'"...).
+        import ast
+
+        try:
+            ast.parse(text)
+        except SyntaxError as precise:
+            exc = precise
+        except (ValueError, RecursionError, MemoryError):
+            pass
         reason, line, col = _syntax_reason(exc, text)
         return [], reason, (line, col)
     rel = path.replace("\\", "/")
