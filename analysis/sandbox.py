@@ -67,6 +67,7 @@ STDERR_TAIL_CHARS = 4000
 @dataclass
 class SandboxLimits:
     timeout_s: float = 300.0  # wall clock, restarted by records with "reset_timeout"
+    startup_s: float = 120.0  # extra allowance before the first reset (framework imports)
     memory_mb: int = 6144  # resident set ceiling enforced by the parent
     cpu_s: int | None = None  # RLIMIT_CPU; default: 4x the wall timeout
     address_space_mb: int | None = None  # RLIMIT_AS; default: memory_mb + overhead
@@ -269,7 +270,7 @@ def run_sandboxed(
                 start_new_session=True,  # its own process group, killed as one
                 close_fds=True,
             )
-            offset, deadline = 0, time.monotonic() + limits.timeout_s
+            offset, deadline = 0, time.monotonic() + limits.startup_s + limits.timeout_s
             while True:
                 try:
                     result.returncode = proc.wait(timeout=0.2)

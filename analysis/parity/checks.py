@@ -48,6 +48,8 @@ def infer_inputs(model, device: str) -> tuple[list[dict] | None, str]:
             with torch.no_grad():
                 model(*fw.to_torch(fw.make_arrays(specs, 0), device))
             return specs, f"inferred from {kind} '{name}'"
+        except PermissionError:  # a sandbox refusal is an answer, not a wrong size
+            raise
         except Exception as exc:  # user code: any failure means "try the next size"
             errors.append(f"{specs[0]['shape']}: {type(exc).__name__}: {exc}")
     return None, f"no input shape from {kind} '{name}' ran the forward (" + "; ".join(errors[:3]) + ")"

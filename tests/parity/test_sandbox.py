@@ -14,6 +14,7 @@ PROBE = "tests.parity.sandbox_probe"
 
 def _run(code: str, lockdown: bool = True, **limits):
     limits.setdefault("timeout_s", 20)
+    limits.setdefault("startup_s", 0)
     return run_sandboxed(PROBE, {"code": code, "lockdown": lockdown}, limits=SandboxLimits(**limits))
 
 

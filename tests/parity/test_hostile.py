@@ -1,0 +1,124 @@
+"""Hostile model code goes through the whole parity engine: each entry point
+ends as an error with its reason, and the others in the same run still pass."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from analysis.parity import check_parity
+
+from .conftest import MS_REPO, TORCH_REPO
+
+pytestmark = pytest.mark.slow
+
+HOSTILE = '''
+import os
+import socket
+
+import torch
+from torch import nn
+
+
+class Spin(nn.Module):
+    def __init__(self):
+        super().__init__()
+        while True:
+            pass
+
+
+class Hog(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = [b"x" * (256 << 20) for _ in range(64)]
+
+
+class Shell(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        os.system("touch {marker}")
+        return self.fc(x)
+
+
+class Phone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        socket.create_connection(("example.com", 80), timeout=2)
+
+
+class Snoop(nn.Module):
+    def __init__(self):
+        super().__init__()
+        raise RuntimeError("secret=" + repr(os.environ.get("SECRET_KEY")))
+'''
+
+BROKEN_IMPORT = "import torch\nraise ImportError('this module cannot be imported')\n"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("hostile")
+    original = tmp / "original"
+    shutil.copytree(TORCH_REPO, original)
+    marker = tmp / "pwned"
+    (original / "models" / "hostile.py").write_text(HOSTILE.replace("{marker}", str(marker)))
+    (original / "models" / "broken.py").write_text(BROKEN_IMPORT)
+    entries = ["hostile:Spin", "hostile:Hog", "hostile:Shell", "hostile:Phone", "hostile:Snoop", "broken:Anything",
+               "mlp:MLP"]
+    manifest = tmp / "porting.toml"
+    # Shell gets no input spec: inferring one runs its forward.
+    manifest.write_text("".join(f'[[entry]]\nclass = "models.{e}"\nloss_steps = 2\n'
+                                + ("" if "Shell" in e else f'inputs = [{{shape = [4, {20 if "MLP" in e else 4}]}}]\n')
+                                for e in entries))
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SECRET_KEY", "do-not-leak")
+    try:
+        result = check_parity(original, MS_REPO, manifest=manifest, timeout_s=10, memory_mb=2500)
+    finally:
+        mp.undo()
+    result["marker"] = marker
+    return result
+
+
+def _entry(report, name):
+    return next(e for e in report["entry_points"] if e["name"] == name)
+
+
+def test_infinite_loop_times_out(report):
+    entry = _entry(report, "Spin")
+    assert entry["status"] == "error" and "timed out" in entry["reason"]
+
+
+def test_memory_hog_is_killed(report):
+    entry = _entry(report, "Hog")
+    assert entry["status"] == "error"
+    assert "memory limit" in entry["reason"] or "MemoryError" in entry["reason"]
+
+
+def test_shell_command_is_refused(report):
+    entry = _entry(report, "Shell")
+    assert entry["status"] == "error" and "os.system is not allowed" in entry["reason"]
+    assert not report["marker"].exists()
+
+
+def test_socket_is_refused(report):
+    entry = _entry(report, "Phone")
+    assert entry["status"] == "error" and "PermissionError" in entry["reason"]
+
+
+def test_server_secrets_are_not_visible(report):
+    entry = _entry(report, "Snoop")
+    assert "secret=None" in entry["reason"] and "do-not-leak" not in str(entry)
+
+
+def test_import_error_is_reported(report):
+    entry = _entry(report, "Anything")
+    assert entry["status"] == "error" and "cannot be imported" in entry["reason"]
+
+
+def test_the_rest_of_the_run_still_passes(report):
+    assert _entry(report, "MLP")["status"] == "pass"
+    assert report["protections"]["audit_hook"] == "processes and sockets refused"
