@@ -235,8 +235,8 @@ def run_convert(*, run_id: int) -> None:
     shutil.rmtree(dst, ignore_errors=True)
     tree = convert_tree(storage.source_dir(run_id), dst, target=run.target, ms_version=run.ms_version)
     rows = []
-    for rel, result in tree.files.items():
-        source_file = files.get(rel)
+    for result in tree.files:
+        source_file = files.get(result.path)
         if source_file is None:
             continue
         data = result.to_dict()

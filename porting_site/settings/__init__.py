@@ -7,6 +7,7 @@ porting_site.settings.production hardens this for a real deployment.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -75,6 +76,10 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The worker and the web server write concurrently; wait instead of failing.
     DATABASES["default"]["OPTIONS"] = {"timeout": 30}
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+else:
+    # One test database per test process, so parallel test runs on a shared
+    # PostgreSQL (developers, CI) never fight over "test_<name>".
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -43,13 +43,15 @@ def test_uploaded_sample_repo_is_analysed_converted_and_checked(client, live_wor
     assert run.status == Run.Status.DONE, run.error
     assert list(run.stages.values_list("status", flat=True)) == [Stage.Status.DONE] * 5
     analyze = run.stages.get(name=Stage.Name.ANALYZE)
-    assert analyze.done == analyze.total == run.files.count() >= 5
+    assert analyze.done == analyze.total == run.files.count() == 4
 
     # Analysis: resolved through `import torch.nn as nn` and `from torch import nn`.
     lenet = run.files.get(path="pytorch_sample/models/lenet.py")
-    dropout = Finding.objects.get(file=lenet, torch_api="torch.nn.Dropout", line=18)
+    dropout = Finding.objects.get(file=lenet, torch_api="torch.nn.Dropout", line=17)
     assert dropout.mindspore_api == "mindspore.nn.Dropout"
-    assert Finding.objects.filter(file=lenet, torch_api="torch.nn.Conv2d").count() == 2
+    assert Finding.objects.filter(file=lenet, torch_api="torch.nn.Conv2d", rule_id="MS-API-DIFF").count() == 2
+    momentum = Finding.objects.get(file=lenet, rule_id="MS-BN-MOMENTUM")
+    assert (momentum.line, momentum.severity) == (12, "error")
     mlp = run.files.get(path="pytorch_sample/models/mlp.py")
     assert Finding.objects.filter(file=mlp, torch_api="torch.nn.BatchNorm1d").exists()
 
@@ -67,7 +69,7 @@ def test_uploaded_sample_repo_is_analysed_converted_and_checked(client, live_wor
 
     page = client.get(reverse("projects:file", args=[run.pk, lenet.pk]))
     assert page.status_code == 200
-    assert b'id="L18"' in page.content and b"torch.nn.Dropout" in page.content
+    assert b'id="L17"' in page.content and b"torch.nn.Dropout" in page.content
 
 
 def test_broken_archive_leaves_the_run_failed_with_the_reason(client, live_worker):
