@@ -155,11 +155,15 @@ def _mapping_hit(use: Use, target: str, covered: bool) -> Hit | None:
                        else UseStatus.CONVERTED, name, SUPPLEMENT[name], "consistent", {})
         if covered or name in _namespaces(target) or use.kind == "method" and use.receiver == "unknown":
             return None
-        if use.kind == "api" and not use.call and name.rsplit(".", 1)[-1][:1].islower() and name.count(".") == 1:
-            pass
         rule = get_rule("MS-API-UNMAPPED")
-        return Hit(use, rule, rule.message.format_map(_Fields(api=name)),
-                   UseStatus.UNRESOLVED if status_guess else rule.status, name, "", "unmapped", {})
+        message, extra = rule.message.format_map(_Fields(api=name)), {}
+        other = "mint" if target == "classic" else "classic"
+        elsewhere = load_mapping(other).get(name)
+        if elsewhere is not None and elsewhere.primary:
+            message += f" for the {target} target (the {other} table lists {elsewhere.primary})"
+            extra["other_target"] = {"target": other, "mindspore": elsewhere.primary}
+        return Hit(use, rule, message, UseStatus.UNRESOLVED if status_guess else rule.status, name, "", "unmapped",
+                   extra)
     extra = differing_args(entry, use) if use.call else {}
     only_renames = all(d["relation"] in ("renamed",) for d in extra.get("differing_args", ()))
     consistent = entry.category == "consistent" or (entry.category == "param_names_differ" and only_renames)

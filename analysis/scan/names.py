@@ -28,6 +28,8 @@ SUPPLEMENT: dict[str, str] = {
     "torch.nn.ModuleList": "mindspore.nn.CellList",
     "torch.nn.ModuleDict": "mindspore.nn.CellDict",
     "torch.Tensor.view": "mindspore.Tensor.view",
+    "torch.dtype": "mindspore.dtype",
+    "torch.from_numpy": "mindspore.Tensor.from_numpy",
 }
 
 # Classes and modules star imports bring in that are not in the tables.
