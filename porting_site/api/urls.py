@@ -1,4 +1,5 @@
 from django.urls import path
+from rest_framework.permissions import AllowAny
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from . import apis, views
@@ -6,8 +7,9 @@ from . import apis, views
 app_name = "api"
 
 urlpatterns = [
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    # The schema and its docs describe the API, not anyone's data: readable without logging in.
+    path("schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema", permission_classes=[AllowAny]), name="docs"),
     path("tokens/", apis.TokenListApi.as_view(), name="tokens"),
     path("tokens/<int:token_id>/", apis.TokenDetailApi.as_view(), name="token"),
     path("account/tokens/", views.token_page, name="token-page"),

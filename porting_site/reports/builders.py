@@ -12,8 +12,6 @@ from collections import defaultdict
 from analysis.findings import FileReport, Finding as EngineFinding
 from porting_site.projects.models import Finding, ParityResult, Run, SourceFile
 
-from .sarif_fallback import to_sarif_minimal
-
 _FINDING_FIELDS = ("line", "column", "rule_id", "severity", "message", "torch_api", "mindspore_api", "end_line",
                    "end_column", "category", "confidence", "status", "cell", "extra")
 
@@ -35,11 +33,15 @@ def run_file_reports(*, run: Run, only_with_findings: bool = False) -> list[File
 
 
 def run_sarif(*, run: Run) -> dict:
+    from analysis.report.sarif import to_sarif
+    from analysis.rules import all_rules
+
     reports = run_file_reports(run=run, only_with_findings=True)
-    try:
-        from analysis.report.sarif import to_sarif
-    except ImportError:  # the engine's writer is not installed in this build
-        to_sarif = to_sarif_minimal
+    # A run stored under an older knowledge base may name a rule since retired; SARIF
+    # results must point at a rule of the catalogue, so those findings stay out of it.
+    known = {rule.id for rule in all_rules()}
+    for report in reports:
+        report.findings = [f for f in report.findings if f.rule_id in known]
     return to_sarif(reports)
 
 

@@ -6,6 +6,7 @@ import json
 import zipfile
 import xml.etree.ElementTree as ET
 
+import jsonschema
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
@@ -14,7 +15,7 @@ from porting_site.api.models import ApiToken
 from porting_site.gates.models import RunGate
 from porting_site.projects.models import Project, Run
 from tests import factories
-from tests.conftest import SAMPLE_REPO
+from tests.conftest import REPO_ROOT, SAMPLE_REPO
 
 from .conftest import FINDINGS_V1, NET_V1, PARITY_PASS, client_for, make_run
 
@@ -245,11 +246,12 @@ def test_parity_results_with_metrics_and_loss_curve(world):
 # --- reports --------------------------------------------------------------------------------------
 
 
-def test_sarif_report(world):
+def test_sarif_report_is_valid_sarif_2_1_0(world):
     response = client_for(world, "bob").get(reverse("api:run-sarif", args=[world.run.pk]))
     assert response["Content-Type"] == "application/sarif+json"
     sarif = json.loads(response.content)
-    assert sarif["version"] == "2.1.0"
+    schema = json.loads((REPO_ROOT / "tests" / "analysis" / "data" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.validate(sarif, schema)
     results = sarif["runs"][0]["results"]
     assert {(r["ruleId"], r["level"]) for r in results} >= {("MS-DEVICE-CUDA", "error"), ("MS-DROPOUT-P", "warning")}
     location = next(r for r in results if r["ruleId"] == "MS-DEVICE-CUDA")["locations"][0]["physicalLocation"]
