@@ -23,60 +23,38 @@ def _session_cwd(tmp_path_factory):
     os.chdir(previous)
 
 
-@pytest.fixture
-def live_worker(tmp_path, settings, django_db_blocker):
-    """A real Celery worker process on the real broker, using the test database.
-
-    The worker gets the same var directory as this process (uploads, run
-    trees) and the name of the test database pytest-django created.
-    """
-    import subprocess
-    import sys
-    import time
-
+def test_database_url(settings) -> str:
+    """The URL of the database this test process uses (the test database)."""
     from django.db import connection
 
-    from workers import app
+    db = settings.DATABASES["default"]
+    if connection.vendor != "postgresql":
+        raise RuntimeError("end-to-end tests with a worker process need PostgreSQL (set DATABASE_URL)")
+    return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{connection.settings_dict['NAME']}"
 
+
+@pytest.fixture
+def run_dirs(tmp_path, settings):
+    """A var directory shared by this process and worker processes (uploads, run trees)."""
     var_dir = tmp_path / "var"
     settings.MEDIA_ROOT = var_dir / "media"
     settings.PORTING_RUNS_DIR = var_dir / "runs"
-    db = settings.DATABASES["default"]
-    env = dict(os.environ)
-    env.update(
-        PORTING_VAR_DIR=str(var_dir),
-        DATABASE_URL=(
-            f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{connection.settings_dict['NAME']}"
-            if connection.vendor == "postgresql"
-            else env.get("DATABASE_URL", "")
-        ),
-        PYTHONPATH=str(REPO_ROOT),
+    return var_dir
+
+
+@pytest.fixture
+def live_worker(tmp_path, settings, run_dirs):
+    """A real Celery worker process on the real broker (REDIS_URL), using the test database."""
+    from tests.processes import WorkerProcess, worker_env
+
+    worker = WorkerProcess(
+        tmp_path / "worker",
+        worker_env(var_dir=run_dirs, database_url=test_database_url(settings)),
+        broker_url=settings.CELERY_BROKER_URL,
     )
-    hostname = f"test-{os.getpid()}-{time.monotonic_ns()}@%h"
-    worker_cwd = tmp_path / "worker-cwd"
-    worker_cwd.mkdir()
-    log = open(tmp_path / "worker.log", "wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "--workdir", str(REPO_ROOT), "-A", "workers", "worker",
-         "-Q", "analysis,parity.cpu", "-c", "2", "-n", hostname, "--without-gossip", "--without-mingle",
-         "--loglevel", "INFO"],
-        cwd=worker_cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
+    worker.start()
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise RuntimeError((tmp_path / "worker.log").read_text()[-4000:])
-            if app.control.ping(timeout=0.5, destination=[hostname.replace("%h", __import__("socket").gethostname())]):
-                break
-        else:
-            raise RuntimeError("the Celery worker did not answer a ping within 60 s")
-        yield process
+        yield worker
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
-        print((tmp_path / "worker.log").read_text()[-3000:])
+        worker.stop()
+        print(worker.log_tail(3000))

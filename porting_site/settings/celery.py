@@ -40,3 +40,8 @@ PORTING_STUCK_RUN_SECONDS = envint("PORTING_STUCK_RUN_SECONDS", 2 * 3600)
 CELERY_BEAT_SCHEDULE = {
     "fail-stuck-runs": {"task": "workers.tasks.fail_stuck_runs", "schedule": 300.0, "options": {"queue": "analysis"}},
 }
+
+# With acks_late, a task whose worker died is delivered again once this many
+# seconds pass without an ack. Keep it above the longest task (the hard limit).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 2000)}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = CELERY_BROKER_TRANSPORT_OPTIONS

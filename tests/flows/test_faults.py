@@ -1,0 +1,98 @@
+"""Runs survive the faults a real deployment sees: a worker killed mid-task, and
+the broker restarting mid-run. Real processes throughout: a private redis-server
+this test may stop, real Celery workers, the PostgreSQL test database."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from celery import Celery
+
+from analysis.scan import analyze_source, build_project_index
+from porting_site.projects.models import Finding, ParityResult, Run, Stage
+from porting_site.projects.services import run_create
+from tests import factories
+from tests.conftest import SAMPLE_REPO, test_database_url
+from tests.processes import RedisServer, WorkerProcess, worker_env
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def redis_server(tmp_path):
+    server = RedisServer(tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+def queue_sample_run(broker_url: str) -> Run:
+    team, member = factories.team_with_member("Faults", "carol")
+    project = factories.project(team, "Sample")
+    archive = factories.upload("sample.tar.gz", factories.tar_gz_of(SAMPLE_REPO, "pytorch_sample"))
+    run = run_create(project=project, archive=archive, user=member, enqueue=False)
+    Celery(broker=broker_url).send_task("workers.tasks.unpack_run", args=[run.pk], queue="analysis")
+    return run
+
+
+def wait_until(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def stage_status(run: Run, name: str) -> str:
+    return Stage.objects.get(run=run, name=name).status
+
+
+def expected_finding_count() -> int:
+    """What the engine finds in the sample, computed in this process, as the pipeline does."""
+    root = SAMPLE_REPO.parent
+    paths = sorted(p.relative_to(root).as_posix() for p in SAMPLE_REPO.rglob("*.py"))
+    index = build_project_index(root, paths)
+    return sum(len(analyze_source((root / p).read_bytes(), p, index=index).findings) for p in paths)
+
+
+def test_worker_killed_mid_run_the_run_completes_after_a_restart(tmp_path, settings, run_dirs, redis_server):
+    env = worker_env(var_dir=run_dirs, database_url=test_database_url(settings), redis_url=redis_server.url,
+                     CELERY_VISIBILITY_TIMEOUT="20")
+    worker = WorkerProcess(tmp_path / "worker", env, broker_url=redis_server.url)
+    worker.start()
+    run = queue_sample_run(redis_server.url)
+    try:
+        wait_until(lambda: stage_status(run, Stage.Name.PARITY) == Stage.Status.RUNNING, 180, "the parity stage")
+        worker.kill()  # SIGKILL to the whole worker: the parity task is unacknowledged
+        assert Run.objects.get(pk=run.pk).status == Run.Status.RUNNING
+        worker.start()
+        done = wait_until(lambda: Run.objects.get(pk=run.pk).is_finished, 400, "the run to finish")
+    finally:
+        worker.stop()
+    run.refresh_from_db()
+    assert done and run.status == Run.Status.DONE, (run.error, worker.log_tail())
+    assert Finding.objects.filter(run=run).count() == expected_finding_count()
+    statuses = dict(ParityResult.objects.filter(run=run).values_list("name", "status"))
+    assert statuses.get("LeNet") == statuses.get("MLP") == "pass"
+
+
+def test_broker_restart_mid_run_never_leaves_the_run_hanging(tmp_path, settings, run_dirs, redis_server):
+    env = worker_env(var_dir=run_dirs, database_url=test_database_url(settings), redis_url=redis_server.url)
+    worker = WorkerProcess(tmp_path / "worker", env, broker_url=redis_server.url)
+    worker.start()
+    run = queue_sample_run(redis_server.url)
+    try:
+        wait_until(lambda: stage_status(run, Stage.Name.PARITY) == Stage.Status.RUNNING, 180, "the parity stage")
+        redis_server.stop()
+        time.sleep(3)
+        redis_server.start()  # same port, append-only file kept: queued messages survive
+        wait_until(lambda: Run.objects.get(pk=run.pk).is_finished, 400, "the run to finish")
+    finally:
+        worker.stop()
+    run.refresh_from_db()
+    # Completed, or failed with a reason a person can act on; never stuck in "running".
+    assert run.status == Run.Status.DONE or (run.status == Run.Status.FAILED and run.error), worker.log_tail()
+    if run.status == Run.Status.DONE:
+        assert Finding.objects.filter(run=run).count() == expected_finding_count()

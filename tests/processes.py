@@ -1,0 +1,111 @@
+"""Real processes for end-to-end tests: a Celery worker and a private Redis server."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from celery import Celery
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class RedisServer:
+    """A throwaway redis-server on a free loopback port, which a test may stop and restart."""
+
+    def __init__(self, workdir: Path):
+        self.port = free_port()
+        self.workdir = workdir
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
+             "--dir", str(self.workdir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+class WorkerProcess:
+    """`celery -A workers worker` in its own session, so the whole pool can be SIGKILLed."""
+
+    def __init__(self, workdir: Path, env: dict, broker_url: str, queues: str = "analysis,parity.cpu"):
+        self.workdir = workdir
+        self.env = env
+        self.queues = queues
+        self.app = Celery(broker=broker_url, backend=broker_url)
+        self.process: subprocess.Popen | None = None
+        self.log_path = workdir / "worker.log"
+        self.hostname = ""
+
+    def start(self, timeout: float = 60) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.hostname = f"test-{os.getpid()}-{time.monotonic_ns()}@{socket.gethostname()}"
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "--workdir", str(REPO_ROOT), "-A", "workers", "worker",
+             "-Q", self.queues, "-c", "2", "-n", self.hostname, "--without-gossip", "--without-mingle",
+             "--loglevel", "INFO"],
+            cwd=self.workdir, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(self.log_tail())
+            if self.app.control.ping(timeout=0.5, destination=[self.hostname]):
+                return
+        raise RuntimeError("the Celery worker did not answer a ping in time:\n" + self.log_tail())
+
+    def kill(self) -> None:
+        """SIGKILL the worker and its pool children at once, as an OOM killer or a crash would."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def log_tail(self, chars: int = 4000) -> str:
+        return self.log_path.read_text(errors="replace")[-chars:] if self.log_path.exists() else ""
+
+
+def worker_env(*, var_dir: Path, database_url: str, redis_url: str | None = None, **extra: str) -> dict:
+    env = dict(os.environ)
+    env.update(PORTING_VAR_DIR=str(var_dir), DATABASE_URL=database_url, PYTHONPATH=str(REPO_ROOT), **extra)
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    return env
