@@ -33,7 +33,7 @@ def _positive(value, floor: float = 1e-12) -> float | None:
 
 
 def _layout(title: str, **extra) -> dict:
-    layout = dict(BASE_LAYOUT, title={"text": title, "font": {"size": 14}})
+    layout = dict(BASE_LAYOUT, title={"text": title, "font": {"size": 14}, "x": 0.01, "xanchor": "left"})
     layout.update(extra)
     return layout
 
@@ -87,7 +87,8 @@ def layer_errors(layers: list[dict], first: str = "", source_urls: dict[str, str
     data = [
         {"type": "bar", "name": "max abs error", "x": labels, "y": errors,
          "marker": {"color": colors, "line": {"color": "#000", "width": widths}},
-         "customdata": urls, "text": hover, "hovertemplate": "%{x}<br>max abs %{y:.3g}<br>%{text}<extra></extra>"},
+         "customdata": urls, "hovertext": hover, "textposition": "none",
+         "hovertemplate": "%{x}<br>max abs %{y:.3g}<br>%{hovertext}<extra></extra>"},
         {"type": "scatter", "mode": "lines+markers", "name": "tolerance", "x": labels, "y": tolerances,
          "line": {"color": "#1d2330", "dash": "dash", "shape": "hvh"}, "marker": {"size": 4},
          "hovertemplate": "tolerance %{y:.3g}<extra></extra>"},

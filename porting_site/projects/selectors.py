@@ -258,12 +258,14 @@ def runs_compare(*, older: Run, newer: Run, limit: int = 500) -> dict:
     (not by line, which moves with unrelated edits), and parity changes."""
 
     def grouped(run: Run) -> dict[tuple, dict]:
-        rows = (
-            Finding.objects.filter(run=run)
-            .values("file__path", "rule_id", "torch_api", "severity")
+        # Group by file id (no join), then name the files with one narrow query.
+        rows = list(
+            Finding.objects.filter(run=run).order_by()
+            .values_list("file_id", "rule_id", "torch_api", "severity")
             .annotate(n=Count("id"))
         )
-        return {(r["file__path"], r["rule_id"], r["torch_api"], r["severity"]): r["n"] for r in rows}
+        paths = dict(SourceFile.objects.filter(run=run).values_list("id", "path"))
+        return {(paths.get(fid, ""), rule, api, sev): n for fid, rule, api, sev, n in rows}
 
     before, after = grouped(older), grouped(newer)
     new, fixed = [], []

@@ -7,10 +7,15 @@ lines with thousands of findings must render in well under 300 ms.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
+import os
 from collections import defaultdict
+from functools import lru_cache
+from html import escape
+from pathlib import Path
 
-from django.utils.html import escape
+from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -48,7 +53,38 @@ def notebook_code(text: str) -> tuple[str, list[int]]:
     return "\n".join(parts), offsets
 
 
+# Pygments needs about a second per few thousand lines: big files are highlighted
+# once and kept on disk by content hash, so later views (and re-uploads of the
+# same file) cost a file read.
+CACHE_MIN_CHARS = 20_000
+
+
+def _cache_path(text: str) -> Path:
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return Path(settings.PORTING_RUNS_DIR) / "_highlight" / digest[:2] / f"{digest}.json"
+
+
 def highlighted_lines(text: str) -> list[str]:
+    """One HTML fragment per source line; big files go through the disk cache."""
+    if len(text) < CACHE_MIN_CHARS:
+        return _highlight(text)
+    path = _cache_path(text)
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass
+    lines = _highlight(text)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(lines))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only or full disk only costs speed
+    return lines
+
+
+def _highlight(text: str) -> list[str]:
     """One HTML fragment per source line (Pygments output split on newlines)."""
     formatter = HtmlFormatter(nowrap=True)
     html = highlight(text, PythonLexer(stripnl=False, ensurenl=False), formatter)
@@ -80,54 +116,61 @@ def _suggestion(finding) -> str:
     return str(extra.get("suggestion") or extra.get("suggested_code") or extra.get("mindspore_code") or "")
 
 
-def _finding_html(finding, number: int, rules_url: str) -> str:
-    rule = rule_info(finding.rule_id)
+def _finding_html(finding, number: int, rules_url: str, first_of_rule: bool = True) -> str:
+    sev, rule_id, status = escape(finding.severity), escape(finding.rule_id), escape(finding.status)
+    title, details = _rule_fragments(finding.rule_id)
     parts = [
-        f'<div class="finding {escape(finding.severity)}" data-rule="{escape(finding.rule_id)}" data-line="{number}"'
-        f' id="F{finding.pk}">',
-        f'<span class="badge sev-{escape(finding.severity)}">{escape(finding.severity)}</span> ',
-        f'<a class="rule" href="{rules_url}#{escape(finding.rule_id)}"><code>{escape(finding.rule_id)}</code></a>',
+        f'<div class="finding {sev}" data-rule="{rule_id}" data-line="{number}" id="F{finding.pk}">'
+        f'<span class="badge sev-{sev}">{sev}</span> <a class="rule" href="{rules_url}#{rule_id}">'
+        f"<code>{rule_id}</code></a>{title} <span class=\"badge st-{status}\">{status}</span>"
+        f'<div class="msg">{escape(finding.message)}</div>'
     ]
-    if rule.get("title"):
-        parts.append(f' <span class="muted">{escape(rule["title"])}</span>')
-    parts.append(f' <span class="badge st-{escape(finding.status)}">{escape(finding.status)}</span>')
-    parts.append(f'<div class="msg">{escape(finding.message)}</div>')
     if finding.torch_api or finding.mindspore_api:
-        parts.append('<div class="api">')
-        if finding.torch_api:
-            parts.append(f"<code>{escape(finding.torch_api)}</code>")
-        parts.append(" → ")
-        parts.append(
-            f'<code class="ms">{escape(finding.mindspore_api)}</code>' if finding.mindspore_api
-            else '<span class="muted">no MindSpore counterpart</span>'
-        )
-        parts.append("</div>")
+        target = (f'<code class="ms">{escape(finding.mindspore_api)}</code>' if finding.mindspore_api
+                  else '<span class="muted">no MindSpore counterpart</span>')
+        parts.append(f'<div class="api"><code>{escape(finding.torch_api)}</code> → {target}</div>')
     suggestion = _suggestion(finding)
     if suggestion:
         parts.append(f'<pre class="suggest">{escape(suggestion)}</pre>')
-    if rule.get("explanation"):
-        parts.append(f'<details><summary>Why</summary><p>{escape(rule["explanation"])}</p>')
-        example = rule.get("example")
-        if example and (example.get("torch") or example.get("mindspore")):
-            parts.append(
-                f'<div class="example"><pre>{escape(example.get("torch", ""))}</pre>'
-                f'<pre>{escape(example.get("mindspore", ""))}</pre></div>'
-            )
-        parts.append("</details>")
+    if details and first_of_rule:
+        parts.append(details.replace("<details>", f'<details id="why-{rule_id}">', 1))
+    elif details:
+        # The explanation is on this rule's first finding in the file; link to it
+        # rather than repeating it on each of possibly thousands of findings.
+        parts.append(f'<a class="why" href="#why-{rule_id}">Why</a>')
     parts.append("</div>")
     return "".join(parts)
+
+
+@lru_cache(maxsize=1024)
+def _rule_fragments(rule_id: str) -> tuple[str, str]:
+    """A rule's title and its explanation/example block, built once per rule."""
+    rule = rule_info(rule_id)
+    title = f' <span class="muted">{escape(rule["title"])}</span>' if rule.get("title") else ""
+    if not rule.get("explanation"):
+        return title, ""
+    parts = [f'<details><summary>Why</summary><p>{escape(rule["explanation"])}</p>']
+    example = rule.get("example")
+    if example and (example.get("torch") or example.get("mindspore")):
+        parts.append(f'<div class="example"><pre>{escape(example.get("torch", ""))}</pre>'
+                     f'<pre>{escape(example.get("mindspore", ""))}</pre></div>')
+    parts.append("</details>")
+    return title, "".join(parts)
 
 
 def render_source(text: str, findings, cell_offsets: list[int] | None = None, *, rules_url: str = "") -> SafeString:
     """The whole annotated source as one HTML string."""
     by_line = place_findings(findings, cell_offsets)
+    seen: set[str] = set()
     out = []
     for number, html in enumerate(highlighted_lines(text), start=1):
         here = by_line.get(number, ())
         classes = "ln" + "".join(sorted({f" has-{escape(f.severity)}" for f in here}))
         out.append(f'<div class="{classes}" id="L{number}"><a href="#L{number}" tabindex="-1">{number}</a>'
                    f"<pre>{html}</pre>")
-        out.extend(_finding_html(f, number, rules_url) for f in here)
+        for f in here:
+            out.append(_finding_html(f, number, rules_url, f.rule_id not in seen))
+            seen.add(f.rule_id)
         out.append("</div>")
     return mark_safe("\n".join(out))
 

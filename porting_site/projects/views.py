@@ -266,6 +266,7 @@ def parity_detail(request, run_id: int, result_id: int):
         "run": run, "project": run.project, "result": result, "metrics": metrics,
         "headline": [(k, metrics.get(k)) for k in ("max_abs", "max_rel", "mean_abs", "cosine") if k in metrics],
         "layers": layers, "gradients": gradients, "state": state, "mismatches": mismatches,
+        "state_failing": sum(1 for s in state if s.get("status") == "fail"),
         "first": next((l for l in layers if l.get("path") == result.first_diverging_layer), None),
         "figures": figures, "weights": details.get("weights") if isinstance(details.get("weights"), dict) else None,
         "others": run.parity_results.exclude(pk=result.pk).only("id", "name", "module", "status"),
