@@ -12,13 +12,19 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]  # ~70 s: 21 operations x 4 examples
 
 
 from porting_site.wsgi import application  # noqa: E402  (pytest-django configured Django already)
 
 # The schema is public (no database access), so it can be loaded at collection time.
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
+
+
+@schemathesis.serializer("application/gzip")
+def _raw_archive(ctx, value) -> bytes:
+    # Raw uploads: whatever bytes the generator drew (the server must answer 400, never 500).
+    return value if isinstance(value, (bytes, bytearray)) else str(value).encode()
 
 
 @pytest.fixture
@@ -35,7 +41,7 @@ def keep_test_connection():
 
 
 @schema.parametrize()
-@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_no_server_errors(case, world, keep_test_connection):
     # Point ids at real objects so the fuzzed query strings and bodies reach the real code paths.
     real = {"run_id": world.run.pk, "project_id": world.project.pk,
