@@ -37,16 +37,3 @@ def child_fields(cls: type) -> tuple[str, ...]:
         _ORDER[cls] = fields
     return fields
 
-
-def children(node: cst.CSTNode):
-    """Yield the expression-bearing children of ``node`` in source order."""
-    for name in child_fields(type(node)):
-        value = getattr(node, name, None)
-        if value is None:
-            continue
-        if isinstance(value, (tuple, list)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
-        elif isinstance(value, cst.CSTNode):
-            yield value
