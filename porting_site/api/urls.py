@@ -2,6 +2,8 @@ from django.urls import path
 from rest_framework.permissions import AllowAny
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from porting_site.gates import views as gate_views
+
 from . import apis, views
 
 app_name = "api"
@@ -13,6 +15,7 @@ urlpatterns = [
     path("tokens/", apis.TokenListApi.as_view(), name="tokens"),
     path("tokens/<int:token_id>/", apis.TokenDetailApi.as_view(), name="token"),
     path("account/tokens/", views.token_page, name="token-page"),
+    path("account/projects/<int:project_id>/gate/", gate_views.gate_page, name="gate-page"),
     path("projects/", apis.ProjectListApi.as_view(), name="projects"),
     path("projects/<int:project_id>/", apis.ProjectDetailApi.as_view(), name="project"),
     path("projects/<int:project_id>/gate/", apis.ProjectGateApi.as_view(), name="project-gate"),

@@ -1,0 +1,13 @@
+"""{% load gates %}{% gate_panel run %}: the run's gate verdict and its reasons, for run pages."""
+from __future__ import annotations
+
+from django import template
+
+from porting_site.gates.services import gate_evaluate
+
+register = template.Library()
+
+
+@register.inclusion_tag("gates/gate_panel.html")
+def gate_panel(run):
+    return {"run": run, "gate": gate_evaluate(run=run)}
