@@ -64,8 +64,13 @@ class Browser:
     def shot(self, name: str, size: tuple[int, int] = LAPTOP) -> Path:
         """A screenshot of the whole page (the window grown to the page's height)."""
         ARTIFACTS.mkdir(exist_ok=True)
+        import time
+
         width, height = size
         self.driver.set_window_size(width, height)
+        # Let responsive plots redraw at the new width before measuring.
+        self.driver.execute_script("window.dispatchEvent(new Event('resize'))")
+        time.sleep(0.6)
         full = self.driver.execute_script("return document.documentElement.scrollHeight")
         self.driver.set_window_size(width, min(max(height, full + 120), 7000))
         path = ARTIFACTS / f"{name}.png"
