@@ -67,6 +67,10 @@ def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Pa
     transfer_weights(torch_model, ms_model, alignment)
     result["weights"] = alignment.to_dict()
     timings["align_transfer"] = time.perf_counter() - started
+    if entry.get("checkpoint_path"):
+        # The transferred weights as a MindSpore checkpoint, before any step changes them.
+        ms.save_checkpoint(ms_model, entry["checkpoint_path"])
+        result["checkpoint"] = entry["checkpoint_path"]
 
     lines = _lines(torch_model, alignment, layer_map, root)
     result["config_mismatches"] = [dict(m, **_where(lines, m["layer"])) for p in alignment.pairs for m in compare_config(p)]
@@ -123,8 +127,7 @@ def _where(lines: dict, layer: str) -> dict:
 
 
 def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, override, lines) -> dict:
-    t_rec = fw.Recorder("torch").attach([(p.torch_path, p.module) for p in hooked])
-    m_rec = fw.Recorder("ms").attach([(p.torch_path, p.cell) for p in hooked])
+    t_rec, m_rec, comparer = _recorders(hooked, override, lines)
     m_out, crash = None, None
     try:
         with torch.no_grad():
@@ -136,7 +139,7 @@ def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, overri
     finally:
         t_rec.detach()
         m_rec.detach()
-    layers, first = _layers(t_rec, m_rec, hooked, override, lines)
+    layers, first = comparer.layers()
     if crash:
         outputs = [{"index": 0, "status": "fail", "label": crash}]
     else:
@@ -166,40 +169,66 @@ def _headline(outputs: list[dict]) -> dict:
     return {k: v for k, v in head.items() if k not in ("index",)}
 
 
-def _layers(t_rec, m_rec, hooked, override, lines) -> tuple[list[dict], str | None]:
-    pairs = {p.torch_path: p for p in hooked}
-    layers, first = [], None
-    for path, call in t_rec.order:
-        pair = pairs[path]
-        t_in, t_out = t_rec.calls[path][call]
-        row = {"path": path, "call": call, "torch_type": pair.torch_type, "mindspore_type": pair.ms_type,
-               "mindspore_path": pair.ms_path, **_where(lines, path)}
-        m_calls = m_rec.calls.get(path, [])
-        if call >= len(m_calls):
-            row.update(status="missing", label=f"called {len(m_calls)} time(s) in MindSpore, more in PyTorch")
-            layers.append(row)
-            continue
-        m_in, m_out = m_calls[call]
+class LayerComparer:
+    """Called from the MindSpore hooks: compares each call with the PyTorch
+    capture of the same layer and call index, then frees both tensors."""
+
+    def __init__(self, torch_recorder, hooked, override, lines) -> None:
+        self.torch = torch_recorder
+        self.pairs = {p.torch_path: p for p in hooked}
+        self.override, self.lines = override, lines
+        self.rows: dict[tuple[str, int], dict] = {}
+
+    def __call__(self, path: str, call: int, m_in, m_out) -> None:
+        t_calls = self.torch.calls.get(path, [])
+        if call >= len(t_calls):
+            return  # MindSpore called it more often: reported from the PyTorch side's view
+        t_in, t_out = t_calls[call]
+        row: dict = {}
         if t_out is None or m_out is None:
             row.update(status="skipped", label="no tensor output")
+        else:
+            pair = self.pairs[path]
+            atol, rtol = tolerance(pair.torch_type, t_out.dtype, self.override)
+            out = metrics(t_out, m_out, atol, rtol)
+            input_ok = True
+            if t_in is not None and m_in is not None:
+                in_atol, in_rtol = tolerance("input", t_in.dtype, self.override)
+                inm = metrics(t_in, m_in, in_atol, in_rtol)
+                input_ok = inm["status"] == "pass"
+                row["input_max_abs"] = inm.get("max_abs")
+            status = out["status"]
+            if status == "fail" and not input_ok:
+                status = "propagated"  # its input already differed: not this layer's fault
+            row.update({k: v for k, v in out.items() if k != "status"}, status=status)
+        for capture in (t_in, t_out):
+            if capture is not None:
+                capture.release()
+        self.rows[(path, call)] = row
+
+    def layers(self) -> tuple[list[dict], str | None]:
+        """Rows in PyTorch execution order, and the first layer at fault."""
+        layers, first = [], None
+        for path, call in self.torch.order:
+            pair = self.pairs[path]
+            row = {"path": path, "call": call, "torch_type": pair.torch_type, "mindspore_type": pair.ms_type,
+                   "mindspore_path": pair.ms_path, **_where(self.lines, path)}
+            found = self.rows.get((path, call))
+            if found is None:
+                row.update(status="missing", label="not called (this many times) in MindSpore")
+            else:
+                row.update(found)
             layers.append(row)
-            continue
-        atol, rtol = tolerance(pair.torch_type, t_out.dtype, override)
-        out = metrics(t_out, m_out, atol, rtol)
-        input_ok = True
-        if t_in is not None and m_in is not None:
-            in_atol, in_rtol = tolerance("input", t_in.dtype, override)
-            inm = metrics(t_in, m_in, in_atol, in_rtol)
-            input_ok = inm["status"] == "pass"
-            row["input_max_abs"] = inm.get("max_abs")
-        status = out["status"]
-        if status == "fail" and not input_ok:
-            status = "propagated"  # its input already differed: not this layer's fault
-        row.update({k: v for k, v in out.items() if k != "status"}, status=status)
-        layers.append(row)
-        if status == "fail" and first is None:
-            first = path
-    return layers, first
+            if row["status"] == "fail" and first is None:
+                first = path
+        return layers, first
+
+
+def _recorders(hooked, override, lines):
+    t_rec = fw.Recorder("torch").attach([(p.torch_path, p.module) for p in hooked])
+    comparer = LayerComparer(t_rec, hooked, override, lines)
+    m_rec = fw.Recorder("ms", on_call=comparer).attach([(p.torch_path, p.cell) for p in hooked])
+    return t_rec, m_rec, comparer
 
 
 def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, override, lines, loss_name, seed):
@@ -210,8 +239,7 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
     fw.train_mode(torch_model, ms_model, True)
     t_inputs = fw.to_torch(arrays, torch_device, grad=True)
     m_inputs = fw.to_ms(arrays)
-    t_rec = fw.Recorder("torch").attach([(p.torch_path, p.module) for p in hooked])
-    m_rec = fw.Recorder("ms").attach([(p.torch_path, p.cell) for p in hooked])
+    t_rec, m_rec, comparer = _recorders(hooked, override, lines)
     params = [link for link in alignment.links if link.kind == "parameter" and link.ms_param.requires_grad]
     ms_weights = [link.ms_param for link in params]
     float_pos = tuple(i for i, a in enumerate(arrays) if np.issubdtype(a.dtype, np.floating))
@@ -241,7 +269,7 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
     else:
         m_in_grads, m_w_grads = (), grads
 
-    layers, _first = _layers(t_rec, m_rec, hooked, override, lines)
+    layers, _first = comparer.layers()
     outputs = _compare_outputs(t_out, m_out_holder[0] if m_out_holder else None, override)
     kinds = {p.torch_path: p.torch_type for p in alignment.pairs}
 
@@ -297,6 +325,8 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
     t_opt = fw.torch_optimizer(torch_spec, torch_model.parameters())
     m_params = ms_model.trainable_params()
     m_opt, m_opt_name = fw.ms_optimizer(ms_spec, m_params)
+    t_sched = fw.scheduler(entry.get("scheduler"), t_opt, "torch")
+    m_sched = fw.scheduler(entry.get("converted_scheduler") or entry.get("scheduler"), m_opt, "ms")
     n_batches = int(entry.get("batches", 4))
     batches = []
     for b in range(n_batches):
@@ -324,6 +354,10 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
         box["target"] = fw.to_ms([target])[0]
         m_loss, grads = grad_fn(*fw.to_ms(arrays))
         m_opt(grads)
+        if t_sched is not None:
+            t_sched.step()
+        if m_sched is not None:
+            m_sched.step()
         t_curve.append(float(t_loss.item()))
         m_curve.append(float(m_loss.asnumpy()))
     rtol = float((entry.get("tolerance") or {}).get("loss_rtol", tables.LOSS_CURVE_RTOL))
@@ -332,7 +366,9 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
     return {"torch": t_curve, "mindspore": m_curve, "relative_difference": rel, "rtol": rtol,
             "max_relative_difference": max(rel) if rel else 0.0, "first_diverging_step": first_bad,
             "status": "pass" if first_bad is None else "fail", "steps": steps,
-            "optimizer": {"torch": torch_spec, "mindspore": ms_spec, "mindspore_class": m_opt_name},
+            "optimizer": {"torch": torch_spec, "mindspore": ms_spec, "mindspore_class": m_opt_name,
+                          "scheduler": entry.get("scheduler"),
+                          "converted_scheduler": entry.get("converted_scheduler") or entry.get("scheduler")},
             "loss": loss_name}
 
 

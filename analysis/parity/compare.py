@@ -26,14 +26,15 @@ class Capture:
         self.shape = tuple(int(d) for d in array.shape)
         self.dtype = str(array.dtype)
         flat = array.reshape(-1)
-        numeric = flat.astype(np.float64) if flat.dtype != np.bool_ else flat.astype(np.float64)
-        self.stats = summary(numeric)
+        self.stats = summary(flat.astype(np.float64))
         self.sampled = flat.size > FULL_ELEMENTS
-        if self.sampled:
-            step = max(1, flat.size // SAMPLE_ELEMENTS)
-            self.values = numeric[::step].copy()
-        else:
-            self.values = numeric.copy()
+        # Kept in the tensor's own precision (float64 only in the metrics).
+        kept = flat[:: max(1, flat.size // SAMPLE_ELEMENTS)] if self.sampled else flat
+        self.values = kept.astype(np.float64 if flat.dtype == np.float64 else np.float32)
+
+    def release(self) -> None:
+        """Drop the values once compared; shape and stats stay."""
+        self.values = None
 
 
 def summary(values: np.ndarray) -> dict:
@@ -65,7 +66,7 @@ def metrics(reference: Capture, candidate: Capture, atol: float, rtol: float) ->
     if reference.shape != candidate.shape and reference.values.size != candidate.values.size:
         result.update(status="fail", label="shape mismatch", max_abs=None, max_rel=None, mean_abs=None, cosine=None)
         return result
-    a, b = reference.values, candidate.values
+    a, b = reference.values.astype(np.float64), candidate.values.astype(np.float64)
     diff = np.abs(a - b)
     both_nan = np.isnan(a) & np.isnan(b)
     diff = np.where(both_nan, 0.0, diff)

@@ -30,15 +30,20 @@ def check_parity(
     timeout_s: float = 300,
     memory_mb: int = 6144,
     loss_steps: int = 20,
+    checkpoint_dir: Path | None = None,
 ) -> dict:
     """Check every entry point of `original_dir` against its converted cell.
 
-    Without `converted_dir` the tree is converted first. Never raises for
-    problems in user code; they become entry points with status "error".
+    Without `converted_dir` the tree is converted first. With
+    `checkpoint_dir`, each checked cell's transferred weights are saved there
+    as `<module>.<Class>.ckpt` (the .pth state as a MindSpore checkpoint).
+    Never raises for problems in user code; they become entry points with
+    status "error".
     """
     return check_parity_many(
         [(Path(original_dir), Path(converted_dir) if converted_dir else None, manifest)],
         device=device, timeout_s=timeout_s, memory_mb=memory_mb, loss_steps=loss_steps,
+        checkpoint_dir=checkpoint_dir,
     )[0]
 
 
@@ -49,6 +54,7 @@ def check_parity_many(
     timeout_s: float = 300,
     memory_mb: int = 6144,
     loss_steps: int = 20,
+    checkpoint_dir: Path | None = None,
 ) -> list[dict]:
     """Several (original, converted, manifest) checks sharing sandboxed
     children: one report per tree, in order."""
@@ -76,6 +82,9 @@ def check_parity_many(
             job = dict(entry, key=f"{index}:{len(jobs)}", original_dir=str(original), converted_dir=str(converted),
                        device=device, layer_map=layer_map.get(entry["module"], {}).get(entry["class"], []))
             job.setdefault("loss_steps", loss_steps)
+            if checkpoint_dir is not None:
+                Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
+                job["checkpoint_path"] = str(Path(checkpoint_dir).resolve() / f"{entry['module']}.{entry['class']}.ckpt")
             jobs.append((report, job))
     try:
         _run_jobs(jobs, device=device, timeout_s=timeout_s, memory_mb=memory_mb)

@@ -106,11 +106,15 @@ def train_mode(torch_model, ms_model, train: bool) -> None:
 
 class Recorder:
     """Forward hooks on aligned layers of one framework; each call becomes
-    (input capture, output capture) in execution order."""
+    (input capture, output capture) in execution order. With `on_call`, the
+    captures go to it instead of being kept (the second framework's side is
+    compared on the fly, so only one side's tensors are ever held)."""
 
-    def __init__(self, framework: str) -> None:
+    def __init__(self, framework: str, on_call=None) -> None:
         self.framework = framework
+        self.on_call = on_call
         self.calls: dict[str, list[tuple[Capture | None, Capture | None]]] = {}
+        self.counts: dict[str, int] = {}
         self.order: list[tuple[str, int]] = []
         self.handles = []
 
@@ -121,11 +125,15 @@ class Recorder:
 
     def _hook(self, path: str):
         def hook(_layer, args, output):
-            arg = first_tensor(args, self.framework)
-            out = first_tensor(output, self.framework)
-            calls = self.calls.setdefault(path, [])
-            self.order.append((path, len(calls)))
-            calls.append((self._capture(arg), self._capture(out)))
+            index = self.counts.get(path, 0)
+            self.counts[path] = index + 1
+            self.order.append((path, index))
+            captured = (self._capture(first_tensor(args, self.framework)),
+                        self._capture(first_tensor(output, self.framework)))
+            if self.on_call is not None:
+                self.on_call(path, index, *captured)
+            else:
+                self.calls.setdefault(path, []).append(captured)
 
         return hook
 
@@ -185,6 +193,25 @@ def ms_optimizer(spec: dict, params):
             return msnn.SGD(params, learning_rate=kw["lr"], momentum=kw.get("momentum", 0.0),
                             weight_decay=kw.get("weight_decay", 0.0)), "mindspore.nn.SGD"
         return msnn.Adam(params, learning_rate=kw["lr"], weight_decay=kw.get("weight_decay", 0.0)), "mindspore.nn.Adam"
+
+
+SCHEDULERS = ("StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR", "ConstantLR", "PolynomialLR")
+
+
+def scheduler(spec: dict | None, optimizer, framework: str):
+    """A learning-rate schedule stepped once per step, or None. MindSpore's
+    experimental schedulers mirror PyTorch's names and arguments."""
+    if not spec:
+        return None
+    name = spec.get("name", "")
+    if name not in SCHEDULERS:
+        raise ValueError(f"scheduler {name!r} is not supported (use one of {', '.join(SCHEDULERS)})")
+    kwargs = {k: v for k, v in spec.items() if k != "name"}
+    if framework == "torch":
+        return getattr(torch.optim.lr_scheduler, name)(optimizer, **kwargs)
+    from mindspore.experimental.optim import lr_scheduler
+
+    return getattr(lr_scheduler, name)(optimizer, **kwargs)
 
 
 def _optimizer_kwargs(spec: dict) -> tuple[str, dict]:

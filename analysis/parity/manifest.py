@@ -10,6 +10,7 @@
     tolerance = { atol = 1e-5, rtol = 1e-4, loss_rtol = 1e-3 }
     optimizer = { name = "SGD", lr = 0.01, momentum = 0.9 }
     converted_optimizer = { name = "SGD", lr = 0.01 }   # what the converted code uses, when it differs
+    scheduler = { name = "StepLR", step_size = 5, gamma = 0.5 }   # also converted_scheduler
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 MANIFEST_NAMES = ("porting.toml", ".porting/porting.toml")
 ENTRY_KEYS = ("args", "kwargs", "mode", "loss", "loss_steps", "inputs", "tolerance", "optimizer",
-              "converted_optimizer", "seed", "batches")
+              "converted_optimizer", "scheduler", "converted_scheduler", "seed", "batches")
 
 
 class ManifestError(ValueError):

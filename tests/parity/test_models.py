@@ -12,8 +12,13 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def correct_report():
-    return check_parity(TORCH_REPO, MS_REPO, loss_steps=3, timeout_s=240)
+def checkpoints(tmp_path_factory):
+    return tmp_path_factory.mktemp("ckpt")
+
+
+@pytest.fixture(scope="module")
+def correct_report(checkpoints):
+    return check_parity(TORCH_REPO, MS_REPO, loss_steps=3, timeout_s=240, checkpoint_dir=checkpoints)
 
 
 def _entry(report, name):
@@ -55,6 +60,26 @@ def test_modules_needing_arguments_are_skipped_with_reason(correct_report):
     block = _entry(correct_report, "BasicBlock")
     assert block["status"] == "skipped"
     assert "constructor needs arguments" in block["reason"]
+
+
+def test_transferred_weights_saved_as_mindspore_checkpoint(correct_report, checkpoints):
+    import mindspore as ms
+    import torch
+
+    from .conftest import TORCH_REPO as repo  # noqa: F401  (the PyTorch twin whose weights were copied)
+
+    entry = _entry(correct_report, "MLP")
+    state = ms.load_checkpoint(entry["checkpoint"])
+    assert entry["checkpoint"] == str(checkpoints / "models.mlp.MLP.ckpt")
+    torch.manual_seed(0)  # the engine seeds 0 before building the PyTorch module
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fixture_mlp", TORCH_REPO / "models" / "mlp.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    reference = module.MLP().state_dict()
+    assert (state["layers.0.weight"].asnumpy() == reference["layers.0.weight"].numpy()).all()
+    assert (state["layers.1.moving_variance"].asnumpy() == reference["layers.1.running_var"].numpy()).all()
 
 
 def test_by_design_buffers_are_reported(correct_report):
