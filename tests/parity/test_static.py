@@ -1,0 +1,110 @@
+"""Parts of the parity engine that run no user code: discovery by static
+scan, the manifest, the CLI's argument handling, JSON-safe numbers."""
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pytest
+
+from analysis.cli import parity as parity_cli
+from analysis.parity import check_parity, discover
+from analysis.parity.compare import Capture, json_safe, metrics, tolerance
+from analysis.parity.manifest import ManifestError, load_manifest
+
+from .conftest import TORCH_REPO
+
+
+def test_discovery_lists_module_classes_without_importing(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "nets.py").write_text(
+        "raise SystemExit('never imported')\n"
+        "import torch.nn as nn\n"
+        "class Base(nn.Module):\n    pass\n"
+        "class Child(Base):\n    pass\n"
+        "class Plain:\n    pass\n"
+        "class Full(torch.nn.Module):\n    pass\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "nets.py").write_text("import torch.nn as nn\nclass Hidden(nn.Module):\n    pass\n")
+    found = {(c["module"], c["class"]) for c in discover.candidates(tmp_path)}
+    assert found == {("pkg.nets", "Base"), ("pkg.nets", "Child"), ("pkg.nets", "Full")}
+
+
+def test_discovery_on_fixture_repo():
+    names = {c["class"] for c in discover.candidates(TORCH_REPO)}
+    assert names == {"LeNet", "MLP", "BasicBlock", "ResNetStack", "LSTMTagger", "TinyEncoder"}
+
+
+def test_manifest_entries(tmp_path):
+    path = tmp_path / "porting.toml"
+    path.write_text(
+        '[[entry]]\nclass = "models.lenet:LeNet"\nkwargs = {num_classes = 4}\nloss = "cross_entropy"\n'
+        'inputs = [{shape = [2, 1, 32, 32]}]\ntolerance = {atol = 1e-4}\n'
+        '[[entry]]\nclass = "models.mlp.MLP"\nmode = "eval"\n'
+    )
+    first, second = load_manifest(path)
+    assert (first["module"], first["class"], first["kwargs"], first["loss"]) == ("models.lenet", "LeNet",
+                                                                                 {"num_classes": 4}, "cross_entropy")
+    assert first["inputs"] == [{"shape": [2, 1, 32, 32]}] and first["tolerance"] == {"atol": 1e-4}
+    assert (second["module"], second["class"], second["mode"]) == ("models.mlp", "MLP", "eval")
+
+
+@pytest.mark.parametrize("body, message", [
+    ('[[entry]]\nclass = "LeNet"\n', "must look like"),
+    ('[[entry]]\nclass = "m:X"\ninputs = [{dtype = "float32"}]\n', "needs a shape"),
+    ('[[entry]]\nclass = "m:X"\nmode = "sometimes"\n', "mode must be"),
+    ("[[entry]\n", "cannot read manifest"),
+])
+def test_manifest_errors(tmp_path, body, message):
+    path = tmp_path / "porting.toml"
+    path.write_text(body)
+    with pytest.raises(ManifestError, match=message):
+        load_manifest(path)
+
+
+def test_bad_manifest_is_reported_not_raised(tmp_path):
+    path = tmp_path / "porting.toml"
+    path.write_text('[[entry]]\nclass = "nope"\n')
+    report = check_parity(TORCH_REPO, TORCH_REPO, manifest=path)
+    assert report["entry_points"] == [] and "must look like" in report["error"]
+
+
+def test_cli_rejects_missing_directories(tmp_path):
+    out = io.StringIO()
+    assert parity_cli.run({"original_dir": str(tmp_path / "absent")}, out) == 2
+    assert "is not a directory" in out.getvalue()
+    out = io.StringIO()
+    assert parity_cli.run({"original_dir": str(tmp_path), "converted": str(tmp_path / "absent")}, out) == 2
+
+
+def test_metrics_labels():
+    ref = Capture(np.array([1.0, 2.0, 3.0], np.float32))
+    atol, rtol = tolerance("Linear", "float32")
+    assert metrics(ref, Capture(np.array([1.0, 2.0, 3.0], np.float32)), atol, rtol)["label"] == "exact"
+    noisy = metrics(ref, Capture(np.array([1.0, 2.0, 3.0000002], np.float32)), atol, rtol)
+    assert (noisy["status"], noisy["label"]) == ("pass", "kernel noise")
+    drift = metrics(ref, Capture(np.array([1.0, 2.0, 3.1], np.float32)), atol, rtol)
+    assert (drift["status"], drift["label"]) == ("fail", "drift")
+    assert drift["max_abs"] == pytest.approx(0.1, rel=1e-5)
+    shape = metrics(ref, Capture(np.zeros(4, np.float32)), atol, rtol)
+    assert (shape["status"], shape["label"]) == ("fail", "shape mismatch")
+
+
+def test_loose_kinds_get_wider_tolerances():
+    assert tolerance("LSTM", "float32")[0] > tolerance("Linear", "float32")[0]
+    assert tolerance("Linear", "float16")[0] > tolerance("Linear", "float32")[0]
+    assert tolerance("Linear", "float32", {"atol": 0.5}) == (0.5, 1e-4)
+
+
+def test_large_tensors_are_sampled_with_exact_stats():
+    big = np.arange(3 << 20, dtype=np.float32)
+    capture = Capture(big)
+    assert capture.sampled and capture.values.size < big.size
+    assert capture.stats["max"] == float(big.max()) and capture.stats["min"] == 0.0
+
+
+def test_json_safe_replaces_non_finite():
+    assert json_safe({"a": [math.inf, -math.inf, math.nan, 1.5]}) == {"a": ["inf", "-inf", "nan", 1.5]}
