@@ -139,11 +139,12 @@ def build_archive(root: Path, excludes: list[str], use_gitignore: bool = True) -
 
 
 class Api:
-    def __init__(self, server: str, token: str, timeout: float = 60):
+    def __init__(self, server: str, token: str, timeout: float = 60, retries: int = 3):
         self.base = server.rstrip("/") + "/api/"
         self.headers = {"Authorization": f"Token {token}", "Accept": "application/json",
                         "User-Agent": "porting-ci/1"}
         self.timeout = timeout
+        self.retries = retries  # GETs only: a status poll may meet a restarting server
 
     def request(self, method: str, path: str, *, query: dict | None = None, body: bytes | None = None,
                 content_type: str | None = None, raw: bool = False):
@@ -154,19 +155,19 @@ class Api:
         if content_type:
             headers["Content-Type"] = content_type
         request = urllib.request.Request(url, data=body, method=method, headers=headers)
-        for attempt in range(4):
+        for attempt in range(self.retries + 1):
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:
                     data = response.read()
                     return data if raw else json.loads(data or b"null")
             except urllib.error.HTTPError as exc:
                 detail = exc.read().decode(errors="replace")[:2000]
-                if exc.code >= 500 and attempt < 3 and method == "GET":
+                if exc.code >= 500 and attempt < self.retries and method == "GET":
                     time.sleep(2 ** attempt)
                     continue
                 raise ClientError(f"{method} {url} answered {exc.code}: {detail}") from None
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                if attempt < 3 and method == "GET":
+                if attempt < self.retries and method == "GET":
                     time.sleep(2 ** attempt)
                     continue
                 raise ClientError(f"{method} {url} failed: {exc}") from None
@@ -247,6 +248,7 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
     parser.add_argument("--report-json", type=Path, help="write the full report JSON here")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds to wait for the run (default 3600)")
     parser.add_argument("--poll", type=float, default=3, help="seconds between status checks")
+    parser.add_argument("--retries", type=int, default=3, help="retries of a failed status request (default 3)")
     parser.add_argument("--no-wait", action="store_true", help="upload and exit 0 without waiting")
     args = parser.parse_args(argv)
     if not (args.server and args.token and args.project):
@@ -258,7 +260,7 @@ def main(argv: list[str] | None = None, out=sys.stdout) -> int:
     if not root.is_dir():
         print(f"porting_ci: {root} is not a directory", file=sys.stderr)
         return EXIT_ERROR
-    api = Api(args.server, args.token)
+    api = Api(args.server, args.token, retries=max(0, args.retries))
     try:
         project = find_project(api, args.project)
         data, count = build_archive(root, args.exclude, use_gitignore=not args.no_gitignore)

@@ -12,6 +12,7 @@ urlpatterns = [
     # The schema and its docs describe the API, not anyone's data: readable without logging in.
     path("schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema", permission_classes=[AllowAny]), name="docs"),
+    path("client/porting_ci.py", views.client_script, name="client-script"),
     path("tokens/", apis.TokenListApi.as_view(), name="tokens"),
     path("tokens/<int:token_id>/", apis.TokenDetailApi.as_view(), name="token"),
     path("account/tokens/", views.token_page, name="token-page"),

@@ -23,3 +23,14 @@ def token_page(request):
         # Rendered directly (not redirected) so the key is never stored in the session.
         return render(request, "api/tokens.html", {"tokens": tokens.token_list(user=request.user), "new_key": key})
     return render(request, "api/tokens.html", {"tokens": tokens.token_list(user=request.user)})
+
+
+def client_script(request):
+    """The CI client, so a pipeline can fetch it from the dashboard it talks to (no secrets in it)."""
+    from django.conf import settings
+    from django.http import FileResponse, Http404
+
+    path = settings.BASE_DIR / "tools" / "porting_ci.py"
+    if not path.is_file():
+        raise Http404("the CI client is not part of this installation")
+    return FileResponse(path.open("rb"), content_type="text/x-python; charset=utf-8", filename="porting_ci.py")

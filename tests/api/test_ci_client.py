@@ -60,12 +60,20 @@ def test_archive_leaves_out_ignored_files_and_never_enters_ignored_dirs(tmp_path
     assert names == [".gitignore", "net.py", "pkg/keep.tmp", "pkg/util.py"] and count == 4
 
 
+def test_the_dashboard_serves_the_client_without_login(client):
+    from django.urls import reverse
+
+    response = client.get(reverse("api:client-script"))
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == CLIENT.read_bytes()
+
+
 def test_client_reports_usage_and_connection_problems_with_exit_2(tmp_path):
     client = [sys.executable, "-I", "-S", str(CLIENT)]
     missing = subprocess.run(client, capture_output=True, text=True, env={}, timeout=60)
     assert missing.returncode == 2 and "--server" in missing.stderr
     refused = subprocess.run(client + ["--server", "http://127.0.0.1:9", "--token", "x", "--project", "a/b",
-                                       "--dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+                                       "--dir", str(tmp_path), "--retries", "0"], capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and "failed" in refused.stderr
 
 
