@@ -146,3 +146,16 @@ def unpack_archive(archive: Path, dest: Path, limits: Limits = Limits()) -> list
         shutil.rmtree(dest, ignore_errors=True)
         raise ArchiveError("the archive contains no files")
     return sorted(written)
+
+
+def pack_tree(root: Path, prefix: str = "") -> bytes:
+    """A .tar.gz of the files under root (caches skipped), entries under prefix/."""
+    import io
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path in sorted(Path(root).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                rel = path.relative_to(root).as_posix()
+                tar.add(path, arcname=f"{prefix}/{rel}" if prefix else rel)
+    return buffer.getvalue()

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import io
-import tarfile
 import zipfile
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+
+from analysis.archive import pack_tree
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from porting_site.accounts.models import Membership
@@ -32,12 +33,7 @@ def project(team, name: str = "Vision models"):
 
 
 def tar_gz_of(root: Path, prefix: str = "repo") -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                tar.add(path, arcname=f"{prefix}/{path.relative_to(root).as_posix()}")
-    return buffer.getvalue()
+    return pack_tree(root, prefix)
 
 
 def zip_of(files: dict[str, bytes]) -> bytes:

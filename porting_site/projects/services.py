@@ -57,10 +57,13 @@ def run_create(*, project: Project, archive: UploadedFile, user=None, enqueue: b
             f"the upload is {archive.size // (1024 * 1024)} MiB; the limit is "
             f"{settings.PORTING_MAX_UPLOAD_BYTES // (1024 * 1024)} MiB"
         )
-    last = Run.objects.select_for_update().filter(project=project).order_by("-number").first()
+    # Lock the project row: concurrent uploads to one project must get distinct numbers,
+    # and locking the latest run would lock nothing for a project's first runs.
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    last = Run.objects.filter(project=project).order_by("-number").values_list("number", flat=True).first()
     run = Run.objects.create(
         project=project,
-        number=(last.number + 1) if last else 1,
+        number=(last or 0) + 1,
         archive=archive,
         archive_name=Path(archive.name or "upload").name,
         created_by=user,

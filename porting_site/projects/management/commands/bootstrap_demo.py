@@ -4,14 +4,13 @@ Idempotent: running it again reuses what exists and queues no second run.
 """
 from __future__ import annotations
 
-import io
-import tarfile
 from pathlib import Path
 
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand
 
+from analysis.archive import pack_tree
 from porting_site.accounts.models import Membership, Team
 from porting_site.accounts.services import membership_add, team_create
 from porting_site.projects.models import Project
@@ -20,13 +19,6 @@ from porting_site.projects.services import project_create, run_create
 SAMPLE = Path(settings.BASE_DIR) / "samples" / "pytorch_sample"
 
 
-def sample_archive_bytes(root: Path = SAMPLE) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                tar.add(path, arcname=f"pytorch_sample/{path.relative_to(root).as_posix()}")
-    return buffer.getvalue()
 
 
 class Command(BaseCommand):
@@ -51,7 +43,7 @@ class Command(BaseCommand):
         if project is None:
             project = project_create(team=team, name="Sample PyTorch", description="LeNet, an MLP and a training loop.")
         if not project.runs.exists():
-            upload = SimpleUploadedFile("pytorch_sample.tar.gz", sample_archive_bytes(), "application/gzip")
+            upload = SimpleUploadedFile("pytorch_sample.tar.gz", pack_tree(SAMPLE, "pytorch_sample"), "application/gzip")
             run_create(project=project, archive=upload, user=user)
             self.stdout.write("queued the sample repository for analysis")
         self.stdout.write(f"login: {username} / {password if created else '(unchanged password)'}")
