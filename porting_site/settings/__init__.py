@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     # REST API, quality gate (see the "REST API" block below)
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from the package: no CDN
     "porting_site.api",
     "porting_site.gates",
 ]
@@ -140,6 +141,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "porting_site.projects.models.Run.Status",
         "ParityStatusEnum": "porting_site.projects.models.ParityResult.Status",

@@ -77,7 +77,12 @@ def test_schema_and_docs_are_served(world):
     paths = schema.json()["paths"]
     assert "/api/runs/{run_id}/findings/" in paths and "/api/projects/{project_id}/runs/" in paths
     assert "application/gzip" in paths["/api/projects/{project_id}/runs/"]["post"]["requestBody"]["content"]
-    assert client.get(reverse("api:docs")).status_code == 200
+    docs = client.get(reverse("api:docs"))
+    assert docs.status_code == 200
+    assert b"/static/drf_spectacular_sidecar/swagger-ui-dist/" in docs.content and b"cdn." not in docs.content
+    # The schema is public (it describes the API, not anyone's data); the data behind it is not.
+    anonymous = client_for(None, None)
+    assert anonymous.get(reverse("api:schema")).status_code == 200
 
 
 def _with_key(key: str):
