@@ -1,11 +1,13 @@
 """Headless Chromium driven by Selenium against pytest-django's live server.
 
 Needs the chromium and chromium-driver packages (/usr/bin/chromium,
-/usr/bin/chromedriver); the tests are skipped where they are missing.
+/usr/bin/chromedriver); the tests are skipped where they are missing, except
+under CI=true, where .ci/run installs them and a missing browser fails.
 Screenshots of every page go to test-artifacts/ at the repository root.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -81,9 +83,9 @@ class Browser:
 
 @pytest.fixture
 def browser(live_server):
-    selenium = pytest.importorskip("selenium")
-    del selenium
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        if os.environ.get("CI"):  # CI installs them: a missing browser there is a failure, not a skip
+            pytest.fail("chromium / chromedriver are missing (apt-get install chromium chromium-driver)")
         pytest.skip("chromium / chromedriver are not installed")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
