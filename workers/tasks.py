@@ -115,6 +115,15 @@ def finalize_run(self, _previous=None, run_id: int | None = None):
 
     if _active(run_id, self.stage):
         services.run_finalize(run_id=run_id)
+        warm_highlights.apply_async(kwargs={"run_id": run_id}, queue="analysis")
+
+
+@app.task(ignore_result=True)
+def warm_highlights(run_id: int):
+    """After a run: pre-render its big files' highlighting so file pages open fast."""
+    from porting_site.projects import services
+
+    return services.run_warm_highlights(run_id=run_id)
 
 
 @app.task

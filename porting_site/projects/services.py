@@ -358,3 +358,28 @@ def run_fail_stuck(*, now=None, limit_s: int | None = None) -> list[int]:
         )
         failed.append(run.pk)
     return failed
+
+
+def run_warm_highlights(*, run_id: int) -> int:
+    """Highlight the run's big files into the disk cache, so their first view is fast.
+
+    Runs after the run is done (it must not delay results); returns how many
+    files it highlighted.
+    """
+    from .source_view import CACHE_MIN_CHARS, highlighted_lines, notebook_code, read_text
+
+    src = storage.source_dir(run_id)
+    warmed = 0
+    for rel in SourceFile.objects.filter(run_id=run_id).values_list("path", flat=True):
+        path = src / rel
+        try:
+            if path.stat().st_size < CACHE_MIN_CHARS:
+                continue
+            text = read_text(path.read_bytes())
+        except OSError:
+            continue
+        if rel.endswith(".ipynb"):
+            text, _ = notebook_code(text)
+        highlighted_lines(text)
+        warmed += 1
+    return warmed
