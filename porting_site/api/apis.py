@@ -6,8 +6,8 @@ another team's project or run is a 404 and an anonymous request a 401.
 """
 from __future__ import annotations
 
-import io
 import json
+import tempfile
 import zipfile
 
 from django.http import FileResponse, HttpResponse
@@ -392,7 +392,8 @@ class RunConvertedZipApi(APIView):
     def get(self, request, run_id: int):
         run = project_selectors.run_get(user=request.user, run_id=run_id)
         root = storage.converted_dir(run.pk)
-        buffer = io.BytesIO()
+        # Spooled: small trees stay in memory, big ones go to a temporary file.
+        buffer = tempfile.SpooledTemporaryFile(max_size=32 * 1024 * 1024)
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             if root.is_dir():
                 for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
@@ -401,6 +402,7 @@ class RunConvertedZipApi(APIView):
                 for row in ConvertedFile.objects.filter(run=run).select_related("file"):
                     archive.writestr(row.file.path, row.text)
         if not archive.filelist:
+            buffer.close()
             return Response({"detail": "the run has no converted files"}, status=status.HTTP_404_NOT_FOUND)
         buffer.seek(0)
         name = f"{run.project.slug}-run{run.number}-mindspore.zip"
