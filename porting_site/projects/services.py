@@ -324,6 +324,9 @@ def run_finalize(*, run_id: int) -> None:
     Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
         status=Run.Status.DONE, finished_at=timezone.now()
     )
+    from porting_site.gates.services import gate_evaluate
+
+    gate_evaluate(run=Run.objects.get(pk=run_id))
 
 
 # --- housekeeping -----------------------------------------------------------------------
