@@ -156,10 +156,13 @@ def _plain(value):
 def compare_config(pair) -> list[dict]:
     """Mismatches for one aligned pair, each naming the field and both values."""
     mismatches = []
-    if not pair.ms_type or pair.ms_type not in tables.CELL_FOR_MODULE.get(pair.torch_type, (pair.ms_type,)):
+    expected = tables.CELL_FOR_MODULE.get(pair.torch_type)
+    builtin = type(pair.cell).__module__.startswith("mindspore.")
+    if expected and builtin and pair.ms_type not in expected:
+        # A different built-in cell (a custom cell in its place is the team's choice).
         mismatches.append({"layer": pair.torch_path, "field": "type", "torch": pair.torch_type,
-                           "mindspore": pair.ms_type, "message": f"{pair.torch_type} became {pair.ms_type}, "
-                           f"expected {' or '.join(tables.CELL_FOR_MODULE[pair.torch_type])}"})
+                           "mindspore": pair.ms_type, "rule_id": tables.DEFAULT_FIELD_RULE,
+                           "message": f"{pair.torch_type} became {pair.ms_type}, expected {' or '.join(expected)}"})
     kind = tables.CONFIG_KIND.get(pair.torch_type)
     for label, tget, mget in tables.CONFIG_FIELDS.get(kind, []):
         tval, mval = _get(pair.module, tget), _get(pair.cell, mget)
@@ -168,7 +171,8 @@ def compare_config(pair) -> list[dict]:
         if not _same(tval, mval):
             mismatches.append(
                 {"layer": pair.torch_path, "field": label, "torch": _plain(tval), "mindspore": _plain(mval),
-                 "message": _explain(pair, label, tval, mval)}
+                 "message": _explain(pair, label, tval, mval),
+                 "rule_id": tables.FIELD_RULES.get((kind, label), tables.DEFAULT_FIELD_RULE)}
             )
     return mismatches
 

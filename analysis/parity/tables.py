@@ -132,6 +132,18 @@ CONFIG_KIND: dict[str, str] = {
     "AvgPool2d": "Pool",
 }
 
+# The analyzer's rule behind each config field, so a mismatch links to the
+# finding on the same line; anything else falls back to the generic rule.
+FIELD_RULES: dict[tuple[str, str], str] = {
+    ("BatchNorm", "momentum"): "MS-BN-MOMENTUM",
+    ("Dropout", "p"): "MS-DROPOUT-P",
+    ("Conv", "bias"): "MS-CONV-BIAS",
+    ("Conv", "padding"): "MS-CONV-PADMODE",
+    ("Pool", "kernel_size"): "MS-POOL-PADDING",
+    ("Pool", "stride"): "MS-POOL-PADDING",
+}
+DEFAULT_FIELD_RULE = "MS-API-DIFF"
+
 # Tolerances (atol, rtol) per dtype, and looser ones for op kinds whose
 # kernels reduce in a different order (norms, softmax, recurrences).
 TOLERANCE_BY_DTYPE: dict[str, tuple[float, float]] = {

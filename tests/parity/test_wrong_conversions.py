@@ -94,6 +94,7 @@ def test_dropout_probability_named_in_config(reports):
     assert (mismatch["layer"], mismatch["field"]) == ("layers.3", "p")
     assert mismatch["torch"] == pytest.approx(0.2) and mismatch["mindspore"] == pytest.approx(0.8)
     assert mismatch["line"] == 13  # nn.Dropout(dropout) in the PyTorch source
+    assert mismatch["rule_id"] == "MS-DROPOUT-P"  # the analyzer's finding on that line
 
 
 def test_bn_momentum_shows_in_running_statistics(reports):
@@ -101,6 +102,8 @@ def test_bn_momentum_shows_in_running_statistics(reports):
     assert entry["metrics"]["status"] == "pass"  # forward outputs agree...
     failing = {s["name"] for s in entry["state_after_step"] if s["status"] == "fail"}
     assert "layers.1.running_mean" in failing  # ...only the statistics after a step differ
+    mismatch = entry["config_mismatches"][0]
+    assert (mismatch["layer"], mismatch["field"], mismatch["rule_id"]) == ("layers.1", "momentum", "MS-BN-MOMENTUM")
     assert all(s["layer"] == "layers.1" for s in entry["state_after_step"] if s["status"] == "fail")
 
 
