@@ -78,8 +78,24 @@ def reports(tmp_path_factory):
     wrong = base + 'converted_optimizer = {name = "SGD", lr = 0.5, momentum = 0.9}\n'
     trees.append((TORCH_REPO, MS_REPO, manifest_for(tmp, "lr_wrong", wrong)))
     names.append("lr_wrong")
+    # Classification losses, AdamW, momentum with a step schedule: correct twins must agree.
+    trees.append((TORCH_REPO, MS_REPO, manifest_for(tmp, "ce_ok", (
+        '[[entry]]\nclass = "models.lenet:LeNet"\nloss = "cross_entropy"\nloss_steps = 6\n'
+        'optimizer = {name = "AdamW", lr = 0.01, weight_decay = 0.05}\n'
+        '[[entry]]\nclass = "models.tagger:LSTMTagger"\nloss = "cross_entropy"\nloss_steps = 6\n'
+        'inputs = [{shape = [3, 7], dtype = "int64", range = [0, 30]}]\n'
+        'optimizer = {name = "SGD", lr = 0.5, momentum = 0.9}\nscheduler = {name = "StepLR", step_size = 2, gamma = 0.5}\n'
+    ))))
+    names.append("ce_ok")
+    trees.append((TORCH_REPO, MS_REPO, manifest_for(tmp, "sched_wrong", (
+        '[[entry]]\nclass = "models.mlp:MLP"\nloss_steps = 8\nmode = "train"\n'
+        'optimizer = {name = "SGD", lr = 0.1}\nscheduler = {name = "StepLR", step_size = 2, gamma = 0.1}\n'
+        'converted_scheduler = {name = "ConstantLR", factor = 1.0, total_iters = 1}\n'))))
+    names.append("sched_wrong")
     results = check_parity_many(trees, timeout_s=240)
-    return {name: report["entry_points"][0] for name, report in zip(names, results)}
+    reports = {name: report["entry_points"][0] for name, report in zip(names, results)}
+    reports["ce_tagger"] = results[names.index("ce_ok")]["entry_points"][1]
+    return reports
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -167,3 +183,18 @@ def test_cli_with_hand_edited_converted_tree(tmp_path):
                           "layers", "metrics"}
     assert (entry["name"], entry["module"], entry["status"]) == ("MLP", "models.mlp", "fail")
     assert entry["first_diverging_layer"] == "layers.1"
+
+
+@pytest.mark.parametrize("case", ["ce_ok", "ce_tagger"])
+def test_classification_losses_and_schedules_agree(reports, case):
+    entry = reports[case]
+    assert entry["status"] == "pass", entry["reason"]
+    curve = entry["loss_curve"]
+    assert curve["loss"] == "cross_entropy" and len(curve["mindspore"]) == 6
+    assert curve["max_relative_difference"] < 1e-3
+
+
+def test_a_schedule_missing_on_the_converted_side_is_caught(reports):
+    entry = reports["sched_wrong"]
+    assert entry["status"] == "fail" and entry["loss_curve"]["status"] == "fail"
+    assert entry["loss_curve"]["first_diverging_step"] == 3  # the first step after the LR drop
