@@ -15,7 +15,7 @@ import mindspore as ms
 from . import frameworks as fw
 from . import tables
 from .align import align, map_path, transfer_weights
-from .compare import Capture, metrics, tolerance
+from .compare import Capture, metrics, output_figures, tolerance
 from .config import compare_config
 from .sources import layer_source
 
@@ -86,6 +86,7 @@ def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Pa
     fw.train_mode(torch_model, ms_model, False)
     eval_out = _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, override, lines)
     result.update(layers=eval_out["layers"], metrics=eval_out["metrics"], outputs=eval_out["outputs"])
+    result.update({k: eval_out[k] for k in ("output_sample", "abs_error_histogram") if k in eval_out})
     timings["forward_eval"] = time.perf_counter() - t0
     if eval_out["crash"]:
         result["crash"] = eval_out["crash"]
@@ -142,9 +143,13 @@ def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, overri
     layers, first = comparer.layers()
     if crash:
         outputs = [{"index": 0, "status": "fail", "label": crash}]
+        figures = {}
     else:
         outputs = _compare_outputs(t_out, m_out, override)
-    return {"layers": layers, "first": first, "metrics": _headline(outputs), "outputs": outputs, "crash": crash}
+        t_arrays, m_arrays = fw.flat_tensors(t_out, "torch"), fw.flat_tensors(m_out, "ms")
+        figures = output_figures(t_arrays[0], m_arrays[0]) if t_arrays and m_arrays else {}
+    return {"layers": layers, "first": first, "metrics": _headline(outputs), "outputs": outputs, "crash": crash,
+            **figures}
 
 
 def _compare_outputs(t_out, m_out, override) -> list[dict]:

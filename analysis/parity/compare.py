@@ -97,6 +97,34 @@ def metrics(reference: Capture, candidate: Capture, atol: float, rtol: float) ->
     return result
 
 
+SCATTER_POINTS = 1000
+
+
+def output_figures(reference: np.ndarray, candidate: np.ndarray) -> dict:
+    """Data for the dashboard's figures of one output: a strided sample of
+    value pairs (scatter) and a log-binned histogram of absolute errors."""
+    a = np.asarray(reference, np.float64).reshape(-1)
+    b = np.asarray(candidate, np.float64).reshape(-1)
+    if a.size != b.size or a.size == 0:
+        return {}
+    step = max(1, a.size // SCATTER_POINTS)
+    diff = np.abs(a - b)
+    diff = diff[np.isfinite(diff)]
+    top = float(diff.max()) if diff.size else 0.0
+    if top <= 0.0:
+        edges, counts = [0.0, 1e-12], [int(diff.size)]
+    else:
+        high = math.ceil(math.log10(top)) if top > 0 else -12
+        low = min(high - 1, -12)
+        bins = np.concatenate([[0.0], np.logspace(low, high, num=2 * (high - low) + 1)])
+        hist, bin_edges = np.histogram(diff, bins=bins)
+        edges, counts = [float(e) for e in bin_edges], [int(c) for c in hist]
+    return {
+        "output_sample": {"torch": a[::step].tolist(), "mindspore": b[::step].tolist(), "stride": step},
+        "abs_error_histogram": {"edges": edges, "counts": counts, "scale": "log"},
+    }
+
+
 def _cosine(a: np.ndarray, b: np.ndarray) -> float | None:
     na, nb = np.linalg.norm(a), np.linalg.norm(b)
     if not (np.isfinite(na) and np.isfinite(nb)):

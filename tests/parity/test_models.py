@@ -38,6 +38,7 @@ def test_correct_conversion_passes(correct_report, name):
     assert entry["state_after_step"] and all(s["status"] == "pass" for s in entry["state_after_step"])
     assert entry["loss_curve"]["status"] == "pass"
     assert entry["device"] == "cpu"
+    assert entry["output_sample"]["torch"] and sum(entry["abs_error_histogram"]["counts"]) > 0
 
 
 def test_discovery_finds_both_models_with_inferred_inputs(correct_report):

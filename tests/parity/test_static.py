@@ -108,3 +108,17 @@ def test_large_tensors_are_sampled_with_exact_stats():
 
 def test_json_safe_replaces_non_finite():
     assert json_safe({"a": [math.inf, -math.inf, math.nan, 1.5]}) == {"a": ["inf", "-inf", "nan", 1.5]}
+
+
+def test_output_figures_sample_and_histogram():
+    from analysis.parity.compare import output_figures
+
+    ref = np.linspace(-1, 1, 5000).astype(np.float32)
+    cand = ref + np.float32(1e-6) * (np.arange(5000) % 3)
+    figures = output_figures(ref, cand)
+    sample = figures["output_sample"]
+    assert len(sample["torch"]) == len(sample["mindspore"]) <= 1000
+    hist = figures["abs_error_histogram"]
+    assert sum(hist["counts"]) == 5000 and len(hist["edges"]) == len(hist["counts"]) + 1
+    assert hist["counts"][0] > 0  # the exact matches land in the first bin
+    assert output_figures(ref, ref)["abs_error_histogram"]["counts"] == [5000]
