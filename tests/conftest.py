@@ -23,6 +23,12 @@ def _session_cwd(tmp_path_factory):
     os.chdir(previous)
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """Tests create many users; production's slow, safe hasher buys nothing here."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def test_database_url(settings) -> str:
     """The URL of the database this test process uses (the test database)."""
     from django.db import connection
