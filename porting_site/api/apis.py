@@ -33,6 +33,7 @@ from porting_site.projects.models import (
     SourceFile,
     Target,
 )
+from porting_site.projects.upload_handlers import TOO_LARGE_ATTR, upload_too_large_message
 from porting_site.reports import run_junit_xml, run_report_json, run_sarif
 
 from . import selectors, services, tokens
@@ -258,6 +259,8 @@ class ProjectRunsApi(APIView):
         project = selectors.project_get_by_id(user=request.user, project_id=project_id)
         raw = "archive" in request.data and not request.content_type.startswith(("multipart/", "application/x-www"))
         fields = {**request.query_params.dict(), "archive": request.data.get("archive")} if raw else request.data
+        if getattr(request, TOO_LARGE_ATTR, False):
+            return Response({"archive": [upload_too_large_message()]}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         data = self.InputSerializer(data=fields)
         try:
             data.is_valid(raise_exception=True)

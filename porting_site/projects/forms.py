@@ -28,6 +28,13 @@ def _archive_problem(archive, name: str) -> str:
 
 class UploadForm(forms.Form):
     archive = forms.FileField(help_text="A .zip or .tar.gz of the PyTorch repository")
+
+    def __init__(self, *args, upload_too_large: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if upload_too_large:  # the size-limit upload handler stopped storing the file mid-stream
+            from .upload_handlers import upload_too_large_message
+
+            self.fields["archive"].error_messages["required"] = upload_too_large_message()
     target = forms.ChoiceField(choices=Target.choices, initial=Target.CLASSIC)
     ms_version = forms.CharField(initial="2.4", max_length=10, label="MindSpore version")
     device = forms.ChoiceField(choices=Device.choices, initial=Device.CPU, label="Parity device queue")

@@ -16,6 +16,7 @@ from porting_site.accounts.models import Membership, Team
 from . import catalogue, charts, selectors, services, storage
 from .forms import ProjectForm, ProjectSettingsForm, UploadForm
 from .source_view import MARKER, notebook_code, read_text, render_source, side_by_side
+from .upload_handlers import TOO_LARGE_ATTR
 
 
 def _admin_teams(user):
@@ -67,7 +68,7 @@ def project_create(request):
 def project_detail(request, team_slug: str, project_slug: str):
     project = selectors.project_get(user=request.user, team_slug=team_slug, project_slug=project_slug)
     if request.method == "POST":
-        form = UploadForm(request.POST, request.FILES)
+        form = UploadForm(request.POST, request.FILES, upload_too_large=getattr(request, TOO_LARGE_ATTR, False))
         if form.is_valid():
             try:
                 run = services.run_create(project=project, user=request.user, **form.cleaned_data)

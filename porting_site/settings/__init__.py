@@ -104,6 +104,11 @@ MEDIA_URL = "media/"
 # Uploads above this size are streamed to disk rather than held in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+FILE_UPLOAD_HANDLERS = [
+    "porting_site.projects.upload_handlers.SizeLimitUploadHandler",  # stops oversized uploads mid-stream
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 # --- uploads and archives --------------------------------------------------------
 PORTING_MAX_UPLOAD_BYTES = envint("PORTING_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
