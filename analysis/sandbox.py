@@ -167,6 +167,7 @@ def child_environment(workdir: Path, threads: int) -> dict[str, str]:
         OMP_NUM_THREADS=str(threads),
         MKL_NUM_THREADS=str(threads),
         OPENBLAS_NUM_THREADS=str(threads),
+        CUBLAS_WORKSPACE_CONFIG=":4096:8",  # lets torch's deterministic mode run cuBLAS on GPU
         GLOG_v="3",  # MindSpore: errors only
         GLOG_logtostderr="1",
     )

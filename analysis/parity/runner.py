@@ -34,6 +34,21 @@ def _purge(tree: str) -> None:
             del sys.modules[name]
 
 
+def _resources() -> dict:
+    """Peak virtual and resident memory of this child so far (MiB)."""
+    fields = {"VmPeak": "vm_peak_mb", "VmHWM": "rss_peak_mb"}
+    out = {}
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                key = line.split(":", 1)[0]
+                if key in fields:
+                    out[fields[key]] = int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return out
+
+
 def load_class(tree: str, module: str, class_name: str):
     import importlib
 
@@ -68,6 +83,7 @@ def main(payload_path: str, records_path: str) -> None:
         except Exception as exc:  # user code failed somewhere: report, go on
             result = {"status": "error", "reason": f"{type(exc).__name__}: {exc}",
                       "traceback": traceback.format_exc()[-4000:]}
+        result["resources"] = _resources()
         _emit(records_path, {"event": "result", "key": job["key"], "result": result})
 
 
