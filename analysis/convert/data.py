@@ -92,7 +92,7 @@ def coerce_index(ctx: ConversionContext, original: cst.FunctionDef, updated: cst
     body = list(updated.body.body)
     at = 1 if body and _is_docstring(body[0]) else 0
     body.insert(at, line)
-    ctx.change(original, rules.DATALOADER, "torch.utils.data.Dataset.__getitem__", "mindspore.dataset.GeneratorDataset",
+    ctx.change(original, rules.DATASET_CLASS, "torch.utils.data.Dataset.__getitem__", "mindspore.dataset.GeneratorDataset",
                "__getitem__ index converted to int (GeneratorDataset passes numpy integers)")
     return updated.with_changes(body=updated.body.with_changes(body=body))
 

@@ -123,7 +123,7 @@ def batchnorm(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
             extra.append(kwarg("use_batch_statistics", "True"))
             note += "; track_running_stats=False -> use_batch_statistics=True"
         elif not (isinstance(tracking, cst.Name) and tracking.value == "True"):
-            ctx.mark(original, rules.BN_MOMENTUM, qualified,
+            ctx.mark(original, rules.BN_TRACK_STATS, qualified,
                      "track_running_stats from a variable: map False to use_batch_statistics=True by hand")
             return updated
     plan.args = _without(plan.args, "momentum", "track_running_stats")

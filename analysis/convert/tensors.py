@@ -74,7 +74,7 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                    "numpy() (and cpu()/detach() before it) -> asnumpy()")
         return cst.Call(func=cst.Attribute(value=inner, attr=cst.Name("asnumpy")))
     if name in ("cpu", "cuda") and (not args or name == "cuda"):
-        ctx.change(original, rules.DEVICE_MOVE, f"torch.Tensor.{name}", "",
+        ctx.change(original, rules.DEVICE_CUDA, f"torch.Tensor.{name}", "",
                    f".{name}() removed: MindSpore places data by context, not per tensor")
         return receiver
     if name == "to" and args:
@@ -85,16 +85,16 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         if all(_looks_like_device(ctx, a.value) for a in rest) and len(dtypes) <= 1:
             if dtypes:
                 target = ctx.ms(_dtype(ctx, dtypes[0].value) or "")
-                ctx.change(original, rules.DEVICE_MOVE, "torch.Tensor.to", "mindspore.Tensor.astype",
+                ctx.change(original, rules.DEVICE_TO, "torch.Tensor.to", "mindspore.Tensor.astype",
                            ".to(dtype) -> .astype(dtype); device part dropped")
                 return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("astype")),
                                 args=[cst.Arg(value=cst.parse_expression(target))])
-            ctx.change(original, rules.DEVICE_MOVE, "torch.Tensor.to", "",
+            ctx.change(original, rules.DEVICE_TO, "torch.Tensor.to", "",
                        ".to(device) removed: MindSpore places data by context")
             return receiver
         return None
     if name == "detach" and not args:
-        ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.detach", "mindspore.ops.stop_gradient",
+        ctx.change(original, rules.DETACH, "torch.Tensor.detach", "mindspore.ops.stop_gradient",
                    "detach() -> ops.stop_gradient()")
         return cst.Call(func=ctx.ms_expr("mindspore.ops.stop_gradient"), args=[cst.Arg(value=receiver)])
     if name == "train" and len(args) <= 1 and not any(a.keyword for a in args):
@@ -106,11 +106,11 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                    "eval() -> set_train(False)")
         return _rename(updated, "set_train").with_changes(args=[cst.Arg(value=cst.Name("False"))])
     if name == "parameters" and not args:
-        ctx.change(original, rules.OPTIMIZER, "torch.nn.Module.parameters", "mindspore.nn.Cell.trainable_params",
+        ctx.change(original, rules.OPTIMIZER_PARAMS, "torch.nn.Module.parameters", "mindspore.nn.Cell.trainable_params",
                    "parameters() -> trainable_params()")
         return _rename(updated, "trainable_params")
     if name == "named_parameters" and not args:
-        ctx.change(original, rules.OPTIMIZER, "torch.nn.Module.named_parameters",
+        ctx.change(original, rules.CELL_API, "torch.nn.Module.named_parameters",
                    "mindspore.nn.Cell.parameters_and_names", "named_parameters() -> parameters_and_names()")
         return _rename(updated, "parameters_and_names")
     if name == "state_dict" and not args:
@@ -127,7 +127,7 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         return cst.Call(func=ctx.ms_expr("mindspore.load_param_into_net"),
                         args=[cst.Arg(value=receiver), cst.Arg(value=loaded)])
     if name in ("std", "var") and not args:
-        ctx.change(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", f"mindspore.Tensor.{name}",
+        ctx.change(original, rules.TENSOR_DIFF, f"torch.Tensor.{name}", f"mindspore.Tensor.{name}",
                    f"{name}(): PyTorch's unbiased estimate made explicit (ddof=1)")
         return updated.with_changes(args=[cst.Arg(value=cst.Integer("1"), keyword=cst.Name("ddof"),
                                                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),

@@ -37,7 +37,7 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
             return updated.with_changes(func=ctx.ms_expr(experimental))
     classic = next((m for m in (entry.mindspore if entry else ()) if m.startswith("mindspore.nn.")), "")
     if not classic:
-        ctx.mark(original, rules.OPTIMIZER, qualified, f"no MindSpore optimizer is mapped for {qualified}")
+        ctx.mark(original, rules.OPTIMIZER_UNSUPPORTED, qualified, f"no MindSpore optimizer is mapped for {qualified}")
         return updated
     args: list[cst.Arg] = []
     passed = set()
@@ -51,7 +51,7 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
             args.append(arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) if arg.keyword else arg)
         elif key == "betas":
             if not (isinstance(arg.value, cst.Tuple) and len(arg.value.elements) == 2):
-                ctx.mark(original, rules.OPTIMIZER, qualified, "betas from a variable: pass beta1= and beta2=")
+                ctx.mark(original, rules.API_DIFF, qualified, "betas from a variable: pass beta1= and beta2=")
                 return updated
             args += [kwarg("beta1", arg.value.elements[0].value), kwarg("beta2", arg.value.elements[1].value)]
         else:
@@ -70,7 +70,8 @@ def scheduler(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
         ctx.change(original, rules.LR_SCHEDULER, qualified, experimental,
                    f"{qualified} -> {experimental} (steps like PyTorch's; needs an experimental optimizer)")
         return updated.with_changes(func=ctx.ms_expr(experimental))
-    ctx.mark(original, rules.LR_SCHEDULER, qualified,
+    rule = rules.LR_LAMBDA if name in ("LambdaLR", "MultiplicativeLR") else rules.LR_SCHEDULER
+    ctx.mark(original, rule, qualified,
              "no step-compatible MindSpore scheduler: precompute a per-step learning-rate list "
              "(e.g. mindspore.nn.piecewise_constant_lr) and pass it as learning_rate")
     return updated

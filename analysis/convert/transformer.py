@@ -142,7 +142,7 @@ class Converter(cst.CSTTransformer):
                 bases.append(base.with_changes(value=self.ctx.ms_expr("mindspore.nn.Cell")))
                 self.ctx.change(orig, rules.CELL_BASE, qualified, "mindspore.nn.Cell", f"class {name}: nn.Module -> nn.Cell")
             elif qualified in DATASET_BASES:
-                self.ctx.change(orig, rules.DATALOADER, qualified, "",
+                self.ctx.change(orig, rules.DATASET_CLASS, qualified, "",
                                 f"class {name}: base {qualified} dropped (GeneratorDataset reads __getitem__/__len__)")
             elif qualified and qualified.startswith("torch."):
                 entry = self.ctx.classic.get(qualified)
@@ -176,7 +176,7 @@ class Converter(cst.CSTTransformer):
             return data.coerce_index(self.ctx, original, updated)
         if self.classes and self.classes[-1][1] == "cell" and len(self.functions) == self.classes[-1][2]:
             if original.name.value == "forward":
-                self.ctx.change(original, rules.CELL_BASE, "torch.nn.Module.forward", "mindspore.nn.Cell.construct",
+                self.ctx.change(original, rules.CELL_FORWARD, "torch.nn.Module.forward", "mindspore.nn.Cell.construct",
                                 "forward -> construct")
                 return updated.with_changes(name=cst.Name("construct"))
         return updated
@@ -199,7 +199,7 @@ class Converter(cst.CSTTransformer):
                          "MindSpore computes gradients only inside value_and_grad: remove this switch")
             return updated  # a with-item or decorator: the statement around it goes
         if qualified in DEVICE_CALLS and qualified != "torch.device":
-            ctx.mark(original, rules.DEVICE_OBJECT, qualified,
+            ctx.mark(original, rules.DEVICE_CUDA, qualified,
                      "no CUDA query in MindSpore: choose the device once with mindspore.set_device")
             return updated
         mint = ctx.mint_entry(qualified)

@@ -33,6 +33,7 @@ class Rule:
     mindspore: str = ""
     trigger: dict = field(default_factory=dict, hash=False, compare=False)
     check: str | None = None
+    scope: str = "both"  # "converter": reported by the converter only, never by the scanner
 
     def applies_to(self, ms_version: str) -> bool:
         v = parse_version(ms_version)
@@ -57,6 +58,7 @@ class Rule:
             "guide_url": self.guide_url,
             "example": {"pytorch": self.example[0], "mindspore": self.example[1]},
             "mindspore": self.mindspore,
+            "scope": self.scope,
         }
 
 
@@ -78,6 +80,7 @@ def _catalogue() -> dict[str, Rule]:
             mindspore=raw.get("mindspore", ""),
             trigger=raw.get("trigger", {}),
             check=raw.get("check"),
+            scope=raw.get("scope", "both"),
         )
         if rule.id in rules:
             raise ValueError(f"duplicate rule id {rule.id}")

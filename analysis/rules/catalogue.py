@@ -7,8 +7,10 @@ autofix (the converter rewrites it), versions (first MindSpore release it
 applies to, first release it no longer applies to; None = open), guide (docs
 URL), mindspore (suggested counterpart), message, explanation, example
 (PyTorch, MindSpore), trigger (what the scanner must see: apis, prefixes,
-methods on receivers of given kinds, events) and check (name of a function in
-checks.py that must return a dict for the rule to fire).
+methods on receivers of given kinds, events), check (name of a function in
+checks.py that must return a dict for the rule to fire) and scope ("both" by
+default; "converter" for rules only the converter reports, which the scanner
+never fires).
 Messages are this project's own wording; facts come from the guides.
 """
 from __future__ import annotations
@@ -772,5 +774,45 @@ RULES: list[dict] = [
                     "counterpart (export with mindspore.export instead).",
         example=("net = torch.jit.script(net)", "mindspore.set_context(mode=mindspore.GRAPH_MODE)"),
         trigger={"prefixes": ["torch.jit."]}, check=None,
+    ),
+    # ---- losses and gradients -----------------------------------------------------------------------
+    dict(
+        id="MS-LOSS-LABEL-DTYPE", title="classification losses take int32 class indices", severity="warning",
+        status="converted", autofix=True, versions=("1.6", None), guide=API_MAP, mindspore="labels.astype(mindspore.int32)",
+        message="{api}: MindSpore's class-index labels must be int32, while PyTorch code passes int64 (long)",
+        explanation="PyTorch's CrossEntropyLoss and NLLLoss take class indices as int64 tensors. The MindSpore "
+                    "kernels reject int64 indices on CPU, so the converter casts the labels argument to int32 at the "
+                    "call. Targets that are class probabilities (float) must not be cast: review those calls.",
+        example=("loss = loss_fn(logits, labels)", "loss = loss_fn(logits, labels.astype(mindspore.int32))"),
+        trigger={"apis": ["torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss", "torch.nn.functional.cross_entropy",
+                          "torch.nn.functional.nll_loss"]}, check=None,
+    ),
+    dict(
+        id="MS-GRAD-CLIP", title="gradient clipping acts on the gradients, not the parameters", severity="warning",
+        status="converted", autofix=True, versions=("1.6", None), guide=API_MAP,
+        mindspore="mindspore.ops.clip_by_norm / mindspore.ops.clip_by_value",
+        message="{api} clips the .grad of parameters in place; MindSpore clips the gradient tuple value_and_grad returns",
+        explanation="PyTorch's clip_grad_norm_ and clip_grad_value_ rescale the gradients stored on parameters "
+                    "between backward() and step(). MindSpore has no stored gradients: apply ops.clip_by_norm (one "
+                    "norm over all gradients, like PyTorch) or ops.clip_by_value to the grads tuple before passing "
+                    "it to the optimizer.",
+        example=("loss.backward()\nclip_grad_norm_(model.parameters(), 1.0)\noptimizer.step()",
+                 "loss, grads = grad_fn()\ngrads = ops.clip_by_norm(grads, 1.0)\noptimizer(grads)"),
+        trigger={"apis": ["torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
+                          "torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad.clip_grad_norm_",
+                          "torch.nn.utils.clip_grad.clip_grad_value_"]}, check=None,
+    ),
+    # ---- reported by the converter only ------------------------------------------------------------
+    dict(
+        id="MS-TORCH-IMPORT", title="PyTorch still imported by converted code", severity="warning",
+        status="manual", autofix=False, versions=("1.6", None), guide=API_MAP, mindspore="",
+        scope="converter",
+        message="the converted file still imports {api}: code using it was left unconverted",
+        explanation="After conversion the converter drops every torch import nothing refers to. An import that "
+                    "stays is needed by code the converter could not rewrite (each such use carries its own MIGRATE "
+                    "comment); once those uses are ported by hand, delete the import so the file runs without "
+                    "PyTorch installed.",
+        example=("import torch  # still used by torch.frobnicate(x)", "# import removed after porting the last use"),
+        trigger={}, check=None,
     ),
 ]

@@ -115,4 +115,7 @@ CASES: dict[str, tuple[str, str]] = {
                           module("        pass", "        return x * x.sum()")),
     "MS-CONTAINERS": (H + "seq = nn.Sequential(nn.ReLU())\n", H + "seq = [nn.ReLU()]\n"),
     "MS-JIT": (H + "f = torch.jit.script(nn.Linear(2, 2))\n", H + "f = nn.Linear(2, 2)\n"),
+    "MS-LOSS-LABEL-DTYPE": (H + "loss_fn = nn.CrossEntropyLoss()\n", H + "loss_fn = nn.MSELoss()\n"),
+    "MS-GRAD-CLIP": (H + "m = nn.Linear(2, 2)\nnn.utils.clip_grad_norm_(m.parameters(), 1.0)\n",
+                     H + "m = nn.Linear(2, 2)\nw = m.weight.clamp(-1.0, 1.0)\n"),
 }

@@ -105,7 +105,7 @@ def test_unconvertible_call_is_marked_and_torch_import_kept_with_reason():
     assert "y = ops.cat([x, x])" in result.text
     assert [u.rule_id for u in result.unconverted] == ["MS-API-UNMAPPED"]
     assert result.unconverted[0].line == 2
-    assert "# MIGRATE(MS-IMPORTS): PyTorch is still imported for torch" in result.text
+    assert "# MIGRATE(MS-TORCH-IMPORT): PyTorch is still imported for torch" in result.text
 
 
 def test_training_step_becomes_value_and_grad():
