@@ -41,6 +41,7 @@ class Finding:
     status: UseStatus = UseStatus.UNRESOLVED
     cell: int | None = None  # notebook code cell index, when from .ipynb
     extra: dict = field(default_factory=dict)  # e.g. differing args
+    fingerprint: str = ""  # position-free identity across uploads (analysis.fingerprint), "" until computed
 
     def to_dict(self) -> dict:
         data = asdict(self)

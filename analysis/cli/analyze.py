@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from analysis.fingerprint import fingerprint_tree
 from analysis.report.json import to_json
 from analysis.report.sarif import to_sarif
 from analysis.report.text import render_text
@@ -44,6 +45,8 @@ def run(options: dict, stdout: TextIO) -> int:
         stdout.write(f"error: {exc}\n")
         return 2
     fmt = options.get("format") or "text"
+    if fmt == "json":  # each use carries its status (from the analyzer) and its fingerprint
+        fingerprint_tree(path, reports)
     if fmt == "text":
         body = render_text(reports)
     elif fmt == "json":

@@ -1,14 +1,17 @@
 """Which findings of a run are new compared with its baseline run.
 
-A finding is matched by its file path, rule, PyTorch API and the stripped text
-of its source line, not its line number, so inserting lines above it does not
-make it new. Equal keys are matched by count: a key seen twice in the baseline
+A finding is matched by its file path and its statement fingerprint (rule, API,
+the statement's syntax without positions, its enclosing definition; see
+analysis.fingerprint), so inserted lines above it and reformatting do not make
+it new. Runs stored before fingerprints existed fall back to the file path,
+rule, PyTorch API and the stripped text of the source line. Equal keys are matched by count: a key seen twice in the baseline
 and three times now has one new finding (the last one by position).
 """
 from __future__ import annotations
 
 from collections import defaultdict
 
+from analysis.fingerprint import fingerprint_base
 from porting_site.projects import storage
 from porting_site.projects.models import Finding, Run
 
@@ -28,10 +31,20 @@ def _line_reader(run_id: int):
     return line
 
 
-def _keys(run: Run, severities: list[str] | None) -> dict[tuple, list[int]]:
+def _fingerprinted(run: Run) -> bool:
+    return not Finding.objects.filter(run=run, fingerprint="").exists()
+
+
+def _keys(run: Run, severities: list[str] | None, by_fingerprint: bool = False) -> dict[tuple, list[int]]:
     findings = Finding.objects.filter(run=run)
     if severities:
         findings = findings.filter(severity__in=severities)
+    if by_fingerprint:
+        keys: dict[tuple, list[int]] = defaultdict(list)
+        for pk, path, fingerprint in findings.order_by("file__path", "line", "column", "id").values_list(
+                "id", "file__path", "fingerprint"):
+            keys[(path, fingerprint_base(fingerprint))].append(pk)
+        return keys
     line = _line_reader(run.pk)
     keys: dict[tuple, list[int]] = defaultdict(list)
     rows = findings.order_by("file__path", "line", "column", "id").values_list(
@@ -46,10 +59,12 @@ def _keys(run: Run, severities: list[str] | None) -> dict[tuple, list[int]]:
 
 def new_finding_ids(*, run: Run, baseline: Run | None, severities: list[str] | None = None) -> set[int]:
     """Ids of the run's findings (optionally of some severities) absent from the baseline."""
-    current = _keys(run, severities)
     if baseline is None:
-        return {pk for ids in current.values() for pk in ids}
-    before = {key: len(ids) for key, ids in _keys(baseline, severities).items()}
+        return set(Finding.objects.filter(run=run, **({"severity__in": severities} if severities else {}))
+                   .values_list("pk", flat=True))
+    by_fingerprint = _fingerprinted(run) and _fingerprinted(baseline)
+    current = _keys(run, severities, by_fingerprint)
+    before = {key: len(ids) for key, ids in _keys(baseline, severities, by_fingerprint).items()}
     new: set[int] = set()
     for key, ids in current.items():
         new.update(ids[before.get(key, 0):])

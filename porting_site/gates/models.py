@@ -28,6 +28,10 @@ class GatePolicy(models.Model):
     no_parity_regression = models.BooleanField(
         default=True, help_text="an entry point that passed in the baseline run must still pass"
     )
+    # Findings a person marked: counted as new findings only when the project says so.
+    count_accepted = models.BooleanField(default=False, help_text="count findings marked accepted")
+    count_false_positive = models.BooleanField(default=False, help_text="count findings marked false positive")
+    count_fixed = models.BooleanField(default=False, help_text="count findings marked fixed by hand")
     updated_at = models.DateTimeField(auto_now=True)
 
 

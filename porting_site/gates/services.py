@@ -8,12 +8,15 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from porting_site.projects.models import ParityResult, Project, Run
+from porting_site.projects.models import Finding, ParityResult, Project, Run
 
 from .fingerprints import new_finding_ids
 from .models import GatePolicy, RunGate
 
-POLICY_FIELDS = ("max_new_errors", "max_new_warnings", "min_parity_pass_rate", "no_parity_regression")
+POLICY_FIELDS = ("max_new_errors", "max_new_warnings", "min_parity_pass_rate", "no_parity_regression",
+                 "count_accepted", "count_false_positive", "count_fixed")
+# Each policy switch and the mark it lets count.
+MARK_POLICY = (("count_accepted", "accepted"), ("count_false_positive", "false_positive"), ("count_fixed", "fixed"))
 
 
 def gate_policy_get(*, project: Project) -> GatePolicy:
@@ -65,15 +68,29 @@ def _check(name: str, passed: bool, message: str, value=None, threshold=None) ->
     return {"name": name, "passed": passed, "message": message, "value": value, "threshold": threshold}
 
 
-def _new_count(run: Run, baseline: Run | None, severity: str, limit: int | None) -> dict | None:
+def uncounted_marks(policy: GatePolicy) -> list[str]:
+    """The marks whose findings the gate leaves out under this policy."""
+    return [mark for field, mark in MARK_POLICY if not getattr(policy, field)]
+
+
+def _new_count(run: Run, baseline: Run | None, severity: str, limit: int | None,
+               policy: GatePolicy | None = None) -> dict | None:
     if limit is None:
         return None
-    count = len(new_finding_ids(run=run, baseline=baseline, severities=[severity]))
+    ids = new_finding_ids(run=run, baseline=baseline, severities=[severity])
+    skipped = uncounted_marks(policy) if policy is not None else []
+    left_out = 0
+    if skipped and ids:
+        marked = set(Finding.objects.filter(run=run, pk__in=ids, triage__in=skipped).values_list("pk", flat=True))
+        ids -= marked
+        left_out = len(marked)
+    count = len(ids)
     against = f"run #{baseline.number}" if baseline else "no baseline run (every finding counts as new)"
     ok = count <= limit
+    note = f" ({left_out} marked {' / '.join(s.replace('_', ' ') for s in skipped)} not counted)" if left_out else ""
     return _check(
         f"new_{severity}s", ok,
-        f"{count} new {severity} finding(s) versus {against}; at most {limit} allowed", count, limit,
+        f"{count} new {severity} finding(s) versus {against}{note}; at most {limit} allowed", count, limit,
     )
 
 
@@ -87,7 +104,7 @@ def _checks(run: Run, baseline: Run | None, policy: GatePolicy) -> list[dict]:
         return [_check("run_completed", False, f"the run did not complete: {reason}")]
     checks = [_check("run_completed", True, "the run completed")]
     for severity, limit in (("error", policy.max_new_errors), ("warning", policy.max_new_warnings)):
-        check = _new_count(run, baseline, severity, limit)
+        check = _new_count(run, baseline, severity, limit, policy)
         if check:
             checks.append(check)
     outcomes = _parity_outcomes(run)

@@ -155,6 +155,11 @@ class Finding(models.Model):
     confidence = models.FloatField(default=1.0)
     message = models.TextField()
     extra = models.JSONField(default=dict, blank=True)
+    # Identity across uploads (analysis.fingerprint): rule + API + statement + enclosing definition.
+    fingerprint = models.CharField(max_length=40, blank=True, db_index=True)
+    # A person's mark as of this run ("" open, accepted, false_positive, fixed); see porting_site.triage.
+    triage = models.CharField(max_length=16, blank=True, default="", db_index=True)
+    mark = models.ForeignKey("triage.Mark", null=True, blank=True, on_delete=models.SET_NULL, related_name="findings")
 
     class Meta:
         ordering = ["file_id", "line", "column"]
@@ -197,3 +202,24 @@ class LossCurve(models.Model):
     parity_result = models.OneToOneField(ParityResult, on_delete=models.CASCADE, related_name="loss_curve")
     torch_losses = models.JSONField(default=list)
     mindspore_losses = models.JSONField(default=list)
+
+
+class KbRecheck(models.Model):
+    """A run's snapshot analysed again with the current knowledge base.
+
+    The code is the same, so every difference from the run's stored findings
+    comes from the knowledge base (mapping tables, rule catalogue, analyzer).
+    """
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="kb_rechecks")
+    kb_before = models.CharField(max_length=20, blank=True)
+    kb_after = models.CharField(max_length=20)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    counts = models.JSONField(default=dict)  # {"added", "removed", "changed", "unchanged"}
+    changes = models.JSONField(default=list)  # [{"kind", "path", "line", "rule_id", "torch_api", "before", "after"}]
+    # The re-analysis's findings grouped like runs_compare: [[path, rule, api, severity, n], ...]
+    grouped = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]

@@ -16,7 +16,8 @@ from porting_site.accounts.models import Membership
 from .models import ConvertedFile, Finding, ParityResult, Project, Run, SourceFile, Stage
 
 SEVERITIES = ("error", "warning", "info")
-# A use counts as done only once converted; review/manual/unresolved are left for a person.
+# A use counts as done once converted, or once a person marked it (see progress.DONE);
+# review/manual/unresolved are left for a person, and unresolved never counts as done by itself.
 DONE_STATUSES = ("converted",)
 
 
@@ -82,23 +83,24 @@ def run_progress(*, run: Run) -> dict:
 
 
 def _run_counts(run_ids) -> dict[int, dict]:
-    """Per run: PyTorch uses found, converted, left by severity, parity passing/total."""
-    left = ~Q(status__in=DONE_STATUSES)
+    """Per run: PyTorch uses found, by status and mark, done, left by severity, parity passing/total."""
+    from . import progress
+
+    left = ~progress.DONE
     rows = (
         Finding.objects.filter(run_id__in=run_ids)
         .values("run_id")
         .annotate(
-            found=Count("id"),
-            converted=Count("id", filter=Q(status__in=DONE_STATUSES)),
             left_error=Count("id", filter=left & Q(severity="error")),
             left_warning=Count("id", filter=left & Q(severity="warning")),
             left_info=Count("id", filter=left & Q(severity="info")),
         )
     )
     counts: dict[int, dict] = defaultdict(
-        lambda: {"found": 0, "converted": 0, "left_error": 0, "left_warning": 0, "left_info": 0,
-                 "parity_pass": 0, "parity_total": 0}
+        lambda: dict(progress.empty(), left_error=0, left_warning=0, left_info=0, parity_pass=0, parity_total=0)
     )
+    for run_id, figures in progress.runs_counts(run_ids).items():
+        counts[run_id].update(figures)
     for row in rows:
         counts[row.pop("run_id")].update(row)
     parity = (
@@ -108,8 +110,6 @@ def _run_counts(run_ids) -> dict[int, dict]:
     )
     for row in parity:
         counts[row["run_id"]].update(parity_pass=row["passing"], parity_total=row["total"])
-    for value in counts.values():
-        value["left"] = value["left_error"] + value["left_warning"] + value["left_info"]
     return counts
 
 
@@ -140,7 +140,6 @@ def projects_sparklines(*, projects, points: int = 10) -> dict[int, list[int]]:
 def run_summary(*, run: Run) -> dict:
     findings = Finding.objects.filter(run=run)
     by_severity = dict(findings.values_list("severity").annotate(n=Count("id")).values_list("severity", "n"))
-    by_status = dict(findings.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
     by_rule = list(findings.values("rule_id", "severity").annotate(n=Count("id")).order_by("-n", "rule_id")[:25])
     parity = dict(
         ParityResult.objects.filter(run=run).values_list("status").annotate(n=Count("id")).values_list("status", "n")
@@ -149,9 +148,15 @@ def run_summary(*, run: Run) -> dict:
         SourceFile.objects.filter(Q(errors__gt=0) | Q(warnings__gt=0), run=run)
         .order_by("-errors", "-warnings", "path")[:10]
     )
-    total = sum(by_status.values())
-    converted = sum(by_status.get(s, 0) for s in DONE_STATUSES)
+    from . import progress
+
+    figures = progress.of(findings)
+    by_status = {s: figures[s] for s in progress.STATUSES if figures[s]}
+    total = figures["found"]
+    converted = figures["converted"]
     return {
+        "progress": figures,
+        "folders": progress.folders_progress(run=run, limit=60),
         "by_severity": by_severity,
         "by_status": by_status,
         "by_rule": by_rule,
@@ -161,7 +166,8 @@ def run_summary(*, run: Run) -> dict:
         "files": SourceFile.objects.filter(run=run).count(),
         "uses": total,
         "converted": converted,
-        "percent_done": round(100 * converted / total) if total else 100,
+        "done": figures["done"],
+        "percent_done": figures["percent"],
     }
 
 
@@ -198,9 +204,9 @@ def file_get(*, run: Run, file_id: int) -> SourceFile:
 
 
 def file_findings(*, source_file: SourceFile, severity: str = "", rule: str = "") -> QuerySet[Finding]:
-    findings = Finding.objects.filter(file=source_file).only(
+    findings = Finding.objects.filter(file=source_file).select_related("mark__assignee").only(
         "id", "line", "column", "cell", "rule_id", "severity", "status", "torch_api", "mindspore_api", "message",
-        "extra", "confidence",
+        "extra", "confidence", "triage", "mark__id", "mark__state", "mark__assignee__username",
     )
     if severity in SEVERITIES:
         findings = findings.filter(severity=severity)
@@ -227,6 +233,49 @@ def rule_usage(*, user) -> dict[str, int]:
         Finding.objects.filter(run_id__in=list(latest.values())).values_list("rule_id").annotate(n=Count("id"))
         .values_list("rule_id", "n")
     )
+
+
+# --- the findings list (pages, API, bulk actions) -------------------------------------
+
+
+FINDING_FILTERS = ("status", "triage", "done", "severity", "rule", "path", "file_id", "assignee")
+
+
+def finding_query(*, run: Run, status: str = "", triage: str = "", done: str = "", severity: str = "",
+                  rule: str = "", path: str = "", file_id=None, assignee: str = "") -> QuerySet[Finding]:
+    """A run's findings filtered as the list page and the API offer.
+
+    triage: open | marked | accepted | false_positive | fixed; done: yes | no;
+    rule: an id, or a prefix ending in * (MS-DEVICE-*); path: a file path or a
+    folder prefix ending in /; assignee: a username.
+    """
+    from . import progress
+
+    findings = Finding.objects.filter(run=run)
+    if status:
+        findings = findings.filter(status=status)
+    if triage == "open":
+        findings = findings.filter(triage="")
+    elif triage == "marked":
+        findings = findings.exclude(triage="")
+    elif triage:
+        findings = findings.filter(triage=triage)
+    if done in ("yes", "true", "1"):
+        findings = findings.filter(progress.DONE)
+    elif done in ("no", "false", "0"):
+        findings = findings.exclude(progress.DONE)
+    if severity:
+        findings = findings.filter(severity=severity)
+    if rule:
+        findings = findings.filter(rule_id__startswith=rule[:-1]) if rule.endswith("*") else findings.filter(rule_id=rule)
+    if path:
+        findings = findings.filter(file__path__startswith=path) if path.endswith("/") else findings.filter(
+            file__path=path)
+    if file_id:
+        findings = findings.filter(file_id=file_id)
+    if assignee:
+        findings = findings.filter(mark__assignee__username=assignee)
+    return findings
 
 
 # --- parity ---------------------------------------------------------------------------

@@ -170,6 +170,7 @@ def run_unpack(*, run_id: int) -> list[list[str]]:
 
 def run_analyze_batch(*, run_id: int, paths: list[str]) -> None:
     """Analyse some files of the run and store their findings (replacing old ones)."""
+    from analysis.fingerprint import add_fingerprints
     from analysis.scan import analyze_source
 
     run = Run.objects.get(pk=run_id)
@@ -180,7 +181,10 @@ def run_analyze_batch(*, run_id: int, paths: list[str]) -> None:
         source_file = files.get(rel)
         if source_file is None:
             continue
-        report = analyze_source((src / rel).read_bytes(), rel, target=run.target, ms_version=run.ms_version, index=index)
+        data = (src / rel).read_bytes()
+        report = add_fingerprints(
+            analyze_source(data, rel, target=run.target, ms_version=run.ms_version, index=index), data
+        )
         counts = {"error": 0, "warning": 0, "info": 0}
         rows = []
         for finding in report.findings:
@@ -203,6 +207,7 @@ def run_analyze_batch(*, run_id: int, paths: list[str]) -> None:
                     confidence=finding.confidence,
                     message=finding.message,
                     extra=finding.extra,
+                    fingerprint=finding.fingerprint,
                 )
             )
         with transaction.atomic():
@@ -221,7 +226,14 @@ def run_analyze_finish(*, run_id: int) -> None:
     totals = Finding.objects.filter(run_id=run_id).aggregate(
         errors=Count("id", filter=Q(severity="error")), total=Count("id")
     )
-    stage_end(run_id=run_id, name=Stage.Name.ANALYZE, detail=f"{totals['total']} findings, {totals['errors']} errors")
+    from porting_site.triage.services import marks_carry_over
+
+    # People's marks from earlier runs follow their findings into this one.
+    carried = marks_carry_over(run=Run.objects.get(pk=run_id))
+    detail = f"{totals['total']} findings, {totals['errors']} errors"
+    if carried["carried"] or carried["closed"]:
+        detail += f"; {carried['carried']} marks carried over, {carried['closed']} closed"
+    stage_end(run_id=run_id, name=Stage.Name.ANALYZE, detail=detail)
 
 
 # --- convert --------------------------------------------------------------------------

@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI served from the package: no CDN
     "porting_site.api",
     "porting_site.gates",
+    "porting_site.triage",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,162 @@
+"""Knowledge-base versions: what a new knowledge base changes on a run's snapshot.
+
+kb_recheck(run=) analyses the run's stored source tree again with the current
+knowledge base (same target and MindSpore version) and compares the result
+with the run's stored findings by fingerprint. The code is identical, so every
+difference comes from the knowledge base. kb_split(older=, newer=) then splits
+the changes between two runs into those due to the knowledge base and those
+due to the team's code: older -> older-with-current-KB is the knowledge base,
+older-with-current-KB -> newer is the code.
+"""
+from __future__ import annotations
+
+import pickle
+from collections import Counter
+
+from django.db import transaction
+
+from analysis.fingerprint import fingerprint_findings
+from analysis.knowledge import KNOWLEDGE_BASE_VERSION
+
+from . import storage
+from .models import Finding, KbRecheck, Run, SourceFile
+
+COMPARED = ("status", "severity", "mindspore_api", "message")
+MAX_CHANGES = 2000
+
+
+class RecheckUnavailable(Exception):
+    """The run's files are gone, or the run has not been analysed."""
+
+
+def _stored(run: Run, src) -> dict[tuple[str, str], dict]:
+    """The run's findings keyed by (path, fingerprint); fingerprints computed if missing."""
+    rows = list(Finding.objects.filter(run=run).select_related("file").order_by("file__path", "line", "column"))
+    missing = {r.file.path for r in rows if not r.fingerprint}
+    for path in missing:
+        these = [r for r in rows if r.file.path == path]
+        try:
+            data = (src / path).read_bytes()
+        except OSError:
+            data = b""
+        for row, fp in zip(these, fingerprint_findings(data, path, these)):
+            row.fingerprint = fp
+    return {(r.file.path, r.fingerprint): {
+        "path": r.file.path, "line": r.line, "rule_id": r.rule_id, "torch_api": r.torch_api,
+        **{k: getattr(r, k) for k in COMPARED}} for r in rows}
+
+
+def _reanalysed(run: Run, src, paths: list[str]) -> dict[tuple[str, str], dict]:
+    from analysis.fingerprint import add_fingerprints
+    from analysis.scan import analyze_source, build_project_index
+
+    index_file = storage.index_path(run.pk)
+    try:
+        index = pickle.loads(index_file.read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError):
+        index = build_project_index(src, paths)
+    out = {}
+    for rel in paths:
+        data = (src / rel).read_bytes()
+        report = add_fingerprints(analyze_source(data, rel, target=run.target, ms_version=run.ms_version,
+                                                 index=index), data)
+        for f in report.findings:
+            out[(rel, f.fingerprint)] = {
+                "path": rel, "line": f.line, "rule_id": f.rule_id, "torch_api": f.torch_api[:255],
+                "status": f.status.value, "severity": f.severity.value, "mindspore_api": f.mindspore_api[:255],
+                "message": f.message,
+            }
+    return out
+
+
+def _grouped(findings: dict) -> list[list]:
+    counts = Counter((f["path"], f["rule_id"], f["torch_api"], f["severity"]) for f in findings.values())
+    return [[*key, n] for key, n in sorted(counts.items())]
+
+
+def kb_recheck(*, run: Run, user=None) -> KbRecheck:
+    """Re-analyse the run's snapshot with the current knowledge base; store and return the differences."""
+    src = storage.source_dir(run.pk)
+    paths = list(SourceFile.objects.filter(run=run).values_list("path", flat=True))
+    if not paths or not src.is_dir():
+        raise RecheckUnavailable("the run's source files are no longer on disk (or it has no analysed files)")
+    if any(not (src / p).is_file() for p in paths):
+        raise RecheckUnavailable("some of the run's source files are no longer on disk")
+    before, after = _stored(run, src), _reanalysed(run, src, paths)
+    changes = []
+    counts = Counter()
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        if old and not new:
+            kind = "removed"
+        elif new and not old:
+            kind = "added"
+        elif any(old[k] != new[k] for k in COMPARED):
+            kind = "changed"
+        else:
+            counts["unchanged"] += 1
+            continue
+        counts[kind] += 1
+        ref = new or old
+        if len(changes) < MAX_CHANGES:
+            changes.append({
+                "kind": kind, "path": ref["path"], "line": ref["line"], "rule_id": ref["rule_id"],
+                "torch_api": ref["torch_api"],
+                "before": {k: old[k] for k in COMPARED} if old else None,
+                "after": {k: new[k] for k in COMPARED} if new else None,
+            })
+    with transaction.atomic():
+        return KbRecheck.objects.create(
+            run=run, kb_before=run.kb_version, kb_after=KNOWLEDGE_BASE_VERSION, created_by=user,
+            counts={k: counts.get(k, 0) for k in ("added", "removed", "changed", "unchanged")},
+            changes=changes, grouped=_grouped(after),
+        )
+
+
+def kb_latest_recheck(*, run: Run, kb_version: str = KNOWLEDGE_BASE_VERSION) -> KbRecheck | None:
+    return run.kb_rechecks.filter(kb_after=kb_version).order_by("-created_at", "-id").first()
+
+
+def _diff(before: dict[tuple, int], after: dict[tuple, int]) -> tuple[list[dict], list[dict]]:
+    new, fixed = [], []
+    for key in sorted(before.keys() | after.keys()):
+        delta = after.get(key, 0) - before.get(key, 0)
+        row = {"path": key[0], "rule_id": key[1], "torch_api": key[2], "severity": key[3], "n": abs(delta)}
+        if delta > 0:
+            new.append(row)
+        elif delta < 0:
+            fixed.append(row)
+    return new, fixed
+
+
+def _run_grouped(run: Run) -> dict[tuple, int]:
+    from django.db.models import Count
+
+    rows = Finding.objects.filter(run=run).order_by().values_list(
+        "file__path", "rule_id", "torch_api", "severity").annotate(n=Count("id"))
+    return {(p, r, a, s): n for p, r, a, s, n in rows}
+
+
+def kb_split(*, older: Run, newer: Run) -> dict:
+    """Changes between two runs split into knowledge base and code.
+
+    Needs a re-check of the older run with the newer run's knowledge base;
+    {"available": False, ...} says what is missing.
+    """
+    if older.kb_version == newer.kb_version:
+        return {"available": True, "same_kb": True, "kb": newer.kb_version}
+    recheck = kb_latest_recheck(run=older, kb_version=newer.kb_version)
+    if recheck is None:
+        return {"available": False, "same_kb": False, "kb_before": older.kb_version, "kb_after": newer.kb_version,
+                "can_recheck": newer.kb_version == KNOWLEDGE_BASE_VERSION}
+    middle = {tuple(row[:4]): row[4] for row in recheck.grouped}
+    kb_new, kb_gone = _diff(_run_grouped(older), middle)
+    code_new, code_gone = _diff(middle, _run_grouped(newer))
+    return {
+        "available": True, "same_kb": False, "kb_before": older.kb_version, "kb_after": newer.kb_version,
+        "recheck": recheck,
+        "kb": {"new": kb_new, "gone": kb_gone, "new_total": sum(r["n"] for r in kb_new),
+               "gone_total": sum(r["n"] for r in kb_gone)},
+        "code": {"new": code_new, "gone": code_gone, "new_total": sum(r["n"] for r in code_new),
+                 "gone_total": sum(r["n"] for r in code_gone)},
+    }

@@ -1,0 +1,101 @@
+"""Honest migration accounting: how far along a run, a folder, a file, a project is.
+
+Every PyTorch use has the analyzer's status (converted / review / manual /
+unresolved) and maybe a person's mark (accepted / false positive / fixed by
+hand). A use is done when it was converted, or a person marked it a false
+positive or fixed by hand, or accepted a documented difference (review or
+manual). Unresolved uses are never done by the analyzer's say-so: nobody knows
+what they are until a person looks.
+
+Counts are aggregated in the database: one grouped query per figure.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import Count, Q, QuerySet
+
+from .models import Finding, ParityResult, Project, Run
+
+STATUSES = ("converted", "review", "manual", "unresolved")
+MARKS = ("accepted", "false_positive", "fixed")
+DONE = Q(status="converted") | Q(triage__in=["false_positive", "fixed"]) | (Q(triage="accepted") & ~Q(status="unresolved"))
+
+# Filters of the findings list behind each figure (query-string form).
+FIGURE_FILTERS = {
+    "found": {}, "done": {"done": "yes"}, "left": {"done": "no"},
+    **{s: {"status": s} for s in STATUSES}, **{m: {"triage": m} for m in MARKS},
+}
+
+
+def _aggregates() -> dict:
+    agg = {"found": Count("id"), "done": Count("id", filter=DONE)}
+    for status in STATUSES:
+        agg[status] = Count("id", filter=Q(status=status))
+        agg[f"{status}_left"] = Count("id", filter=Q(status=status) & ~DONE)
+    for mark in MARKS:
+        agg[mark] = Count("id", filter=Q(triage=mark))
+    return agg
+
+
+def empty() -> dict:
+    return finish({key: 0 for key in _aggregates()})
+
+
+def finish(row: dict) -> dict:
+    row["left"] = row["found"] - row["done"]
+    row["percent"] = round(100 * row["done"] / row["found"]) if row["found"] else 100
+    row["marked"] = sum(row.get(m, 0) for m in MARKS)
+    return row
+
+
+def of(findings: QuerySet[Finding]) -> dict:
+    return finish(findings.order_by().aggregate(**_aggregates()))
+
+
+def by(findings: QuerySet[Finding], field: str) -> dict:
+    rows = findings.order_by().values(field).annotate(**_aggregates())
+    return {row.pop(field): finish(row) for row in rows}
+
+
+def run_progress(*, run: Run) -> dict:
+    result = of(Finding.objects.filter(run=run))
+    parity = ParityResult.objects.filter(run=run).aggregate(
+        parity_total=Count("id", filter=~Q(status=ParityResult.Status.SKIPPED)),
+        parity_pass=Count("id", filter=Q(status=ParityResult.Status.PASS)),
+    )
+    result.update(parity)
+    return result
+
+
+def files_progress(*, file_ids) -> dict[int, dict]:
+    return by(Finding.objects.filter(file_id__in=list(file_ids)), "file_id")
+
+
+def folders_progress(*, run: Run, limit: int = 300) -> list[dict]:
+    """Every folder of the run (recursively summed), path order; "" is the whole tree."""
+    from .models import SourceFile
+
+    per_file = by(Finding.objects.filter(run=run), "file_id")
+    paths = dict(SourceFile.objects.filter(run=run).values_list("id", "path"))
+    folders: dict[str, dict] = defaultdict(lambda: {key: 0 for key in _aggregates()})
+    for fid, row in per_file.items():
+        parts = paths.get(fid, "").split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            total = folders["/".join(parts[:depth]) + "/"]
+            for key in total:
+                total[key] += row[key]
+    return [dict(finish(row), path=path, depth=path.count("/") - 1) for path, row in sorted(folders.items())][:limit]
+
+
+def project_progress(*, project: Project) -> dict | None:
+    """The latest finished run's figures (the project's current state), with that run."""
+    run = project.runs.filter(status=Run.Status.DONE).order_by("-number").first()
+    if run is None:
+        return None
+    return dict(run_progress(run=run), run=run)
+
+
+def runs_counts(run_ids) -> dict[int, dict]:
+    """Per run: the status / mark / done figures (for trends)."""
+    return by(Finding.objects.filter(run_id__in=list(run_ids)), "run_id")
