@@ -39,21 +39,30 @@ def _layout(title: str, **extra) -> dict:
 
 
 def trend(points: list[dict]) -> dict | None:
-    """Migration progress over runs: found, converted, left by severity, parity passing."""
+    """Migration progress over runs: found, done, each status, marks, left by severity, parity passing.
+
+    The left-by-severity lines start hidden (a click on the legend shows them):
+    the status lines already account for every use.
+    """
     if not points:
         return None
     x = [f"#{p['number']}" for p in points]
     series = [
-        ("PyTorch uses found", "found", "#1d2330", "dot"),
-        ("converted automatically", "converted", COLORS["converted"], "solid"),
-        ("left: error", "left_error", COLORS["error"], "solid"),
-        ("left: warning", "left_warning", COLORS["warning"], "solid"),
-        ("left: info", "left_info", COLORS["info"], "solid"),
+        ("PyTorch uses found", "found", "#1d2330", "dot", True),
+        ("done", "done", "#0b5d2a", "solid", True),
+        ("status: converted", "converted", COLORS["converted"], "dash", True),
+        ("status: review", "review", COLORS["warning"], "solid", True),
+        ("status: manual", "manual", COLORS["error"], "solid", True),
+        ("status: unresolved", "unresolved", "#6b7280", "solid", True),
+        ("marked by a person", "marked", "#1a4fa0", "dashdot", True),
+        ("left: error", "left_error", COLORS["error"], "dot", "legendonly"),
+        ("left: warning", "left_warning", COLORS["warning"], "dot", "legendonly"),
+        ("left: info", "left_info", COLORS["info"], "dot", "legendonly"),
     ]
     data = [
         {"type": "scatter", "mode": "lines+markers", "name": name, "x": x, "y": [p.get(key, 0) for p in points],
-         "line": {"color": color, "dash": dash}}
-        for name, key, color, dash in series
+         "line": {"color": color, "dash": dash, "width": 3 if key == "done" else 2}, "visible": visible}
+        for name, key, color, dash, visible in series
     ]
     data.append({"type": "scatter", "mode": "lines+markers", "name": "parity checks passing", "x": x,
                  "y": [p.get("parity_pass", 0) for p in points], "yaxis": "y2",

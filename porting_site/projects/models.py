@@ -165,6 +165,12 @@ class Finding(models.Model):
         ordering = ["file_id", "line", "column"]
         indexes = [models.Index(fields=["run", "severity"]), models.Index(fields=["file", "line"])]
 
+    TRIAGE_LABELS = {"accepted": "accepted", "false_positive": "false positive", "fixed": "fixed by hand"}
+
+    @property
+    def triage_label(self) -> str:
+        return self.TRIAGE_LABELS.get(self.triage, self.triage)
+
 
 class ConvertedFile(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="converted_files")

@@ -74,13 +74,10 @@ def files_progress(*, file_ids) -> dict[int, dict]:
 
 def folders_progress(*, run: Run, limit: int = 300) -> list[dict]:
     """Every folder of the run (recursively summed), path order; "" is the whole tree."""
-    from .models import SourceFile
-
-    per_file = by(Finding.objects.filter(run=run), "file_id")
-    paths = dict(SourceFile.objects.filter(run=run).values_list("id", "path"))
+    per_file = by(Finding.objects.filter(run=run), "file__path")  # one grouped query with a join
     folders: dict[str, dict] = defaultdict(lambda: {key: 0 for key in _aggregates()})
-    for fid, row in per_file.items():
-        parts = paths.get(fid, "").split("/")[:-1]
+    for path, row in per_file.items():
+        parts = path.split("/")[:-1]
         for depth in range(1, len(parts) + 1):
             total = folders["/".join(parts[:depth]) + "/"]
             for key in total:

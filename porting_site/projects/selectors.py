@@ -206,7 +206,7 @@ def file_get(*, run: Run, file_id: int) -> SourceFile:
 def file_findings(*, source_file: SourceFile, severity: str = "", rule: str = "") -> QuerySet[Finding]:
     findings = Finding.objects.filter(file=source_file).select_related("mark__assignee").only(
         "id", "line", "column", "cell", "rule_id", "severity", "status", "torch_api", "mindspore_api", "message",
-        "extra", "confidence", "triage", "mark__id", "mark__state", "mark__assignee__username",
+        "extra", "confidence", "triage", "mark", "mark__state", "mark__assignee", "mark__assignee__username",
     )
     if severity in SEVERITIES:
         findings = findings.filter(severity=severity)

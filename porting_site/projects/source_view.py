@@ -116,13 +116,30 @@ def _suggestion(finding) -> str:
     return str(extra.get("suggestion") or extra.get("suggested_code") or extra.get("mindspore_code") or "")
 
 
-def _finding_html(finding, number: int, rules_url: str, first_of_rule: bool = True) -> str:
+def _triage_html(finding, finding_url: str) -> str:
+    """The finding's mark (if any) and the link that opens the triage form."""
+    triage = getattr(finding, "triage", "")
+    out = ""
+    if triage:
+        label = escape(getattr(finding, "triage_label", triage))
+        out += f' <span class="badge tr-{escape(triage)}" data-mark="{escape(triage)}">{label}</span>'
+    mark = getattr(finding, "mark", None) if getattr(finding, "mark_id", None) else None
+    if mark is not None and mark.assignee_id:
+        out += f' <span class="muted small">→ {escape(mark.assignee.username)}</span>'
+    if finding_url:
+        url = finding_url.rsplit("/0/", 1)[0] + f"/{finding.pk}/"
+        out += f' <a class="triage-open small" href="{url}" data-mark-url="{url}mark/" data-finding="{finding.pk}">mark…</a>'
+    return out
+
+
+def _finding_html(finding, number: int, rules_url: str, first_of_rule: bool = True, finding_url: str = "") -> str:
     sev, rule_id, status = escape(finding.severity), escape(finding.rule_id), escape(finding.status)
     title, details = _rule_fragments(finding.rule_id)
     parts = [
         f'<div class="finding {sev}" data-rule="{rule_id}" data-line="{number}" id="F{finding.pk}">'
         f'<span class="badge sev-{sev}">{sev}</span> <a class="rule" href="{rules_url}#{rule_id}">'
         f"<code>{rule_id}</code></a>{title} <span class=\"badge st-{status}\">{status}</span>"
+        f"{_triage_html(finding, finding_url)}"
         f'<div class="msg">{escape(finding.message)}</div>'
     ]
     if finding.torch_api or finding.mindspore_api:
@@ -158,7 +175,8 @@ def _rule_fragments(rule_id: str) -> tuple[str, str]:
     return title, "".join(parts)
 
 
-def render_source(text: str, findings, cell_offsets: list[int] | None = None, *, rules_url: str = "") -> SafeString:
+def render_source(text: str, findings, cell_offsets: list[int] | None = None, *, rules_url: str = "",
+                  finding_url: str = "") -> SafeString:
     """The whole annotated source as one HTML string."""
     by_line = place_findings(findings, cell_offsets)
     seen: set[str] = set()
@@ -169,7 +187,7 @@ def render_source(text: str, findings, cell_offsets: list[int] | None = None, *,
         out.append(f'<div class="{classes}" id="L{number}"><a href="#L{number}" tabindex="-1">{number}</a>'
                    f"<pre>{html}</pre>")
         for f in here:
-            out.append(_finding_html(f, number, rules_url, f.rule_id not in seen))
+            out.append(_finding_html(f, number, rules_url, f.rule_id not in seen, finding_url))
             seen.add(f.rule_id)
         out.append("</div>")
     return mark_safe("\n".join(out))

@@ -1,5 +1,7 @@
 from django.urls import path
 
+from porting_site.triage import views as triage_views
+
 from . import views
 
 app_name = "projects"
@@ -16,4 +18,9 @@ urlpatterns = [
     path("runs/<int:run_id>/files/", views.file_list, name="files"),
     path("runs/<int:run_id>/files/<int:file_id>/", views.file_detail, name="file"),
     path("runs/<int:run_id>/parity/<int:result_id>/", views.parity_detail, name="parity"),
+    path("runs/<int:run_id>/findings/", triage_views.finding_list, name="findings"),
+    path("runs/<int:run_id>/findings/triage/", triage_views.finding_list_triage, name="findings-triage"),
+    path("runs/<int:run_id>/findings/<int:finding_id>/", triage_views.finding_detail, name="finding"),
+    path("runs/<int:run_id>/findings/<int:finding_id>/mark/", triage_views.finding_mark, name="finding-mark"),
+    path("runs/<int:run_id>/kb-recheck/", views.run_kb_recheck, name="kb-recheck"),
 ]

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from analysis.archive import ArchiveError
 from porting_site.accounts.models import Membership, Team
 
-from . import catalogue, charts, selectors, services, storage
+from . import catalogue, charts, kb, progress, selectors, services, storage
 from .forms import ProjectForm, ProjectSettingsForm, UploadForm
 from .source_view import MARKER, notebook_code, read_text, render_source, side_by_side
 from .upload_handlers import TOO_LARGE_ATTR
@@ -89,12 +89,19 @@ def project_detail(request, team_slug: str, project_slug: str):
     if not is_admin:
         for field in settings_form.fields.values():
             field.disabled = True
+    current = progress.project_progress(project=project)
     context = {
+        "current": current, "statuses": _statuses(current),
+        "findings_base": reverse("projects:findings", args=[current["run"].pk]) + "?" if current else "",
         "project": project, "runs": runs, "form": form, "trend": trend, "trend_figure": charts.trend(trend),
         "latest_point": trend[-1] if trend else None, "settings_form": settings_form, "is_admin": is_admin,
         "max_upload": _max_upload(),
     }
     return render(request, "projects/project_detail.html", context)
+
+
+def _statuses(figures: dict | None) -> list[tuple[str, int]]:
+    return [(s, figures[s]) for s in progress.STATUSES] if figures else []
 
 
 def _max_upload() -> int:
@@ -127,7 +134,14 @@ def run_detail(request, run_id: int):
     if summary:
         for row in summary["by_rule"]:
             row["title"] = catalogue.rule_info(row["rule_id"]).get("title", "")
+    figures = None
+    if summary:
+        figures = dict(summary["progress"], parity_pass=summary["parity"].get("pass", 0),
+                       parity_total=summary["parity_total"])
     context = {
+        "figures": figures, "statuses": _statuses(figures),
+        "findings_base": reverse("projects:findings", args=[run.pk]) + "?",
+        "kb_current": kb.KNOWLEDGE_BASE_VERSION, "kb_recheck": kb.kb_latest_recheck(run=run) if summary else None,
         "run": run,
         "project": run.project,
         "progress": selectors.run_progress(run=run),
@@ -162,6 +176,23 @@ def _downloads(run) -> list[dict]:
 
 
 @login_required
+@require_POST
+def run_kb_recheck(request, run_id: int):
+    """Analyse the run's snapshot again with the current knowledge base (members)."""
+    run = selectors.run_get(user=request.user, run_id=run_id)
+    try:
+        recheck = kb.kb_recheck(run=run, user=request.user)
+    except kb.RecheckUnavailable as exc:
+        messages.error(request, f"The run could not be re-checked: {exc}.")
+    else:
+        c = recheck.counts
+        messages.success(request, f"Re-analysed with knowledge base {recheck.kb_after}: {c['added']} added, "
+                                  f"{c['removed']} removed, {c['changed']} changed.")
+    back = request.POST.get("next", "")
+    return redirect(back if back.startswith("/") and not back.startswith("//") else reverse("projects:run", args=[run.pk]) + "#kb")
+
+
+@login_required
 def run_progress(request, run_id: int):
     run = selectors.run_get(user=request.user, run_id=run_id)
     return JsonResponse(selectors.run_progress(run=run))
@@ -174,7 +205,8 @@ def file_list(request, run_id: int):
     files = selectors.file_list(run=run, query=q, order=order, show=show)
     page = Paginator(files, 100).get_page(request.GET.get("page"))
     counts = selectors.conversion_counts(file_ids=[f.pk for f in page])
-    rows = [{"file": f, "conv": counts.get(f.pk)} for f in page]
+    done = progress.files_progress(file_ids=[f.pk for f in page])
+    rows = [{"file": f, "conv": counts.get(f.pk), "progress": done.get(f.pk)} for f in page]
     columns = [("path", "Path", ""), ("lines", "Lines", "num"), ("errors", "Errors", "num"),
                ("warnings", "Warnings", "num"), ("infos", "Info", "num hide-narrow")]
     headers = [
@@ -185,6 +217,7 @@ def file_list(request, run_id: int):
     ]
     return render(request, "projects/file_list.html", {
         "run": run, "project": run.project, "page": page, "rows": rows, "q": q, "order": order, "show": show,
+        "findings_url": reverse("projects:findings", args=[run.pk]),
         "headers": headers, "filters": [("", "all files"), ("errors", "with errors"), ("warnings", "with warnings"),
                                         ("clean", "no errors or warnings"), ("unparsed", "not parsed")],
     })
@@ -219,7 +252,13 @@ def file_detail(request, run_id: int, file_id: int):
     else:
         findings = list(selectors.file_findings(source_file=source_file, severity=severity, rule=rule))
         context["finding_count"] = len(findings)
-        context["source_html"] = render_source(text, findings, offsets, rules_url=reverse("projects:rules"))
+        context["source_html"] = render_source(text, findings, offsets, rules_url=reverse("projects:rules"),
+                                               finding_url=reverse("projects:finding", args=[run.pk, 0]))
+        context["figures"] = progress.files_progress(file_ids=[source_file.pk]).get(source_file.pk)
+        context["findings_url"] = reverse("projects:findings", args=[run.pk]) + "?path=" + source_file.path
+        from porting_site.triage.views import ACTION_LABELS, _members
+
+        context["actions"], context["members"] = ACTION_LABELS, _members(run.project)
     return render(request, "projects/file_detail.html", context)
 
 
@@ -311,6 +350,7 @@ def runs_compare(request, team_slug: str, project_slug: str):
         if older.number > newer.number:
             older, newer = newer, older
         comparison = selectors.runs_compare(older=older, newer=newer)
+        comparison["kb"] = kb.kb_split(older=older, newer=newer)
     return render(request, "projects/compare.html", {
         "project": project, "numbers": numbers, "older": older, "newer": newer, "cmp": comparison,
     })
