@@ -71,7 +71,7 @@ class SandboxLimits:
     memory_mb: int = 6144  # resident set ceiling enforced by the parent
     cpu_s: int | None = None  # RLIMIT_CPU; default: 4x the wall timeout
     address_space_mb: int | None = None  # RLIMIT_AS; default: memory_mb + overhead
-    max_processes: int = 512  # RLIMIT_NPROC (threads count; root is exempt)
+    max_processes: int = 4096  # RLIMIT_NPROC: per user, threads count; root is exempt
     threads: int = 2  # OMP/MKL thread pools
     isolate_network: bool = True
     file_size_mb: int = 1024  # RLIMIT_FSIZE
