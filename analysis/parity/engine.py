@@ -115,7 +115,7 @@ def _convert(original: Path) -> Path:
     except ImportError as exc:
         raise RuntimeError(f"no converted tree given and the converter is unavailable: {exc}") from exc
     target = Path(tempfile.mkdtemp(prefix="parity-converted-")) / "converted"
-    convert_tree(original, target)
+    convert_tree(original, target, jobs=1)  # no process pool: Celery prefork workers are daemonic
     return target
 
 
