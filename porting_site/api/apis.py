@@ -11,17 +11,18 @@ import tempfile
 import zipfile
 
 from django.http import FileResponse, HttpResponse
+from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from porting_site.gates.services import gate_evaluate, gate_policy_get, gate_policy_update
+from porting_site.projects import kb, progress, storage
 from porting_site.projects import selectors as project_selectors
-from porting_site.projects import storage
 from porting_site.projects.models import (
     ConvertedFile,
     Device,
@@ -35,6 +36,9 @@ from porting_site.projects.models import (
 )
 from porting_site.projects.upload_handlers import TOO_LARGE_ATTR, upload_too_large_message
 from porting_site.reports import run_junit_xml, run_report_json, run_sarif
+from porting_site.triage.models import Mark, MarkEvent
+from porting_site.triage.services import ACTIONS as TRIAGE_ACTIONS
+from porting_site.triage.services import TriageError, finding_triage, findings_bulk_triage
 
 from . import selectors, services, tokens
 from .models import ApiToken
@@ -77,6 +81,24 @@ class GateOutputSerializer(serializers.Serializer):
     checks = GateCheckSerializer(many=True)
     policy = serializers.JSONField()
     evaluated_at = serializers.DateTimeField(allow_null=True)
+
+
+class FiguresSerializer(serializers.Serializer):
+    found = serializers.IntegerField()
+    done = serializers.IntegerField()
+    left = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    converted = serializers.IntegerField()
+    review = serializers.IntegerField()
+    manual = serializers.IntegerField()
+    unresolved = serializers.IntegerField()
+    accepted = serializers.IntegerField()
+    false_positive = serializers.IntegerField()
+    fixed = serializers.IntegerField()
+
+
+class FolderFiguresSerializer(FiguresSerializer):
+    path = serializers.CharField()
 
 
 class RunOutputSerializer(serializers.ModelSerializer):
@@ -184,6 +206,15 @@ class ProjectHistorySerializer(serializers.Serializer):
     parity_passed = serializers.IntegerField()
     parity_checked = serializers.IntegerField()
     gate = serializers.CharField(allow_null=True)
+    found = serializers.IntegerField(help_text="PyTorch uses found")
+    done = serializers.IntegerField(help_text="converted, or marked false positive / fixed, or accepted (not unresolved)")
+    converted = serializers.IntegerField()
+    review = serializers.IntegerField()
+    manual = serializers.IntegerField()
+    unresolved = serializers.IntegerField()
+    accepted = serializers.IntegerField()
+    false_positive = serializers.IntegerField()
+    fixed = serializers.IntegerField()
 
 
 class ProjectDetailApi(APIView):
@@ -205,6 +236,9 @@ class GatePolicySerializer(serializers.Serializer):
     max_new_warnings = serializers.IntegerField(min_value=0, allow_null=True, required=False)
     min_parity_pass_rate = serializers.FloatField(min_value=0.0, max_value=1.0, allow_null=True, required=False)
     no_parity_regression = serializers.BooleanField(required=False)
+    count_accepted = serializers.BooleanField(required=False, help_text="count findings marked accepted")
+    count_false_positive = serializers.BooleanField(required=False, help_text="count findings marked false positive")
+    count_fixed = serializers.BooleanField(required=False, help_text="count findings marked fixed by hand")
 
 
 class ProjectGateApi(APIView):
@@ -277,9 +311,10 @@ class RunDetailApi(APIView):
         counts = serializers.DictField(child=serializers.IntegerField())
         parity = serializers.DictField(child=serializers.IntegerField())
         gate = GateOutputSerializer()
+        progress = FiguresSerializer(help_text="honest accounting of the run's PyTorch uses")
 
         class Meta(RunOutputSerializer.Meta):
-            fields = RunOutputSerializer.Meta.fields + ["stages", "counts", "parity", "gate"]
+            fields = RunOutputSerializer.Meta.fields + ["stages", "counts", "parity", "gate", "progress"]
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request, run_id: int):
@@ -292,6 +327,7 @@ class RunDetailApi(APIView):
             counts={s: summary["by_severity"].get(s, 0) for s in Severity.values} | {"files": summary["files"]},
             parity={s: summary["parity"].get(s, 0) for s in ParityResult.Status.values},
             gate=GateOutputSerializer(gate_evaluate(run=run)).data,
+            progress=FiguresSerializer(summary["progress"]).data,
         )
         return Response(data)
 
@@ -313,33 +349,238 @@ class RunGateApi(APIView):
 # --- findings and files -----------------------------------------------------------------------
 
 
-class RunFindingsApi(APIView):
+class MarkSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    state = serializers.CharField(help_text="'' (open), accepted, false_positive or fixed")
+    reason = serializers.CharField()
+    assignee = serializers.CharField(source="assignee.username", allow_null=True, default=None)
+    closed = serializers.SerializerMethodField(help_text="the code it was on disappeared in a later run")
+    closed_in_run = serializers.IntegerField(source="closed_in_run.number", allow_null=True, default=None)
+    path = serializers.CharField()
+    line = serializers.IntegerField()
+    rule_id = serializers.CharField()
+    torch_api = serializers.CharField()
+    fingerprint = serializers.CharField()
+
+    def get_closed(self, obj) -> bool:
+        return obj.closed_at is not None
+
+
+class FindingFilterSerializer(serializers.Serializer):
+    file = serializers.CharField(required=False, help_text="exact file path")
+    file_id = serializers.IntegerField(required=False, min_value=1)
+    path = serializers.CharField(required=False, help_text="a file path, or a folder prefix ending in /")
+    rule = serializers.CharField(required=False, help_text="rule id; a trailing * matches a prefix")
+    severity = serializers.ChoiceField(choices=Severity.choices, required=False)
+    status = serializers.ChoiceField(choices=[(s, s) for s in ("converted", "review", "manual", "unresolved")],
+                                     required=False, help_text="the analyzer's status of the use")
+    triage = serializers.ChoiceField(choices=[(s, s) for s in ("open", "marked", "accepted", "false_positive",
+                                                               "fixed")], required=False,
+                                     help_text="a person's mark (open: not marked)")
+    done = serializers.ChoiceField(choices=[("yes", "yes"), ("no", "no")], required=False,
+                                   help_text="yes: counts as done; no: left for a person")
+    assignee = serializers.CharField(required=False, help_text="username the finding is assigned to")
+    new = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                   help_text="only findings absent from (true) or present in (false) the baseline")
+    page = serializers.IntegerField(required=False, min_value=1)
+    page_size = serializers.IntegerField(required=False, min_value=1, max_value=1000)
+
+
+class FindingOutputSerializer(serializers.ModelSerializer):
+    path = serializers.CharField(source="file.path")
+    file = serializers.IntegerField(source="file_id")
+    mark = MarkSerializer(allow_null=True)
+
+    class Meta:
+        model = Finding
+        fields = ["id", "file", "path", "line", "column", "end_line", "end_column", "cell", "rule_id", "severity",
+                  "status", "triage", "torch_api", "mindspore_api", "category", "confidence", "message", "extra",
+                  "fingerprint", "mark"]
+
+
+class MarkEventSerializer(serializers.Serializer):
+    at = serializers.DateTimeField()
+    user = serializers.CharField(source="user.username", allow_null=True, default=None,
+                                 help_text="null: the pipeline (carry-over, close)")
+    action = serializers.CharField()
+    old_state = serializers.CharField()
+    new_state = serializers.CharField()
+    old_assignee = serializers.CharField()
+    new_assignee = serializers.CharField()
+    reason = serializers.CharField()
+    run = serializers.IntegerField(source="run.number", allow_null=True, default=None)
+    finding = serializers.IntegerField(source="finding_id", allow_null=True)
+
+
+class TriageInputSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=[(a, a) for a in TRIAGE_ACTIONS])
+    reason = serializers.CharField(required=False, allow_blank=True, default="",
+                                   help_text="required to accept or to call a finding a false positive")
+    assignee = serializers.CharField(required=False, allow_blank=True, allow_null=True,
+                                     help_text="username of a team member (action assign); empty unassigns")
+
+
+def _triage(call, **kwargs):
+    try:
+        return call(**kwargs)
+    except TriageError as exc:
+        raise ValidationError({"detail": str(exc)}) from exc
+
+
+def _finding_get(request, run_id: int, finding_id: int) -> Finding:
+    run = project_selectors.run_get(user=request.user, run_id=run_id)
+    return get_object_or_404(Finding.objects.select_related("file", "run__project", "mark__assignee",
+                                                            "mark__closed_in_run"), run=run, pk=finding_id)
+
+
+class RunFindingDetailApi(APIView):
+    class OutputSerializer(FindingOutputSerializer):
+        events = MarkEventSerializer(many=True, help_text="the mark's audit trail, oldest first")
+
+        class Meta(FindingOutputSerializer.Meta):
+            fields = FindingOutputSerializer.Meta.fields + ["events"]
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request, run_id: int, finding_id: int):
+        finding = _finding_get(request, run_id, finding_id)
+        finding.events = (MarkEvent.objects.filter(mark_id=finding.mark_id).select_related("user", "run")
+                          if finding.mark_id else [])
+        return Response(self.OutputSerializer(finding).data)
+
+
+class RunFindingTriageApi(APIView):
+    """Mark one finding (team members): accept, false_positive, fixed, reopen, or assign."""
+
+    @extend_schema(request=TriageInputSerializer, responses=FindingOutputSerializer)
+    def post(self, request, run_id: int, finding_id: int):
+        finding = _finding_get(request, run_id, finding_id)
+        data = TriageInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        if "assignee" in values:
+            values["assignee"] = values["assignee"] or None
+        _triage(finding_triage, finding=finding, user=request.user, **values)
+        return Response(FindingOutputSerializer(_finding_get(request, run_id, finding_id)).data)
+
+
+class RunFindingsTriageApi(APIView):
+    """One action on every finding the filter selects (or on the listed ids)."""
+
+    class InputSerializer(TriageInputSerializer):
+        filter = FindingFilterSerializer(required=False, help_text="the findings list's filters")
+        ids = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False,
+                                    help_text="only these findings (within the filter)")
+
+    class OutputSerializer(serializers.Serializer):
+        changed = serializers.IntegerField()
+        unchanged = serializers.IntegerField()
+        skipped = serializers.IntegerField(help_text="unresolved uses an accept left out")
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer, operation_id="runs_findings_bulk_triage")
+    def post(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        query = {k: v for k, v in (values.pop("filter", None) or {}).items() if k not in ("page", "page_size")}
+        findings = selectors.finding_list(run=run, **query)
+        ids = values.pop("ids", None)
+        if ids is not None:
+            findings = findings.filter(pk__in=ids)
+        if "assignee" in values:
+            values["assignee"] = values["assignee"] or None
+        return Response(_triage(findings_bulk_triage, findings=findings, user=request.user, **values))
+
+
+class RunProgressApi(APIView):
+    class OutputSerializer(FiguresSerializer):
+        parity_pass = serializers.IntegerField()
+        parity_total = serializers.IntegerField(help_text="entry points checked (skipped ones aside)")
+        folders = FolderFiguresSerializer(many=True)
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        data = dict(progress.run_progress(run=run), folders=progress.folders_progress(run=run, limit=10_000))
+        return Response(self.OutputSerializer(data).data)
+
+
+class ProjectProgressApi(APIView):
+    class OutputSerializer(FiguresSerializer):
+        run = serializers.IntegerField(allow_null=True, help_text="the latest finished run (the current state)")
+        parity_pass = serializers.IntegerField()
+        parity_total = serializers.IntegerField()
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request, project_id: int):
+        project = selectors.project_get_by_id(user=request.user, project_id=project_id)
+        current = progress.project_progress(project=project)
+        if current is None:
+            current = dict(progress.empty(), run=None, parity_pass=0, parity_total=0)
+        else:
+            current["run"] = current["run"].pk
+        return Response(self.OutputSerializer(current).data)
+
+
+class ProjectMarksApi(APIView):
     class FilterSerializer(serializers.Serializer):
-        file = serializers.CharField(required=False, help_text="exact file path")
-        file_id = serializers.IntegerField(required=False, min_value=1)
-        rule = serializers.CharField(required=False, help_text="rule id; a trailing * matches a prefix")
-        severity = serializers.ChoiceField(choices=Severity.choices, required=False)
-        new = serializers.BooleanField(required=False, allow_null=True, default=None,
-                                       help_text="only findings absent from (true) or present in (false) the baseline")
+        closed = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                          help_text="true: only closed marks; false: only open ones")
         page = serializers.IntegerField(required=False, min_value=1)
         page_size = serializers.IntegerField(required=False, min_value=1, max_value=1000)
 
-    class OutputSerializer(serializers.ModelSerializer):
-        path = serializers.CharField(source="file.path")
-        file = serializers.IntegerField(source="file_id")
-
-        class Meta:
-            model = Finding
-            fields = ["id", "file", "path", "line", "column", "end_line", "end_column", "cell", "rule_id", "severity",
-                      "status", "torch_api", "mindspore_api", "category", "confidence", "message", "extra"]
-
-    @extend_schema(parameters=[FilterSerializer], responses=OutputSerializer(many=True))
-    def get(self, request, run_id: int):
-        run = project_selectors.run_get(user=request.user, run_id=run_id)
+    @extend_schema(parameters=[FilterSerializer], responses=MarkSerializer(many=True))
+    def get(self, request, project_id: int):
+        project = selectors.project_get_by_id(user=request.user, project_id=project_id)
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
+        marks = Mark.objects.filter(project=project).select_related("assignee", "closed_in_run").order_by("path", "line", "id")
+        closed = filters.validated_data.get("closed")
+        if closed is not None:
+            marks = marks.filter(closed_at__isnull=not closed)
+        return _paginate(self, request, marks, MarkSerializer)
+
+
+class KbRecheckSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    run = serializers.IntegerField(source="run_id")
+    kb_before = serializers.CharField()
+    kb_after = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    counts = serializers.DictField(child=serializers.IntegerField())
+    changes = serializers.JSONField()
+
+
+class RunKbRecheckApi(APIView):
+    """The run's snapshot analysed again with the current knowledge base."""
+
+    @extend_schema(responses=KbRecheckSerializer)
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        recheck = kb.kb_latest_recheck(run=run)
+        if recheck is None:
+            return Response({"detail": "not re-checked with the current knowledge base yet"},
+                            status=status.HTTP_404_NOT_FOUND)
+        return Response(KbRecheckSerializer(recheck).data)
+
+    @extend_schema(request=None, responses={201: KbRecheckSerializer})
+    def post(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        try:
+            recheck = kb.kb_recheck(run=run, user=request.user)
+        except kb.RecheckUnavailable as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(KbRecheckSerializer(recheck).data, status=status.HTTP_201_CREATED)
+
+
+class RunFindingsApi(APIView):
+    @extend_schema(parameters=[FindingFilterSerializer], responses=FindingOutputSerializer(many=True))
+    def get(self, request, run_id: int):
+        run = project_selectors.run_get(user=request.user, run_id=run_id)
+        filters = FindingFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
         query = {k: v for k, v in filters.validated_data.items() if k not in ("page", "page_size")}
-        return _paginate(self, request, selectors.finding_list(run=run, **query), self.OutputSerializer)
+        return _paginate(self, request, selectors.finding_list(run=run, **query), FindingOutputSerializer)
 
 
 class FileOutputSerializer(serializers.ModelSerializer):
@@ -470,7 +711,7 @@ class RunReportApi(APIView):
 
 
 # JSON bodies for the gate and token endpoints; the runs endpoint declares its own parsers.
-for _view in (TokenListApi, ProjectListApi, ProjectGateApi):
+for _view in (TokenListApi, ProjectListApi, ProjectGateApi, RunFindingTriageApi, RunFindingsTriageApi):
     _view.parser_classes = [JSONParser, FormParser, MultiPartParser]
 
 

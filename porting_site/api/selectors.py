@@ -12,6 +12,10 @@ from porting_site.projects.models import Finding, ParityResult, Project, Run, So
 from porting_site.projects.selectors import project_list
 
 
+HISTORY_FIGURES = ("found", "done", "converted", "review", "manual", "unresolved", "accepted", "false_positive",
+                   "fixed")
+
+
 def project_get_by_id(*, user, project_id: int) -> Project:
     return get_object_or_404(project_list(user=user), pk=project_id)
 
@@ -35,6 +39,9 @@ def project_history(*, project: Project, limit: int = 50) -> list[dict]:
         )
     }
     gates = dict(RunGate.objects.filter(run__in=runs).values_list("run_id", "status"))
+    from porting_site.projects import progress
+
+    figures = progress.runs_counts([r.pk for r in runs])
     history = []
     for run in reversed(runs):
         p = parity.get(run.pk, {})
@@ -43,22 +50,20 @@ def project_history(*, project: Project, limit: int = 50) -> list[dict]:
             "errors": run.n_errors or 0, "warnings": run.n_warnings or 0, "infos": run.n_infos or 0,
             "parity_passed": p.get("passed", 0), "parity_checked": p.get("checked", 0),
             "gate": gates.get(run.pk),
+            **{k: figures.get(run.pk, progress.empty())[k] for k in HISTORY_FIGURES},
         })
     return history
 
 
 def finding_list(*, run: Run, file: str = "", file_id: int | None = None, rule: str = "",
-                 severity: str = "", new: bool | None = None) -> QuerySet[Finding]:
-    findings = Finding.objects.filter(run=run).select_related("file").order_by("file__path", "line", "column", "id")
+                 severity: str = "", new: bool | None = None, **filters) -> QuerySet[Finding]:
+    """Filters as the findings page (status, triage, done, path, assignee) plus file and new."""
+    from porting_site.projects.selectors import finding_query
+
+    findings = finding_query(run=run, rule=rule, severity=severity, file_id=file_id, **filters).select_related(
+        "file", "mark__assignee").order_by("file__path", "line", "column", "id")
     if file:
         findings = findings.filter(file__path=file)
-    if file_id is not None:
-        findings = findings.filter(file_id=file_id)
-    if rule:
-        findings = findings.filter(rule_id=rule) if not rule.endswith("*") else findings.filter(
-            rule_id__startswith=rule[:-1])
-    if severity:
-        findings = findings.filter(severity=severity)
     if new is not None:
         ids = new_finding_ids(run=run, baseline=run_baseline(run=run),
                               severities=[severity] if severity else None)

@@ -106,7 +106,8 @@ def test_only_team_admins_create_projects(world):
 def test_gate_policy_read_by_members_changed_by_admins(world):
     url = reverse("api:project-gate", args=[world.project.pk])
     assert client_for(world, "bob").get(url).json() == {
-        "max_new_errors": 0, "max_new_warnings": None, "min_parity_pass_rate": None, "no_parity_regression": True}
+        "max_new_errors": 0, "max_new_warnings": None, "min_parity_pass_rate": None, "no_parity_regression": True,
+        "count_accepted": False, "count_false_positive": False, "count_fixed": False}
     assert client_for(world, "bob").put(url, {"max_new_errors": 3}, format="json").status_code == 403
     changed = client_for(world, "alice").put(url, {"max_new_errors": 3, "min_parity_pass_rate": 0.9}, format="json")
     assert changed.status_code == 200 and changed.json()["min_parity_pass_rate"] == 0.9
