@@ -22,6 +22,8 @@ from .services import ACTIONS, TriageError, finding_triage, findings_bulk_triage
 
 ACTION_LABELS = [("accept", "Accept (the difference is fine here)"), ("false_positive", "False positive"),
                  ("fixed", "Fixed by hand"), ("reopen", "Re-open"), ("assign", "Assign to")]
+DONE_LABELS = {"accept": "accepted", "false_positive": "marked a false positive", "fixed": "marked fixed by hand",
+               "reopen": "re-opened", "assign": "assigned to"}
 STATUS_CHOICES = [("", "any")] + [(s, s) for s in progress.STATUSES]
 TRIAGE_CHOICES = [("", "any"), ("open", "not marked"), ("marked", "marked"),
                   *[(s.value, s.label.lower()) for s in State if s.value]]
@@ -129,8 +131,8 @@ def finding_mark(request, run_id: int, finding_id: int):
     except TriageError as exc:
         messages.error(request, str(exc))
     else:
-        label = dict(ACTION_LABELS).get(action, action)
-        messages.success(request, f"{finding.rule_id} at {finding.file.path}:{finding.line}: {label.split(' (')[0].lower()}"
+        done = DONE_LABELS.get(action, action)
+        messages.success(request, f"{finding.rule_id} at {finding.file.path}:{finding.line} {done}"
                          + (f" {kwargs['assignee'] or 'nobody'}" if action == "assign" else "") + ".")
     return redirect(_back(request, reverse("projects:finding", args=[run.pk, finding.pk])))
 
