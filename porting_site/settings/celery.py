@@ -43,5 +43,8 @@ CELERY_BEAT_SCHEDULE = {
 
 # With acks_late, a task whose worker died is delivered again once this many
 # seconds pass without an ack. Keep it above the longest task (the hard limit).
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 2000)}
-CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = CELERY_BROKER_TRANSPORT_OPTIONS
+# (Redis only: the embedded SQLite broker has no visibility timeout, and the
+# SQLAlchemy result backend would pass the option to create_engine.)
+if _redis:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 2000)}
+    CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = CELERY_BROKER_TRANSPORT_OPTIONS
