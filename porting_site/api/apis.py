@@ -554,23 +554,28 @@ class KbRecheckSerializer(serializers.Serializer):
 class RunKbRecheckApi(APIView):
     """The run's snapshot analysed again with the current knowledge base."""
 
-    @extend_schema(responses=KbRecheckSerializer)
+    class OutputSerializer(serializers.Serializer):
+        kb_version = serializers.CharField(help_text="the knowledge base the run was analysed with")
+        kb_current = serializers.CharField(help_text="this server's knowledge base")
+        recheck = KbRecheckSerializer(allow_null=True, help_text="the latest re-check with kb_current, if any")
+
+    def _body(self, run, recheck) -> dict:
+        return self.OutputSerializer({"kb_version": run.kb_version, "kb_current": kb.KNOWLEDGE_BASE_VERSION,
+                                      "recheck": recheck}).data
+
+    @extend_schema(responses=OutputSerializer)
     def get(self, request, run_id: int):
         run = project_selectors.run_get(user=request.user, run_id=run_id)
-        recheck = kb.kb_latest_recheck(run=run)
-        if recheck is None:
-            return Response({"detail": "not re-checked with the current knowledge base yet"},
-                            status=status.HTTP_404_NOT_FOUND)
-        return Response(KbRecheckSerializer(recheck).data)
+        return Response(self._body(run, kb.kb_latest_recheck(run=run)))
 
-    @extend_schema(request=None, responses={201: KbRecheckSerializer})
+    @extend_schema(request=None, responses={201: OutputSerializer})
     def post(self, request, run_id: int):
         run = project_selectors.run_get(user=request.user, run_id=run_id)
         try:
             recheck = kb.kb_recheck(run=run, user=request.user)
         except kb.RecheckUnavailable as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(KbRecheckSerializer(recheck).data, status=status.HTTP_201_CREATED)
+        return Response(self._body(run, recheck), status=status.HTTP_201_CREATED)
 
 
 class RunFindingsApi(APIView):

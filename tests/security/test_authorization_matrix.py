@@ -89,11 +89,21 @@ def team_urls(world) -> dict[str, str]:
         "api:run-sarif": reverse("api:run-sarif", args=[run.pk]),
         "api:run-junit": reverse("api:run-junit", args=[run.pk]),
         "api:run-report": reverse("api:run-report", args=[run.pk]),
+        # findings lifecycle (triage, progress, knowledge base)
+        "projects:findings": reverse("projects:findings", args=[run.pk]),
+        "projects:finding": reverse("projects:finding", args=[run.pk, source.findings.first().pk]),
+        "api:run-finding": reverse("api:run-finding", args=[run.pk, source.findings.first().pk]),
+        "api:run-progress": reverse("api:run-progress", args=[run.pk]),
+        "api:run-kb-recheck": reverse("api:run-kb-recheck", args=[run.pk]),
+        "api:project-progress": reverse("api:project-progress", args=[project.pk]),
+        "api:project-marks": reverse("api:project-marks", args=[project.pk]),
     }
 
 
 # URL names whose only method is a write; they are checked in the write tests below.
-WRITE_ONLY = {"projects:create", "projects:settings", "api:run-cancel", "api:token"}
+WRITE_ONLY = {"projects:create", "projects:settings", "api:run-cancel", "api:token",
+              "projects:findings-triage", "projects:finding-mark", "projects:kb-recheck",
+              "api:run-findings-triage", "api:run-finding-triage"}
 
 
 def client_for(role: str, world, api: bool):
@@ -214,6 +224,35 @@ def test_cancel_is_for_members(world, role, allowed):
     assert (run.status == Run.Status.CANCELLED) == allowed, (role, response.status_code)
     if not allowed and role != "anonymous":
         assert response.status_code == 404
+
+
+@pytest.mark.parametrize("role, allowed", [("anonymous", False), ("member", True), ("admin", True),
+                                           ("outsider", False), ("site_admin", False)])
+def test_marking_findings_is_for_members(world, role, allowed):
+    from porting_site.projects.models import Finding
+
+    run = world["run"]
+    first, second, third = Finding.objects.filter(run=run).order_by("id")[:3]
+    page = client_for(role, world, api=False).post(
+        reverse("projects:finding-mark", args=[run.pk, first.pk]), {"action": "fixed"})
+    bulk_page = client_for(role, world, api=False).post(
+        reverse("projects:findings-triage", args=[run.pk]), {"action": "fixed", "scope": "selected", "ids": [second.pk]})
+    one = client_for(role, world, api=True).post(
+        reverse("api:run-finding-triage", args=[run.pk, third.pk]), {"action": "fixed"}, format="json")
+    bulk = client_for(role, world, api=True).post(
+        reverse("api:run-findings-triage", args=[run.pk]), {"action": "fixed", "ids": [third.pk]}, format="json")
+    marked = Finding.objects.filter(run=run, triage="fixed").count()
+    recheck = client_for(role, world, api=False).post(reverse("projects:kb-recheck", args=[run.pk]))
+    assert run.kb_rechecks.exists() == allowed, (role, recheck.status_code)
+    if allowed:
+        assert (page.status_code, bulk_page.status_code, one.status_code, bulk.status_code, marked) == (
+            302, 302, 200, 200, 3)
+    else:
+        assert marked == 0
+        if role != "anonymous":
+            assert (page.status_code, bulk_page.status_code, one.status_code, bulk.status_code) == (404,) * 4
+        else:
+            assert one.status_code in (401, 403) and bulk.status_code in (401, 403)
 
 
 def test_tokens_are_personal(world):

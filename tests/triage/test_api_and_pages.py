@@ -175,7 +175,9 @@ def test_knowledge_base_recheck_separates_kb_changes_from_code_changes(client, w
                       {"a": 1, "b": 2}).content.decode()
     assert 'id="kb-new">1<' in page and 'id="code-gone">' in page
     recheck_api = api("alice").get(reverse("api:run-kb-recheck", args=[world.pk])).json()
-    assert recheck_api["counts"] == {"added": 1, "removed": 0, "changed": 1, "unchanged": 50}
+    assert recheck_api["kb_version"] == "2025.06.0"
+    assert recheck_api["recheck"]["counts"] == {"added": 1, "removed": 0, "changed": 1, "unchanged": 50}
+    assert api("mallory").post(reverse("api:run-kb-recheck", args=[world.pk])).status_code == 404
 
 
 def test_cli_json_carries_status_and_fingerprint_of_each_use():
