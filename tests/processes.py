@@ -9,8 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-from celery import Celery
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -56,11 +54,11 @@ class RedisServer:
 class WorkerProcess:
     """`celery -A workers worker` in its own session, so the whole pool can be SIGKILLed."""
 
-    def __init__(self, workdir: Path, env: dict, broker_url: str, queues: str = "analysis,parity.cpu"):
+    def __init__(self, workdir: Path, env: dict, broker_url: str = "", queues: str = "analysis,parity.cpu"):
+        # broker_url: kept for callers' clarity; the worker reads its broker from env.
         self.workdir = workdir
         self.env = env
         self.queues = queues
-        self.app = Celery(broker=broker_url, backend=broker_url)
         self.process: subprocess.Popen | None = None
         self.log_path = workdir / "worker.log"
         self.hostname = ""
@@ -76,13 +74,16 @@ class WorkerProcess:
             cwd=self.workdir, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         log.close()
+        # The worker logs "<name> ready." once it consumes; unlike a broadcast ping this
+        # works on every broker, the embedded SQLite one included.
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(self.log_tail())
-            if self.app.control.ping(timeout=0.5, destination=[self.hostname]):
+            if f"{self.hostname} ready." in self.log_tail(200_000):
                 return
-        raise RuntimeError("the Celery worker did not answer a ping in time:\n" + self.log_tail())
+            time.sleep(0.2)
+        raise RuntimeError("the Celery worker did not get ready in time:\n" + self.log_tail())
 
     def kill(self) -> None:
         """SIGKILL the worker and its pool children at once, as an OOM killer or a crash would."""
