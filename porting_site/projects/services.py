@@ -291,6 +291,7 @@ def run_parity(*, run_id: int) -> None:
         timeout_s=settings.PORTING_PARITY_TIMEOUT_S,
         memory_mb=settings.PORTING_PARITY_MEMORY_MB,
         loss_steps=settings.PORTING_PARITY_LOSS_STEPS,
+        checkpoint_dir=storage.checkpoint_dir(run_id),
     )
     entry_points = report.get("entry_points", [])
     with transaction.atomic():
@@ -311,8 +312,10 @@ def run_parity(*, run_id: int) -> None:
                     k: v
                     for k, v in entry.items()
                     if k not in {"name", "module", "status", "reason", "metrics", "config_mismatches", "layers",
-                                 "loss_curve", "first_diverging_layer", "device"}
-                },
+                                 "loss_curve", "first_diverging_layer", "device", "checkpoint"}
+                }
+                # Only the file name: the checkpoint lives in the run's directory.
+                | ({"checkpoint": Path(entry["checkpoint"]).name} if entry.get("checkpoint") else {}),
             )
             curve = entry.get("loss_curve") or {}
             if curve.get("torch") or curve.get("mindspore"):

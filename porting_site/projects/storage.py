@@ -20,3 +20,8 @@ def converted_dir(run_id: int) -> Path:
 
 def index_path(run_id: int) -> Path:
     return run_dir(run_id) / "project-index.pickle"
+
+
+def checkpoint_dir(run_id: int) -> Path:
+    """MindSpore checkpoints of the converted cells, with the PyTorch weights transferred."""
+    return run_dir(run_id) / "checkpoints"

@@ -18,6 +18,8 @@ urlpatterns = [
     path("runs/<int:run_id>/files/", views.file_list, name="files"),
     path("runs/<int:run_id>/files/<int:file_id>/", views.file_detail, name="file"),
     path("runs/<int:run_id>/parity/<int:result_id>/", views.parity_detail, name="parity"),
+    path("runs/<int:run_id>/parity/<int:result_id>/checkpoint.ckpt", views.parity_checkpoint,
+         name="parity-checkpoint"),
     path("runs/<int:run_id>/findings/", triage_views.finding_list, name="findings"),
     path("runs/<int:run_id>/findings/triage/", triage_views.finding_list_triage, name="findings-triage"),
     path("runs/<int:run_id>/findings/<int:finding_id>/", triage_views.finding_detail, name="finding"),

@@ -5,7 +5,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, JsonResponse
+from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
@@ -266,6 +266,18 @@ def _converted(source_file):
     from .models import ConvertedFile
 
     return ConvertedFile.objects.filter(file=source_file).only("id", "text", "unconverted").first()
+
+
+@login_required
+def parity_checkpoint(request, run_id: int, result_id: int):
+    """The converted cell's weights (transferred from the PyTorch state) as a .ckpt file."""
+    run = selectors.run_get(user=request.user, run_id=run_id)
+    result = selectors.parity_get(run=run, result_id=result_id)
+    name = (result.details or {}).get("checkpoint") if isinstance(result.details, dict) else None
+    path = storage.checkpoint_dir(run.pk) / name if name else None
+    if path is None or path.name != name or not path.is_file():
+        raise Http404("no checkpoint was saved for this entry point")
+    return FileResponse(open(path, "rb"), as_attachment=True, filename=name)
 
 
 @login_required

@@ -67,6 +67,10 @@ def test_uploaded_sample_repo_is_analysed_converted_and_checked(client, live_wor
         assert results[name].status == ParityResult.Status.PASS, (name, results[name].reason)
         assert results[name].metrics["max_abs"] < 1e-4
 
+    # The transferred weights come back as a MindSpore checkpoint.
+    download = client.get(reverse("projects:parity-checkpoint", args=[run.pk, results["LeNet"].pk]))
+    assert download.status_code == 200 and len(b"".join(download.streaming_content)) > 10_000
+
     page = client.get(reverse("projects:file", args=[run.pk, lenet.pk]))
     assert page.status_code == 200
     assert b'id="L17"' in page.content and b"torch.nn.Dropout" in page.content

@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 from porting_site.accounts.models import Membership
 from porting_site.accounts.services import membership_add
 from porting_site.api.tokens import token_create
+from porting_site.projects import storage
 from porting_site.projects.models import Project, Run
 from tests import factories
 from tests.site import data
@@ -56,6 +57,11 @@ def world(settings, tmp_path):
     site_admin = get_user_model().objects.create_superuser("root", password=factories.PASSWORD)
     project = factories.project(team, "Detector")
     run = data.finished_run(project, admin)
+    result = run.parity_results.get()
+    result.details = {**result.details, "checkpoint": "models.lenet.LeNet.ckpt"}
+    result.save()
+    storage.checkpoint_dir(run.pk).mkdir(parents=True)
+    (storage.checkpoint_dir(run.pk) / "models.lenet.LeNet.ckpt").write_bytes(b"ckpt")
     users = {"member": member, "admin": admin, "outsider": get_user_model().objects.get(username="outsider"),
              "site_admin": site_admin}
     return {"team": team, "project": project, "run": run, "users": users}
@@ -75,6 +81,7 @@ def team_urls(world) -> dict[str, str]:
         "projects:files": reverse("projects:files", args=[run.pk]),
         "projects:file": reverse("projects:file", args=[run.pk, source.pk]),
         "projects:parity": reverse("projects:parity", args=[run.pk, result.pk]),
+        "projects:parity-checkpoint": reverse("projects:parity-checkpoint", args=[run.pk, result.pk]),
         "api:gate-page": reverse("api:gate-page", args=[project.pk]),
         "api:project": reverse("api:project", args=[project.pk]),
         "api:project-gate": reverse("api:project-gate", args=[project.pk]),
