@@ -297,36 +297,45 @@ def run_parity(*, run_id: int) -> None:
     with transaction.atomic():
         ParityResult.objects.filter(run=run).delete()
         for entry in entry_points:
-            result = ParityResult.objects.create(
-                run=run,
-                name=entry.get("name", "")[:255],
-                module=entry.get("module", "")[:255],
-                status=entry.get("status", ParityResult.Status.ERROR),
-                reason=entry.get("reason") or "",
-                device=entry.get("device") or report.get("device") or run.device,
-                first_diverging_layer=entry.get("first_diverging_layer") or "",
-                metrics=entry.get("metrics") or {},
-                config_mismatches=entry.get("config_mismatches") or [],
-                layers=entry.get("layers") or [],
-                details={
-                    k: v
-                    for k, v in entry.items()
-                    if k not in {"name", "module", "status", "reason", "metrics", "config_mismatches", "layers",
-                                 "loss_curve", "first_diverging_layer", "device", "checkpoint"}
-                }
-                # Only the file name: the checkpoint lives in the run's directory.
-                | ({"checkpoint": Path(entry["checkpoint"]).name} if entry.get("checkpoint") else {}),
-            )
-            curve = entry.get("loss_curve") or {}
-            if curve.get("torch") or curve.get("mindspore"):
-                LossCurve.objects.create(
-                    parity_result=result,
-                    torch_losses=curve.get("torch") or [],
-                    mindspore_losses=curve.get("mindspore") or [],
-                )
+            _parity_result_create(run=run, report=report, entry=entry)
     stage_advance(run_id=run_id, name=Stage.Name.PARITY)
     passed = sum(1 for e in entry_points if e.get("status") == "pass")
-    stage_end(run_id=run_id, name=Stage.Name.PARITY, detail=f"{passed}/{len(entry_points)} entry points pass")
+    detail = f"{passed}/{len(entry_points)} entry points pass"
+    if report.get("error"):  # the check could not run at all; the rest of the run still stands
+        detail += f"; parity could not run: {report['error']}"
+    stage_end(run_id=run_id, name=Stage.Name.PARITY, detail=detail)
+
+
+# Keys of an entry point that have their own columns; the rest goes to `details`.
+_PARITY_COLUMNS = {"name", "module", "status", "reason", "metrics", "config_mismatches", "layers",
+                   "first_diverging_layer", "device", "loss_curve", "checkpoint"}
+
+
+def _parity_result_create(*, run: Run, report: dict, entry: dict) -> ParityResult:
+    details = {k: v for k, v in entry.items() if k not in _PARITY_COLUMNS}
+    curve = entry.get("loss_curve") or {}
+    # The curve's own settings (tolerance, optimizer...) without the per-step lists.
+    details["loss_curve"] = {k: v for k, v in curve.items() if k not in ("torch", "mindspore")}
+    if entry.get("checkpoint"):
+        details["checkpoint"] = Path(entry["checkpoint"]).name  # it lives in the run's directory
+    result = ParityResult.objects.create(
+        run=run,
+        name=entry.get("name", "")[:255],
+        module=entry.get("module", "")[:255],
+        status=entry.get("status", ParityResult.Status.ERROR),
+        reason=entry.get("reason") or "",
+        device=entry.get("device") or report.get("device") or run.device,
+        first_diverging_layer=entry.get("first_diverging_layer") or "",
+        metrics=entry.get("metrics") or {},
+        config_mismatches=entry.get("config_mismatches") or [],
+        layers=entry.get("layers") or [],
+        details=details,
+    )
+    if curve.get("torch") or curve.get("mindspore"):
+        LossCurve.objects.create(
+            parity_result=result, torch_losses=curve.get("torch") or [], mindspore_losses=curve.get("mindspore") or []
+        )
+    return result
 
 
 # --- finalize ---------------------------------------------------------------------------
