@@ -501,7 +501,7 @@ class RunProgressApi(APIView):
     @extend_schema(responses=OutputSerializer)
     def get(self, request, run_id: int):
         run = project_selectors.run_get(user=request.user, run_id=run_id)
-        data = dict(progress.run_progress(run=run), folders=progress.folders_progress(run=run, limit=10_000))
+        data = dict(progress.run_progress(run=run), folders=progress.folders_progress(run=run, limit=10_000, keys=None))
         return Response(self.OutputSerializer(data).data)
 
 

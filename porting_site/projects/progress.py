@@ -11,8 +11,6 @@ Counts are aggregated in the database: one grouped query per figure.
 """
 from __future__ import annotations
 
-from collections import defaultdict
-
 from django.db.models import Count, Q, QuerySet
 
 from .models import Finding, ParityResult, Project, Run
@@ -28,33 +26,41 @@ FIGURE_FILTERS = {
 }
 
 
-def _aggregates() -> dict:
+# The few figures tables of many rows need (fewer conditional counts per row).
+BRIEF = ("found", "done", "unresolved")
+
+
+TREND = ("found", "done", *STATUSES, *MARKS)
+
+
+def aggregates(keys: tuple[str, ...] | None = None) -> dict:
     agg = {"found": Count("id"), "done": Count("id", filter=DONE)}
     for status in STATUSES:
         agg[status] = Count("id", filter=Q(status=status))
         agg[f"{status}_left"] = Count("id", filter=Q(status=status) & ~DONE)
     for mark in MARKS:
         agg[mark] = Count("id", filter=Q(triage=mark))
-    return agg
+    return agg if keys is None else {k: agg[k] for k in keys}
 
 
 def empty() -> dict:
-    return finish({key: 0 for key in _aggregates()})
+    return finish({key: 0 for key in aggregates()})
 
 
 def finish(row: dict) -> dict:
     row["left"] = row["found"] - row["done"]
     row["percent"] = round(100 * row["done"] / row["found"]) if row["found"] else 100
-    row["marked"] = sum(row.get(m, 0) for m in MARKS)
+    if "accepted" in row:
+        row["marked"] = sum(row[m] for m in MARKS)
     return row
 
 
-def of(findings: QuerySet[Finding]) -> dict:
-    return finish(findings.order_by().aggregate(**_aggregates()))
+def of(findings: QuerySet[Finding], **extra) -> dict:
+    return finish(findings.order_by().aggregate(**aggregates(), **extra))
 
 
-def by(findings: QuerySet[Finding], field: str) -> dict:
-    rows = findings.order_by().values(field).annotate(**_aggregates())
+def by(findings: QuerySet[Finding], field: str, keys: tuple[str, ...] | None = None) -> dict:
+    rows = findings.order_by().values(field).annotate(**aggregates(keys))
     return {row.pop(field): finish(row) for row in rows}
 
 
@@ -68,19 +74,30 @@ def run_progress(*, run: Run) -> dict:
     return result
 
 
-def files_progress(*, file_ids) -> dict[int, dict]:
-    return by(Finding.objects.filter(file_id__in=list(file_ids)), "file_id")
+def files_progress(*, file_ids, keys: tuple[str, ...] | None = BRIEF) -> dict[int, dict]:
+    return by(Finding.objects.filter(file_id__in=list(file_ids)), "file_id", keys)
 
 
-def folders_progress(*, run: Run, limit: int = 300) -> list[dict]:
-    """Every folder of the run (recursively summed), path order; "" is the whole tree."""
-    per_file = by(Finding.objects.filter(run=run), "file__path")  # one grouped query with a join
-    folders: dict[str, dict] = defaultdict(lambda: {key: 0 for key in _aggregates()})
-    for path, row in per_file.items():
+def folders_progress(*, run: Run, limit: int = 300, keys: tuple[str, ...] | None = BRIEF) -> list[dict]:
+    """Every folder of the run (recursively summed), path order."""
+    from .models import SourceFile
+
+    # Grouped by file id (grouping on the joined path is several times slower on big runs).
+    per_file = by(Finding.objects.filter(run=run), "file_id", keys)
+    paths = SourceFile.objects.filter(run=run).values_list("id", "path") if per_file else ()
+    names = tuple(aggregates(keys))
+    folders: dict[str, dict] = {}
+    for fid, path in paths:
+        row = per_file.get(fid)
+        if row is None:
+            continue
         parts = path.split("/")[:-1]
         for depth in range(1, len(parts) + 1):
-            total = folders["/".join(parts[:depth]) + "/"]
-            for key in total:
+            folder = "/".join(parts[:depth]) + "/"
+            total = folders.get(folder)
+            if total is None:
+                total = folders[folder] = dict.fromkeys(names, 0)
+            for key in names:
                 total[key] += row[key]
     return [dict(finish(row), path=path, depth=path.count("/") - 1) for path, row in sorted(folders.items())][:limit]
 
@@ -93,6 +110,8 @@ def project_progress(*, project: Project) -> dict | None:
     return dict(run_progress(run=run), run=run)
 
 
-def runs_counts(run_ids) -> dict[int, dict]:
-    """Per run: the status / mark / done figures (for trends)."""
-    return by(Finding.objects.filter(run_id__in=list(run_ids)), "run_id")
+def runs_counts(run_ids, **extra) -> dict[int, dict]:
+    """Per run: the status / mark / done figures (for trends), plus any extra aggregates."""
+    rows = Finding.objects.filter(run_id__in=list(run_ids)).order_by().values("run_id").annotate(
+        **aggregates(TREND), **extra)
+    return {row.pop("run_id"): finish(row) for row in rows}

@@ -87,22 +87,13 @@ def _run_counts(run_ids) -> dict[int, dict]:
     from . import progress
 
     left = ~progress.DONE
-    rows = (
-        Finding.objects.filter(run_id__in=run_ids)
-        .values("run_id")
-        .annotate(
-            left_error=Count("id", filter=left & Q(severity="error")),
-            left_warning=Count("id", filter=left & Q(severity="warning")),
-            left_info=Count("id", filter=left & Q(severity="info")),
-        )
-    )
+    by_severity = {f"left_{sev}": Count("id", filter=left & Q(severity=sev)) for sev in SEVERITIES}
     counts: dict[int, dict] = defaultdict(
-        lambda: dict(progress.empty(), left_error=0, left_warning=0, left_info=0, parity_pass=0, parity_total=0)
+        lambda: dict(progress.finish({k: 0 for k in progress.TREND}), left_error=0, left_warning=0, left_info=0,
+                     parity_pass=0, parity_total=0)
     )
-    for run_id, figures in progress.runs_counts(run_ids).items():
+    for run_id, figures in progress.runs_counts(run_ids, **by_severity).items():  # one grouped query
         counts[run_id].update(figures)
-    for row in rows:
-        counts[row.pop("run_id")].update(row)
     parity = (
         ParityResult.objects.filter(run_id__in=run_ids)
         .values("run_id")
@@ -116,7 +107,8 @@ def _run_counts(run_ids) -> dict[int, dict]:
 def project_trend(*, project: Project, limit: int = 30) -> list[dict]:
     """Migration progress over the project's last finished runs, oldest first."""
     runs = list(
-        project.runs.filter(status=Run.Status.DONE).order_by("-number").values("id", "number", "created_at")[:limit]
+        project.runs.filter(status=Run.Status.DONE).order_by("-number")
+        .values("id", "number", "created_at", "kb_version")[:limit]
     )
     counts = _run_counts([r["id"] for r in runs])
     return [dict(r, **counts[r["id"]]) for r in reversed(runs)]
@@ -139,7 +131,6 @@ def projects_sparklines(*, projects, points: int = 10) -> dict[int, list[int]]:
 
 def run_summary(*, run: Run) -> dict:
     findings = Finding.objects.filter(run=run)
-    by_severity = dict(findings.values_list("severity").annotate(n=Count("id")).values_list("severity", "n"))
     by_rule = list(findings.values("rule_id", "severity").annotate(n=Count("id")).order_by("-n", "rule_id")[:25])
     parity = dict(
         ParityResult.objects.filter(run=run).values_list("status").annotate(n=Count("id")).values_list("status", "n")
@@ -150,7 +141,8 @@ def run_summary(*, run: Run) -> dict:
     )
     from . import progress
 
-    figures = progress.of(findings)
+    figures = progress.of(findings, **{f"sev_{s}": Count("id", filter=Q(severity=s)) for s in SEVERITIES})
+    by_severity = {s: n for s in SEVERITIES if (n := figures.pop(f"sev_{s}"))}
     by_status = {s: figures[s] for s in progress.STATUSES if figures[s]}
     total = figures["found"]
     converted = figures["converted"]
@@ -204,15 +196,23 @@ def file_get(*, run: Run, file_id: int) -> SourceFile:
 
 
 def file_findings(*, source_file: SourceFile, severity: str = "", rule: str = "") -> QuerySet[Finding]:
-    findings = Finding.objects.filter(file=source_file).select_related("mark__assignee").only(
+    findings = Finding.objects.filter(file=source_file).only(
         "id", "line", "column", "cell", "rule_id", "severity", "status", "torch_api", "mindspore_api", "message",
-        "extra", "confidence", "triage", "mark", "mark__state", "mark__assignee", "mark__assignee__username",
+        "extra", "confidence", "triage", "mark_id",
     )
     if severity in SEVERITIES:
         findings = findings.filter(severity=severity)
     if rule:
         findings = findings.filter(rule_id=rule)
     return findings.order_by("line", "column")
+
+
+def mark_assignees(*, source_file: SourceFile) -> dict[int, str]:
+    """Usernames of the assignees of the file's marked findings, by mark id (one small query)."""
+    from porting_site.triage.models import Mark
+
+    return dict(Mark.objects.filter(findings__file=source_file, assignee__isnull=False).distinct()
+                .values_list("id", "assignee__username"))
 
 
 def file_rule_counts(*, source_file: SourceFile) -> list[dict]:

@@ -123,9 +123,9 @@ def _triage_html(finding, finding_url: str) -> str:
     if triage:
         label = escape(getattr(finding, "triage_label", triage))
         out += f' <span class="badge tr-{escape(triage)}" data-mark="{escape(triage)}">{label}</span>'
-    mark = getattr(finding, "mark", None) if getattr(finding, "mark_id", None) else None
-    if mark is not None and mark.assignee_id:
-        out += f' <span class="muted small">→ {escape(mark.assignee.username)}</span>'
+    assignee = getattr(finding, "assignee_name", "")
+    if assignee:
+        out += f' <span class="muted small">→ {escape(assignee)}</span>'
     if finding_url:
         url = finding_url.rsplit("/0/", 1)[0] + f"/{finding.pk}/"
         out += f' <a class="triage-open small" href="{url}" data-mark-url="{url}mark/" data-finding="{finding.pk}">mark…</a>'

@@ -1,6 +1,8 @@
 """Pages. Thin: a selector reads, a service writes, a template renders."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -89,7 +91,11 @@ def project_detail(request, team_slug: str, project_slug: str):
     if not is_admin:
         for field in settings_form.fields.values():
             field.disabled = True
-    current = progress.project_progress(project=project)
+    # The current state is the latest finished run: the trend's last point (no extra queries).
+    current = None
+    if trend:
+        last = trend[-1]
+        current = dict(last, run=SimpleNamespace(pk=last["id"], number=last["number"], kb_version=last["kb_version"]))
     context = {
         "current": current, "statuses": _statuses(current),
         "findings_base": reverse("projects:findings", args=[current["run"].pk]) + "?" if current else "",
@@ -251,10 +257,13 @@ def file_detail(request, run_id: int, file_id: int):
         context["marker"] = MARKER
     else:
         findings = list(selectors.file_findings(source_file=source_file, severity=severity, rule=rule))
+        assignees = selectors.mark_assignees(source_file=source_file) if any(f.mark_id for f in findings) else {}
+        for f in findings:
+            f.assignee_name = assignees.get(f.mark_id, "")
         context["finding_count"] = len(findings)
         context["source_html"] = render_source(text, findings, offsets, rules_url=reverse("projects:rules"),
                                                finding_url=reverse("projects:finding", args=[run.pk, 0]))
-        context["figures"] = progress.files_progress(file_ids=[source_file.pk]).get(source_file.pk)
+        context["figures"] = progress.files_progress(file_ids=[source_file.pk], keys=None).get(source_file.pk)
         context["findings_url"] = reverse("projects:findings", args=[run.pk]) + "?path=" + source_file.path
         from porting_site.triage.views import ACTION_LABELS, _members
 

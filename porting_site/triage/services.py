@@ -65,49 +65,80 @@ def _validate(action: str, reason: str) -> State | None:
     return state
 
 
-def _apply(finding: Finding, *, user, state, reason: str, assignee, affected_runs: set[int]) -> bool:
-    """Set one finding's mark; returns whether anything changed."""
-    run = finding.run
-    mark = finding.mark
-    if state == State.ACCEPTED and finding.status == "unresolved":
-        raise TriageError("an unresolved use cannot be accepted: the analyzer could not tell what it is; "
-                          "mark it a false positive or fixed by hand instead")
-    if mark is None:
-        if state in (None, State.OPEN) and assignee is _UNSET:
-            return False
-        mark = Mark.objects.create(
-            project_id=run.project_id, path=finding.file.path, fingerprint=finding.fingerprint or f"finding:{finding.pk}",
-            rule_id=finding.rule_id, torch_api=finding.torch_api, line=finding.line, first_run=run, last_run=run,
-            created_by=user,
-        )
-    events = []
-    old_state, old_assignee = mark.state, mark.assignee
-    if state is not None and state != old_state:
-        mark.state = state
-        mark.reason = reason.strip()
-        events.append(MarkEvent(mark=mark, finding=finding, run=run, user=user, action=MarkEvent.Action.SET,
-                                old_state=old_state, new_state=state, reason=reason.strip(),
-                                old_assignee=_username(old_assignee), new_assignee=_username(old_assignee)))
-    if assignee is not _UNSET and assignee != old_assignee:
-        mark.assignee = assignee
-        events.append(MarkEvent(mark=mark, finding=finding, run=run, user=user, action=MarkEvent.Action.ASSIGN,
-                                old_state=mark.state, new_state=mark.state, reason=reason.strip(),
-                                old_assignee=_username(old_assignee), new_assignee=_username(assignee)))
-    if not events and finding.mark_id == mark.pk:
-        return False
-    mark.save()
-    MarkEvent.objects.bulk_create(events)
-    # This run and the later ones: the finding itself, findings already linked, and the same
-    # fingerprint in the same file not linked yet.
-    later = Finding.objects.filter(run__project_id=run.project_id, run__number__gte=run.number)
-    later.filter(pk=finding.pk).update(mark=mark, triage=mark.state)
-    if not mark.fingerprint.startswith("finding:"):
-        later.filter(mark__isnull=True, file__path=finding.file.path, fingerprint=mark.fingerprint).update(
-            mark=mark, triage=mark.state)
-    affected_runs.update(later.filter(mark=mark).values_list("run_id", flat=True).distinct())
-    later.filter(mark=mark).exclude(triage=mark.state).update(triage=mark.state)
-    finding.mark, finding.triage = mark, mark.state
-    return True
+def _wants_mark(state, assignee) -> bool:
+    """Whether an action on an unmarked finding creates a mark (re-open or unassign do not)."""
+    return state not in (None, State.OPEN) or assignee not in (_UNSET, None)
+
+
+def _apply_many(run: Run, findings: list[Finding], *, user, state, reason: str, assignee,
+                affected_runs: set[int]) -> dict:
+    """Set the marks of some findings of one run, in a fixed number of queries.
+
+    The marks then also apply to the same findings in the project's later runs:
+    those already linked, and those with the same file and fingerprint not linked yet.
+    """
+    reason = reason.strip()
+    now = timezone.now()
+    marks = {m.pk: m for m in Mark.objects.filter(pk__in=[f.mark_id for f in findings if f.mark_id])
+             .select_related("assignee")}
+    new = [f for f in findings if f.mark_id is None and _wants_mark(state, assignee)]
+    created = Mark.objects.bulk_create([
+        Mark(project_id=run.project_id, path=f.file.path, fingerprint=f.fingerprint or f"finding:{f.pk}",
+             rule_id=f.rule_id, torch_api=f.torch_api, line=f.line, first_run=run, last_run=run, created_by=user)
+        for f in new])
+    for finding, mark in zip(new, created):
+        finding.mark_id = mark.pk
+        marks[mark.pk] = mark
+    counts = {"changed": 0, "unchanged": 0}
+    events: list[MarkEvent] = []
+    dirty: dict[int, Mark] = {}
+    for finding in findings:
+        mark = marks.get(finding.mark_id)
+        if mark is None:
+            counts["unchanged"] += 1
+            continue
+        old_state, old_assignee = mark.state, mark.assignee
+        before = len(events)
+        if state is not None and state != old_state:
+            mark.state, mark.reason = state, reason
+            events.append(MarkEvent(mark=mark, finding=finding, run=run, user=user, action=MarkEvent.Action.SET,
+                                    old_state=old_state, new_state=state, reason=reason,
+                                    old_assignee=_username(old_assignee), new_assignee=_username(old_assignee)))
+        if assignee is not _UNSET and assignee != old_assignee:
+            mark.assignee = assignee
+            events.append(MarkEvent(mark=mark, finding=finding, run=run, user=user, action=MarkEvent.Action.ASSIGN,
+                                    old_state=mark.state, new_state=mark.state, reason=reason,
+                                    old_assignee=_username(old_assignee), new_assignee=_username(assignee)))
+        if len(events) > before:
+            mark.updated_at = now
+            dirty[mark.pk] = mark
+            counts["changed"] += 1
+        else:
+            counts["unchanged"] += 1
+    if not dirty:
+        return counts
+    Mark.objects.bulk_update(list(dirty.values()), ["state", "reason", "assignee", "updated_at"], batch_size=500)
+    MarkEvent.objects.bulk_create(events, batch_size=500)
+    linked = [Finding(pk=f.pk, mark_id=f.mark_id, triage=marks[f.mark_id].state) for f in findings
+              if f.mark_id in dirty]
+    # Later runs: link the same code not linked yet (same file, same fingerprint).
+    later = Finding.objects.filter(run__project_id=run.project_id, run__number__gt=run.number)
+    by_key = {(f.file.path, marks[f.mark_id].fingerprint): f.mark_id for f in findings
+              if f.mark_id in dirty and not marks[f.mark_id].fingerprint.startswith("finding:")}
+    if by_key:
+        rows = later.filter(mark__isnull=True, fingerprint__in={fp for _, fp in by_key}).values_list(
+            "id", "file__path", "fingerprint")
+        for fid, path, fp in rows:
+            mark_id = by_key.get((path, fp))
+            if mark_id is not None:
+                linked.append(Finding(pk=fid, mark_id=mark_id, triage=marks[mark_id].state))
+    Finding.objects.bulk_update(linked, ["mark", "triage"], batch_size=500)
+    for value in {m.state for m in dirty.values()}:
+        later.filter(mark__in=[pk for pk, m in dirty.items() if m.state == value]).exclude(triage=value).update(
+            triage=value)
+    affected_runs.add(run.pk)
+    affected_runs.update(later.filter(mark__in=list(dirty)).values_list("run_id", flat=True).distinct())
+    return counts
 
 
 def _rejudge(run_ids: set[int]) -> None:
@@ -115,6 +146,10 @@ def _rejudge(run_ids: set[int]) -> None:
 
     for run in Run.objects.filter(pk__in=run_ids, gate__evaluated_at__isnull=False).select_related("project"):
         gate_evaluate(run=run, force=True)
+
+
+UNRESOLVED_ACCEPT = ("an unresolved use cannot be accepted: the analyzer could not tell what it is; "
+                     "mark it a false positive or fixed by hand instead")
 
 
 @transaction.atomic
@@ -126,10 +161,13 @@ def finding_triage(*, finding: Finding, user, action: str, reason: str = "", ass
     state = _validate(action, reason)
     if action == "assign" and assignee is _UNSET:
         raise TriageError("say whom to assign the finding to")
+    if state == State.ACCEPTED and finding.status == "unresolved":
+        raise TriageError(UNRESOLVED_ACCEPT)
     who = _resolve_assignee(project, assignee) if assignee is not _UNSET else _UNSET
     affected: set[int] = set()
-    _apply(finding, user=user, state=state, reason=reason, assignee=who, affected_runs=affected)
+    _apply_many(finding.run, [finding], user=user, state=state, reason=reason, assignee=who, affected_runs=affected)
     _rejudge(affected)
+    finding.refresh_from_db(fields=["mark", "triage"])
     return finding.mark
 
 
@@ -141,7 +179,7 @@ def findings_bulk_triage(*, findings: QuerySet[Finding], user, action: str, reas
     Unresolved uses are skipped by `accept` (they cannot be accepted) and
     counted in "skipped"; returns {"changed", "skipped", "unchanged"}.
     """
-    findings = findings.select_related("file", "run", "run__project", "mark", "mark__assignee")
+    findings = findings.select_related("file", "run", "run__project")
     first = findings.first()
     if first is None:
         return {"changed": 0, "skipped": 0, "unchanged": 0}
@@ -156,15 +194,21 @@ def findings_bulk_triage(*, findings: QuerySet[Finding], user, action: str, reas
     who = _resolve_assignee(project, assignee) if assignee is not _UNSET else _UNSET
     counts = {"changed": 0, "skipped": 0, "unchanged": 0}
     affected: set[int] = set()
+    by_run: dict[int, list[Finding]] = defaultdict(list)
     for finding in findings.order_by("run__number", "file__path", "line", "column", "id"):
         if state == State.ACCEPTED and finding.status == "unresolved":
             counts["skipped"] += 1
             continue
-        finding.mark = Mark.objects.select_related("assignee").get(pk=finding.mark_id) if finding.mark_id else None
-        changed = _apply(finding, user=user, state=state, reason=reason, assignee=who, affected_runs=affected)
-        counts["changed" if changed else "unchanged"] += 1
+        by_run[finding.run.number].append(finding)
+    for number in sorted(by_run):
+        group = by_run[number]
+        result = _apply_many(group[0].run, group, user=user, state=state, reason=reason, assignee=who,
+                             affected_runs=affected)
+        for key, n in result.items():
+            counts[key] += n
     _rejudge(affected)
     return counts
+
 
 
 # --- carrying marks into a new run -------------------------------------------------------

@@ -51,7 +51,7 @@ def test_statuses_and_honest_progress_on_a_real_looking_repo(run1):
     assert figures["done"] == V1_STATUS["converted"]
     assert figures["percent"] == round(100 * 27 / 52)
     train = run1.files.get(path="scripts/train.py")
-    per_file = progress.files_progress(file_ids=[train.pk])[train.pk]
+    per_file = progress.files_progress(file_ids=[train.pk], keys=None)[train.pk]
     assert {s: per_file[s] for s in progress.STATUSES} == TRAIN_V1_STATUS
     folders = {row["path"]: row for row in progress.folders_progress(run=run1)}
     assert set(folders) == {"models/", "scripts/"}
