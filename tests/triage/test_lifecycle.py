@@ -169,3 +169,29 @@ def test_only_members_change_marks(run1):
     with pytest.raises(TriageError, match="member"):
         finding_triage(finding=finding, user=run1.created_by, action="assign", assignee="mallory")
     assert not Mark.objects.exists()
+
+
+def test_a_mark_follows_a_moved_file_and_a_mark_on_an_older_run_reaches_later_runs(run1, team):
+    _, alice = team
+    env = _finding(run1, "scripts/train.py", "MS-DEVICE-ENV")
+    finding_triage(finding=env, user=alice, action="fixed", reason="launcher sets the device")
+    moved = repo.files_v1()
+    moved["tools/train.py"] = moved.pop("scripts/train.py")
+    run2 = repo.analysed_run(run1.project, alice, moved)
+    env2 = _finding(run2, "tools/train.py", "MS-DEVICE-ENV")
+    assert (env2.mark_id, env2.triage) == (env.mark_id, "fixed")
+    assert Mark.objects.get(pk=env.mark_id).path == "tools/train.py"
+    # Marking run 1's finding now (run 2 exists) marks run 2's copy of it too.
+    sgd = _finding(run1, "scripts/train.py", "MS-OPTIM-LR")
+    finding_triage(finding=sgd, user=alice, action="false_positive", reason="lr comes from the config")
+    sgd2 = _finding(run2, "tools/train.py", "MS-OPTIM-LR")
+    assert sgd2.triage == "" and sgd2.mark_id is None  # another path: not the same file any more
+    lenet = Finding.objects.filter(run=run1, file__path="models/lenet.py", rule_id="MS-BN-MOMENTUM").get()
+    finding_triage(finding=lenet, user=alice, action="accept", reason="momentum inverted by hand")
+    lenet2 = Finding.objects.get(run=run2, file__path="models/lenet.py", rule_id="MS-BN-MOMENTUM")
+    assert (lenet2.mark_id, lenet2.triage) == (lenet.mark_id, "accepted")
+    # Re-opening from the later run re-opens it there, and keeps the older run's state as it was judged.
+    finding_triage(finding=lenet2, user=alice, action="reopen")
+    lenet.refresh_from_db()
+    lenet2.refresh_from_db()
+    assert (lenet.triage, lenet2.triage) == ("accepted", "")
