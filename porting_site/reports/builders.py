@@ -13,7 +13,7 @@ from analysis.findings import FileReport, Finding as EngineFinding
 from porting_site.projects.models import Finding, ParityResult, Run, SourceFile
 
 _FINDING_FIELDS = ("line", "column", "rule_id", "severity", "message", "torch_api", "mindspore_api", "end_line",
-                   "end_column", "category", "confidence", "status", "cell", "extra")
+                   "end_column", "category", "confidence", "status", "cell", "extra", "fingerprint")
 
 
 def run_file_reports(*, run: Run, only_with_findings: bool = False) -> list[FileReport]:
@@ -96,6 +96,22 @@ def run_junit_xml(*, run: Run, gate=None) -> bytes:
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 
 
+def _uses(run: Run) -> dict:
+    """Honest accounting: each status, each mark, done and left (see projects.progress)."""
+    from porting_site.projects import progress
+
+    return progress.of(Finding.objects.filter(run=run))
+
+
+def _marks(run: Run) -> list[dict]:
+    """People's marks on the run's findings (state, reason, assignee), by fingerprint."""
+    rows = Finding.objects.filter(run=run, mark__isnull=False).select_related("file", "mark__assignee").order_by(
+        "file__path", "line", "column")
+    return [{"path": f.file.path, "line": f.line, "rule_id": f.rule_id, "torch_api": f.torch_api,
+             "fingerprint": f.fingerprint, "state": f.triage, "reason": f.mark.reason,
+             "assignee": f.mark.assignee.username if f.mark.assignee else None} for f in rows]
+
+
 def run_report_json(*, run: Run, gate=None) -> dict:
     from porting_site.projects.selectors import run_progress
 
@@ -123,7 +139,9 @@ def run_report_json(*, run: Run, gate=None) -> dict:
         },
         "progress": run_progress(run=run)["stages"],
         "summary": {"files": len(reports), "findings": severity,
+                    "uses": _uses(run),
                     "parity": {s: sum(1 for p in parity if p["status"] == s) for s in ParityResult.Status.values}},
+        "marks": _marks(run),
         "gate": None if gate is None else {"status": gate.status, "reasons": gate.reasons, "checks": gate.checks},
         "files": [r.to_dict() for r in reports],
         "parity": parity,

@@ -79,6 +79,11 @@ def test_api_triage_writes_the_audit_trail_and_changes_progress(world):
     assert api("bob").get(reverse("api:project-progress", args=[world.project_id])).json()["accepted"] == 1
     mine = api("bob").get(reverse("api:run-findings", args=[world.pk]), {"assignee": "bob"}).json()
     assert [f["id"] for f in mine["results"]] == [finding.pk]
+    report = api("bob").get(reverse("api:run-report", args=[world.pk])).json()
+    assert (report["summary"]["uses"]["accepted"], report["summary"]["uses"]["done"]) == (1, 28)
+    assert report["marks"] == [{"path": "scripts/train.py", "line": 8, "rule_id": "MS-DEVICE-ENV", "torch_api": "",
+                                "fingerprint": finding.fingerprint, "state": "accepted", "reason": "CPU only",
+                                "assignee": "bob"}]
 
 
 def test_api_bulk_accept_and_permissions(world):
