@@ -82,3 +82,18 @@ def test_mark_a_finding_accepted_and_see_project_progress_change(browser, two_ru
     browser.shot("triage-08-bulk-list-narrow", NARROW)
     browser.get(reverse("projects:run", args=[second.pk]))
     browser.shot("triage-09-run")
+
+    # Knowledge base: run 1 recorded as analysed by an older release; the compare page
+    # re-analyses its snapshot and splits the changes into knowledge base and code.
+    from porting_site.projects.models import Run
+
+    Run.objects.filter(pk=first.pk).update(kb_version="2025.06.0")
+    browser.get(reverse("projects:compare", args=[project.team.slug, project.slug]) + "?a=1&b=2")
+    browser.find("#kb-split form button[type=submit]").click()
+    browser.wait_for("#kb-new")
+    assert (browser.find("#kb-new").text, browser.find("#kb-gone").text) == ("0", "0")
+    assert browser.find("#code-gone").text == "1"  # the DataParallel line the team deleted
+    browser.shot("triage-10-compare-kb-split")
+    browser.get(reverse("projects:run", args=[first.pk]) + "#kb")
+    assert "0 added" in browser.find("#kb-result").text
+    browser.shot("triage-11-run-kb")
