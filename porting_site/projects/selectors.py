@@ -16,9 +16,8 @@ from porting_site.accounts.models import Membership
 from .models import ConvertedFile, Finding, ParityResult, Project, Run, SourceFile, Stage
 
 SEVERITIES = ("error", "warning", "info")
-# A use counts as done once converted, or once a person marked it (see progress.DONE);
-# review/manual/unresolved are left for a person, and unresolved never counts as done by itself.
-DONE_STATUSES = ("converted",)
+# What counts as done is defined once, in progress.DONE (converted, or a person's mark;
+# unresolved never counts as done by itself).
 
 
 def project_list(*, user) -> QuerySet[Project]:
