@@ -19,6 +19,7 @@ from analysis.fingerprint import fingerprint_findings
 from analysis.knowledge import KNOWLEDGE_BASE_VERSION
 
 from . import storage
+from .selectors import findings_delta
 from .models import Finding, KbRecheck, Run, SourceFile
 
 COMPARED = ("status", "severity", "mindspore_api", "message")
@@ -117,18 +118,6 @@ def kb_latest_recheck(*, run: Run, kb_version: str = KNOWLEDGE_BASE_VERSION) -> 
     return run.kb_rechecks.filter(kb_after=kb_version).order_by("-created_at", "-id").first()
 
 
-def _diff(before: dict[tuple, int], after: dict[tuple, int]) -> tuple[list[dict], list[dict]]:
-    new, fixed = [], []
-    for key in sorted(before.keys() | after.keys()):
-        delta = after.get(key, 0) - before.get(key, 0)
-        row = {"path": key[0], "rule_id": key[1], "torch_api": key[2], "severity": key[3], "n": abs(delta)}
-        if delta > 0:
-            new.append(row)
-        elif delta < 0:
-            fixed.append(row)
-    return new, fixed
-
-
 def _run_grouped(run: Run) -> dict[tuple, int]:
     from django.db.models import Count
 
@@ -150,8 +139,8 @@ def kb_split(*, older: Run, newer: Run) -> dict:
         return {"available": False, "same_kb": False, "kb_before": older.kb_version, "kb_after": newer.kb_version,
                 "can_recheck": newer.kb_version == KNOWLEDGE_BASE_VERSION}
     middle = {tuple(row[:4]): row[4] for row in recheck.grouped}
-    kb_new, kb_gone = _diff(_run_grouped(older), middle)
-    code_new, code_gone = _diff(middle, _run_grouped(newer))
+    kb_new, kb_gone = findings_delta(_run_grouped(older), middle)
+    code_new, code_gone = findings_delta(middle, _run_grouped(newer))
     return {
         "available": True, "same_kb": False, "kb_before": older.kb_version, "kb_after": newer.kb_version,
         "recheck": recheck,

@@ -301,6 +301,19 @@ def files_by_path(*, run: Run, paths) -> dict[str, int]:
 # --- comparing runs -----------------------------------------------------------------------
 
 
+def findings_delta(before: dict[tuple, int], after: dict[tuple, int]) -> tuple[list[dict], list[dict]]:
+    """New and fixed findings between two {(path, rule, api, severity): count} tallies."""
+    new, fixed = [], []
+    for key in sorted(before.keys() | after.keys()):
+        delta = after.get(key, 0) - before.get(key, 0)
+        row = {"path": key[0], "rule_id": key[1], "torch_api": key[2], "severity": key[3], "n": abs(delta)}
+        if delta > 0:
+            new.append(row)
+        elif delta < 0:
+            fixed.append(row)
+    return new, fixed
+
+
 def runs_compare(*, older: Run, newer: Run, limit: int = 500) -> dict:
     """New and fixed findings between two runs, matched by file, rule and API
     (not by line, which moves with unrelated edits), and parity changes."""
@@ -315,15 +328,7 @@ def runs_compare(*, older: Run, newer: Run, limit: int = 500) -> dict:
         paths = dict(SourceFile.objects.filter(run=run).values_list("id", "path"))
         return {(paths.get(fid, ""), rule, api, sev): n for fid, rule, api, sev, n in rows}
 
-    before, after = grouped(older), grouped(newer)
-    new, fixed = [], []
-    for key in sorted(before.keys() | after.keys()):
-        delta = after.get(key, 0) - before.get(key, 0)
-        row = {"path": key[0], "rule_id": key[1], "torch_api": key[2], "severity": key[3], "n": abs(delta)}
-        if delta > 0:
-            new.append(row)
-        elif delta < 0:
-            fixed.append(row)
+    new, fixed = findings_delta(grouped(older), grouped(newer))
     old_parity = {(p.module, p.name): p for p in older.parity_results.all()}
     parity = []
     for result in newer.parity_results.all():
