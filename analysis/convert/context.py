@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
-
 import libcst as cst
 
 from analysis.knowledge import load_mapping
 from analysis.knowledge.mapping import ApiMapping
 
-from .names import spell
+from .names import dotted_expr, spell
 from .result import Change, LayerRecord, Unconverted
 
 
@@ -28,7 +26,8 @@ class ConversionContext:
     mapping: ApiMapping  # the target's table
     classic: ApiMapping  # classic table: semantic rewrites and fallback for APIs mint does not map
     aliases: dict[str, str]  # local name -> fully qualified torch name
-    line_of: Callable[[cst.CSTNode], int] = lambda node: 0
+    located: list[tuple] = field(default_factory=list)  # (record, node, enclosing statement): line filled in later
+    statements: list[tuple[cst.CSTNode, int]] = field(default_factory=list)  # open statements, index in source order
     changes: list[Change] = field(default_factory=list)
     unconverted: list[Unconverted] = field(default_factory=list)
     layer_map: list[LayerRecord] = field(default_factory=list)
@@ -40,6 +39,8 @@ class ConversionContext:
     torch_left: set[str] = field(default_factory=set)  # import names still referenced by unconverted code
     label_losses: set[str] = field(default_factory=set)  # variables bound to losses taking int32 labels
     dataset_columns: dict[str, list[str]] = field(default_factory=dict)  # Dataset subclass -> columns
+    outline: object = None  # outline.Outline of the file, None when the stdlib ast could not be used
+    device_call: object = None  # regex that code calling torch.device matches; None: the file has no such call
 
     @classmethod
     def create(cls, *, target: str, ms_version: str, aliases: dict[str, str]) -> "ConversionContext":
@@ -68,7 +69,7 @@ class ConversionContext:
         return text
 
     def ms_expr(self, qualified: str) -> cst.BaseExpression:
-        return cst.parse_expression(self.ms(qualified))
+        return dotted_expr(self.ms(qualified))
 
     def keep(self, node: cst.CSTNode) -> None:
         """Note that node still refers to torch through an imported name (its import must stay)."""
@@ -78,12 +79,18 @@ class ConversionContext:
             self.torch_left.add(node.value)
 
     # -- records --------------------------------------------------------------------
+    def locate(self, record, node: cst.CSTNode):
+        """record.line becomes node's start line in the original source once the pass is over
+        (computed for the located nodes only: see codegen.start_lines)."""
+        self.located.append((record, node, self.statements[-1] if self.statements else None))
+        return record
+
     def change(self, node: cst.CSTNode, rule_id: str, torch_api: str, mindspore_api: str, description: str) -> None:
-        self.changes.append(Change(self.line_of(node), rule_id, torch_api, mindspore_api, description))
+        self.changes.append(self.locate(Change(0, rule_id, torch_api, mindspore_api, description), node))
 
     def mark(self, node: cst.CSTNode, rule_id: str, torch_api: str, action: str) -> None:
         """Leave node as it is; put a MIGRATE comment above its statement and report it."""
-        self.unconverted.append(Unconverted(self.line_of(node), rule_id, torch_api, action))
+        self.unconverted.append(self.locate(Unconverted(0, rule_id, torch_api, action), node))
         self.keep(node)
         comment = f"# MIGRATE({rule_id}): {action}"
         if self.marks:

@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
 
 from . import rules
+from .codegen import located_lines, module_code
 from .context import ConversionContext
 from .imports import gather_aliases
+from .outline import cst_kinds, outline
 from .result import ConversionResult, Unconverted
-from .transformer import Converter
+from .tensors import relevant_methods
+from .transformer import LABEL_LOSSES, Converter
 
 TARGETS = ("classic", "mint")
 
@@ -34,6 +37,8 @@ def convert_source(
     converter fails on, comes back unchanged with one unconverted item saying so."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
+    if "torch" not in source and _compiles(source, path):
+        return ConversionResult(path=path, text=source, diff="")  # nothing to convert: no torch import
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -46,13 +51,21 @@ def convert_source(
         return ConversionResult(path=path, text=source, diff="")
     ctx = ConversionContext.create(target=target, ms_version=ms_version, aliases=aliases)
     ctx.uses_scheduler = "lr_scheduler" in source
+    ctx.outline = outline(source, aliases, relevant_methods(ctx.classic), LABEL_LOSSES)
+    if ctx.outline is not None and ctx.outline.kinds != cst_kinds(module):
+        ctx.outline = None  # the two parsers cut the file differently: walk everything, locate by full codegen
+    pattern = device_call_pattern(aliases)
+    ctx.device_call = pattern if pattern is not None and pattern.search(source) else None
     try:
-        converted = MetadataWrapper(module, unsafe_skip_copy=True).visit(Converter(ctx))
-        text = converted.code
+        converted = module.visit(Converter(ctx))
+        text = module_code(converted)
         compile(text, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST: syntax check only
+        lines = located_lines(ctx.outline, module, ctx.located)
     except Exception as exc:  # a converter defect must not lose the user's file
         return _unchanged(source, path, 0, f"the converter failed on this file ({type(exc).__name__}: {exc}); "
                           "convert it by hand")
+    for record, node, _ in ctx.located:
+        record.line = lines.get(id(node), 0)
     ctx.changes.sort(key=lambda c: c.line)
     ctx.unconverted.sort(key=lambda u: u.line)
     return ConversionResult(
@@ -63,6 +76,34 @@ def convert_source(
         unconverted=ctx.unconverted,
         layer_map=ctx.layer_map,
     )
+
+
+_GAP = r"(?:[\s\\]|#[^\n]*)*"  # what may separate the parts of a dotted name: spaces, continuations, comments
+
+
+def device_call_pattern(aliases: dict[str, str]) -> re.Pattern | None:
+    """A regex any code calling torch.device through these aliases must match (None: no alias can
+    reach it): the dotted callee, then closing parentheses of a parenthesised callee, then '('."""
+    direct = [re.escape(k) for k, v in aliases.items() if v == "torch.device"]
+    via_torch = [re.escape(k) for k, v in aliases.items() if v == "torch"]
+    callees = []
+    if direct:
+        callees.append(rf"\b(?:{'|'.join(direct)})")
+    if via_torch:
+        callees.append(rf"\b(?:{'|'.join(via_torch)}){_GAP}\.{_GAP}device")
+    if not callees:
+        return None
+    return re.compile(rf"(?:{'|'.join(callees)})(?:{_GAP}\))*{_GAP}\(")
+
+
+def _compiles(source: str, path: str) -> bool:
+    """Whether CPython parses the text (its C parser costs a fraction of libcst's); a file it
+    rejects goes through libcst so that the parse error reads the same as for any other file."""
+    try:
+        compile(source, path, "exec", dont_inherit=True, flags=0x400)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _unchanged(source: str, path: str, line: int, action: str, parse_error: str = "") -> ConversionResult:

@@ -44,27 +44,51 @@ def import_bindings(stmt: cst.CSTNode) -> dict[str, str]:
     return out
 
 
-class _AliasGatherer(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.aliases: dict[str, str] = {}
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        self.aliases.update(import_bindings(node))
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        self.aliases.update(import_bindings(node))
-        return False
-
-    # Expressions hold no imports: skip them to keep the sweep cheap.
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        return any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in node.body)
-
-
 def gather_aliases(module: cst.Module) -> dict[str, str]:
-    visitor = _AliasGatherer()
-    module.visit(visitor)
-    return visitor.aliases
+    """local name -> qualified torch name, from every import in the file (later bindings win).
+
+    Walks statements only, in source order: imports never sit inside expressions."""
+    aliases: dict[str, str] = {}
+    _gather(module.body, aliases)
+    return aliases
+
+
+def _gather(statements, aliases: dict[str, str]) -> None:
+    for stmt in statements:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            _gather_small(stmt.body, aliases)
+        else:
+            for suite in suites(stmt):
+                if isinstance(suite, cst.SimpleStatementSuite):
+                    _gather_small(suite.body, aliases)
+                else:
+                    _gather(suite.body, aliases)
+
+
+def _gather_small(small, aliases: dict[str, str]) -> None:
+    for s in small:
+        if isinstance(s, (cst.Import, cst.ImportFrom)):
+            aliases.update(import_bindings(s))
+
+
+def suites(stmt: cst.CSTNode):
+    """The statement blocks of a compound statement, in source order."""
+    if isinstance(stmt, cst.Match):
+        for case in stmt.cases:
+            yield case.body
+        return
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.BaseSuite):
+        yield body
+    for handler in getattr(stmt, "handlers", ()):
+        yield handler.body
+    orelse = getattr(stmt, "orelse", None)
+    while orelse is not None:  # else / elif chains
+        yield orelse.body
+        orelse = getattr(orelse, "orelse", None) if isinstance(orelse, cst.If) else None
+    final = getattr(stmt, "finalbody", None)
+    if final is not None:
+        yield final.body
 
 
 def _prune(stmt: cst.Import | cst.ImportFrom, used: set[str]) -> tuple[cst.BaseSmallStatement | None, list[str]]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .codegen import node_code
+
 # MindSpore module prefix -> (local name used in code, import statement). Longest prefix wins.
 SPELLINGS: dict[str, tuple[str, str]] = {
     "mindspore.mint.nn.functional": ("mint.nn.functional", "from mindspore import mint"),
@@ -44,6 +46,11 @@ def resolve(node: cst.BaseExpression, aliases: dict[str, str]) -> str | None:
     name = dotted(node)
     if name is None:
         return None
+    return resolve_text(name, aliases)
+
+
+def resolve_text(name: str, aliases: dict[str, str]) -> str | None:
+    """resolve() for a dotted name already read ('nn.Linear' -> 'torch.nn.Linear')."""
     head, _, rest = name.partition(".")
     target = aliases.get(head)
     if target is None:
@@ -64,5 +71,14 @@ def expr(text: str) -> cst.BaseExpression:
     return cst.parse_expression(text)
 
 
+def dotted_expr(text: str) -> cst.BaseExpression:
+    """The Name/Attribute chain for 'a.b.c' (what parse_expression gives, without a parser call)."""
+    head, *rest = text.split(".")
+    node: cst.BaseExpression = cst.Name(head)
+    for part in rest:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
 def code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
+    return node_code(node)

@@ -3,6 +3,8 @@ train/eval, parameters() (the receiver's type is not known: these go by method
 name and shape of the call, which is how PyTorch code reads)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import libcst as cst
 
 from . import rules
@@ -133,6 +135,19 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                                                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                                         whitespace_after=cst.SimpleWhitespace("")))])
     return _mapped_method(ctx, original, updated, name)
+
+
+# Method names method_call rewrites itself (besides the table's renames, see relevant_methods).
+HANDLED_METHODS = frozenset({"size", "view", "transpose", "numpy", "cpu", "cuda", "to", "detach", "train", "eval",
+                             "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var"})
+
+
+@lru_cache(maxsize=4)
+def relevant_methods(classic) -> frozenset[str]:
+    """Every method name method_call may rewrite: a call of any other name is left as it is."""
+    mapped = {entry.torch.rsplit(".", 1)[1] for entry in classic
+              if entry.torch.startswith("torch.Tensor.") and entry.torch.count(".") == 2}
+    return HANDLED_METHODS | frozenset(mapped)
 
 
 # Method names too common outside tensors to rename from the table without type information.

@@ -139,10 +139,12 @@ def rewrite_step(ctx: ConversionContext, original: cst.IndentedBlock, block: cst
     assign = next(
         (i for i in range(back - 1, -1, -1) if loss in _assigned_names(body[i])), None
     )
-    line = ctx.line_of(original.body[back]) if back < len(original.body) else 0
     if step is None or assign is None or not (loss or "").isidentifier():
         action = "gradients come from mindspore.value_and_grad: wrap the loss computation in a forward function"
-        ctx.unconverted.append(_unconverted(line, action))
+        record = _unconverted(0, action)
+        if back < len(original.body):
+            ctx.locate(record, original.body[back])
+        ctx.unconverted.append(record)
         body[back] = _with_comment(body[back], f"# MIGRATE({rules.TRAIN_LOOP}): {action}")
         return block.with_changes(body=body)
     zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad") == opt), None)

@@ -4,7 +4,6 @@ cells). Positions come from the original tree, so every record has its original 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from . import data, layers, rules, state, tensors, training
 from .apis import SUPPLEMENT, convert_call, dtype_name
@@ -22,16 +21,29 @@ GRAD_CONTEXTS = ("torch.no_grad", "torch.inference_mode", "torch.enable_grad", "
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
 LABEL_LOSSES = ("torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss")
-STATEMENT = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+# Whitespace, punctuation, operators and literals: no handler acts on them or below them.
+LEAF_TYPES = frozenset({
+    cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.Newline, cst.EmptyLine,
+    cst.Comment, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.Equal, cst.LeftParen,
+    cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+    cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ImportStar, cst.Ellipsis,
+    cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.MatrixMultiply,
+    cst.LeftShift, cst.RightShift, cst.BitAnd, cst.BitOr, cst.BitXor, cst.BitInvert, cst.Not, cst.Minus, cst.Plus,
+    cst.And, cst.Or, cst.Is, cst.IsNot, cst.In, cst.NotIn, cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
+    cst.GreaterThanEqual, cst.NotEqual, cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign,
+    cst.FloorDivideAssign, cst.ModuloAssign, cst.PowerAssign, cst.MatrixMultiplyAssign, cst.LeftShiftAssign,
+    cst.RightShiftAssign, cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign, cst.AssignEqual,
+    cst.Pass, cst.Break, cst.Continue,
+})
+# Concrete statement classes: a type lookup per node instead of an ABC isinstance check.
+STATEMENT_TYPES = frozenset({cst.SimpleStatementLine, cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar,
+                             cst.FunctionDef, cst.ClassDef, cst.Match})
 
 
 class Converter(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
     def __init__(self, ctx: ConversionContext) -> None:
         super().__init__()
         self.ctx = ctx
-        ctx.line_of = self._line
         self.skip: set[int] = set()  # nodes that are parts of a larger name, callees, keywords
         self.classes: list[tuple[str, str, int]] = []  # (name, kind: cell/dataset/other, function depth)
         self.functions: list[str] = []
@@ -41,26 +53,57 @@ class Converter(cst.CSTTransformer):
         self.removed: set[int] = set()
         self.folded: set[int] = set()  # cpu()/detach() calls an outer numpy() rewrites
         self.grad_items: set[int] = set()  # calls used as with-items or decorators
+        self.cold: set[int] = set()  # simple statements left unwalked (nothing to convert: see outline.py)
+        self.statement_count = 0  # statements seen, in source order, counted as the stdlib ast counts them
 
-    def _line(self, node: cst.CSTNode) -> int:
-        try:
-            return self.get_metadata(PositionProvider, node).start.line
-        except KeyError:
-            return 0
-
-    # -- MIGRATE comments go above the innermost statement --------------------------------------
+    # -- dispatch (libcst's, with the visit_/leave_ lookups cached per node type) ----------------
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, STATEMENT):
+        kind = type(node)
+        if kind in LEAF_TYPES or (kind is cst.Name and node.value not in self.ctx.aliases):
+            return False  # nothing below to convert: libcst keeps the node as it is (no rebuild)
+        if kind is cst.SimpleStatementLine and self._cold(node):
+            self.statement_count += len(node.body)
+            self.cold.add(id(node))
+            return False
+        if kind in STATEMENT_TYPES:  # MIGRATE comments go above the innermost statement
             self.ctx.marks.append([])
-        return super().on_visit(node)
+            self.ctx.statements.append((node, self.statement_count))
+            self.statement_count += len(node.body) if kind is cst.SimpleStatementLine else 1
+        elif kind is cst.SimpleStatementSuite:
+            self.statement_count += len(node.body)
+        visit = _VISITS.get(kind, _MISSING)
+        if visit is _MISSING:
+            visit = _VISITS[kind] = getattr(type(self), f"visit_{kind.__name__}", None)
+        return visit is None or visit(self, node) is not False
 
     def on_leave(self, original, updated):
-        result = super().on_leave(original, updated)
-        if isinstance(original, STATEMENT):
+        kind = type(original)
+        if kind in LEAF_TYPES or (kind is cst.SimpleStatementLine and id(original) in self.cold):
+            return updated
+        leave = _LEAVES.get(kind, _MISSING)
+        if leave is _MISSING:
+            leave = _LEAVES[kind] = getattr(type(self), f"leave_{kind.__name__}", None)
+        result = updated if leave is None else leave(self, original, updated)
+        if kind in STATEMENT_TYPES:
+            self.ctx.statements.pop()
             comments = self.ctx.marks.pop()
             if comments:
                 result = self._attach(result, comments)
         return result
+
+    def _cold(self, node: cst.SimpleStatementLine) -> bool:
+        outline = self.ctx.outline
+        if outline is None:
+            return False
+        first = self.statement_count
+        return all(index in outline.cold for index in range(first, first + len(node.body)))
+
+    # no visit_<Node>_<attribute> hooks: skip libcst's per-field lookups
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        return None
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        return None
 
     def _attach(self, result, comments: list[str]):
         lines = [cst.EmptyLine(comment=cst.Comment(c)) for c in comments]
@@ -239,7 +282,7 @@ class Converter(cst.CSTTransformer):
             else:
                 args.append(code(arg.value))
         owner = self.classes[-1][0] if self.classes else ""
-        record = LayerRecord(owner, "", qualified, target, self._line(original), kwargs, args)
+        record = self.ctx.locate(LayerRecord(owner, "", qualified, target, 0, kwargs, args), original)
         records = [("", record)]
         # items of containers: Sequential(a, b) -> "0", "1"; ModuleList([a, b]); ModuleDict({"k": a})
         values: list[tuple[str, cst.BaseExpression]] = []
@@ -339,9 +382,11 @@ class Converter(cst.CSTTransformer):
 
     # -- statements -----------------------------------------------------------------------------
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        if len(node.body) == 1 and isinstance(node.body[0], (cst.Assign, cst.AnnAssign)):
+        if self.ctx.device_call is not None and len(node.body) == 1 \
+                and isinstance(node.body[0], (cst.Assign, cst.AnnAssign)):
             value = node.body[0].value
-            if value is not None and _calls_any(value, self.ctx.aliases, ("torch.device",)):
+            if value is not None and self.ctx.device_call.search(code(value)) \
+                    and _calls_any(value, self.ctx.aliases, ("torch.device",)):
                 self.removed.add(id(node))
                 return False
         return True
@@ -356,8 +401,8 @@ class Converter(cst.CSTTransformer):
             # a device move whose result was discarded, or `x = x` left after removing .to(device)
             if isinstance(o, cst.Expr) and isinstance(o.value, cst.Call) and not isinstance(u.value, cst.Call):
                 return _keep_comments_remove(updated)
-            if isinstance(u, cst.Assign) and len(u.targets) == 1 and code(u.targets[0].target) == code(u.value) \
-                    and code(o) != code(u):
+            if isinstance(u, cst.Assign) and len(u.targets) == 1 and type(u.targets[0].target) is type(u.value) \
+                    and code(u.targets[0].target) == code(u.value) and code(o) != code(u):
                 return _keep_comments_remove(updated)
         return updated
 
@@ -393,6 +438,11 @@ class Converter(cst.CSTTransformer):
             return updated
         module, _ = rewrite_imports(updated, self.ctx.imports, self.ctx.torch_left)
         return module
+
+
+_MISSING = object()
+_VISITS: dict[type, object] = {}  # node type -> Converter.visit_<Type> (None when absent)
+_LEAVES: dict[type, object] = {}
 
 
 def resolve_ms(call: cst.Call, ctx: ConversionContext) -> str:

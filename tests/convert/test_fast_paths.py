@@ -1,0 +1,114 @@
+"""The speed paths give what the plain ones give: lines equal to libcst's PositionProvider,
+and skipping statements / statement-local line search change nothing in the result."""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+import analysis.convert.engine as engine
+from analysis.convert import convert_source
+from analysis.convert.codegen import module_code, start_lines
+from tests.conftest import SAMPLE_REPO
+
+TRICKY = '''\
+# header comment
+"""Docstring."""
+import torch
+import torch.nn as nn; import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+
+# comment above a decorated class
+@some.decorator(
+    arg=1,
+)
+
+@other
+class Net(nn.Module):  # trailing
+    """Doc."""
+
+    def __init__(self, n=(
+            3)):
+        super().__init__()
+        self.fc = nn.Linear(
+            4,
+            2,
+            bias=False)  # keep
+        self.seq = nn.Sequential(nn.ReLU(), \\
+            nn.Dropout(0.1))
+
+    @torch.no_grad()
+    def forward(self, x):
+        if x.dim() > 2: x = x.view(x.size(0), -1)
+        elif x.dim() == 1:
+            x = x.unsqueeze(0)
+        else:
+            pass
+        try:
+            y = F.relu(self.fc(x))
+        except ValueError:
+            y = torch.zeros(2)
+        finally:
+            z = 1
+        match z:
+            case 1:
+                y = y.transpose(0, 1).transpose(0, 1)
+            case _:
+                pass
+        return (self.seq)(y)
+
+
+device = (torch
+          .device)("cpu")
+plain = [i for i in range(3)]
+loss_fn = nn.CrossEntropyLoss()
+loader = DataLoader(list(range(4)), batch_size=2)
+for x in loader:
+    with torch.no_grad():
+        out = loss_fn(torch.ones(2, 3), torch.tensor([0, 1]))
+'''
+
+
+def _every_node(module: cst.Module) -> list[cst.CSTNode]:
+    nodes: list[cst.CSTNode] = []
+
+    class _All(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nodes.append(node)
+            return True
+
+    module.visit(_All())
+    return nodes
+
+
+def test_start_lines_match_position_provider_for_every_node():
+    for source in (TRICKY, (SAMPLE_REPO / "train.py").read_text(encoding="utf-8")):
+        module = cst.parse_module(source)
+        nodes = _every_node(module)
+        expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        lines = start_lines(module, nodes)
+        assert {id(n): expected[n].start.line for n in nodes} == lines
+        assert module_code(module) == source
+
+
+def _records(result):
+    return ([(c.line, c.rule_id, c.torch_api, c.description) for c in result.changes],
+            [(u.line, u.rule_id, u.action) for u in result.unconverted],
+            [(r.line, r.class_name, r.attribute) for r in result.layer_map])
+
+
+def test_outline_paths_change_nothing(monkeypatch):
+    sources = [TRICKY, *(p.read_text(encoding="utf-8") for p in sorted(SAMPLE_REPO.rglob("*.py")))]
+    fast = [convert_source(s, target=t) for s in sources for t in ("classic", "mint")]
+    assert any(r.changes for r in fast) and any(r.unconverted for r in fast)
+    monkeypatch.setattr(engine, "outline", lambda *args: None)  # no statement skipping, whole-module lines
+    plain = [convert_source(s, target=t) for s in sources for t in ("classic", "mint")]
+    for a, b in zip(fast, plain):
+        assert a.text == b.text
+        assert _records(a) == _records(b)
+
+
+def test_files_without_torch_are_not_parsed_by_libcst_but_errors_still_reported():
+    assert convert_source("x = 1\n").diff == ""
+    broken = convert_source("def f(:\n")
+    assert broken.parse_error and broken.unconverted[0].rule_id == "MS-PARSE-ERROR"
