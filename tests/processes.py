@@ -83,6 +83,7 @@ class WorkerProcess:
             if f"{self.hostname} ready." in self.log_tail(200_000):
                 return
             time.sleep(0.2)
+        self.stop()  # never leave an orphan worker behind a failed start
         raise RuntimeError("the Celery worker did not get ready in time:\n" + self.log_tail())
 
     def kill(self) -> None:
