@@ -29,7 +29,7 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-def test_database_url(settings) -> str:
+def worker_database_url(settings) -> str:
     """The URL of the database this test process uses (the test database)."""
     from django.db import connection
 
@@ -55,7 +55,7 @@ def live_worker(tmp_path, settings, run_dirs):
 
     worker = WorkerProcess(
         tmp_path / "worker",
-        worker_env(var_dir=run_dirs, database_url=test_database_url(settings)),
+        worker_env(var_dir=run_dirs, database_url=worker_database_url(settings)),
         broker_url=settings.CELERY_BROKER_URL,
     )
     worker.start()

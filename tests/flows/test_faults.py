@@ -12,7 +12,7 @@ from analysis.scan import analyze_source, build_project_index
 from porting_site.projects.models import Finding, ParityResult, Run, Stage
 from porting_site.projects.services import run_create
 from tests import factories
-from tests.conftest import SAMPLE_REPO, test_database_url
+from tests.conftest import SAMPLE_REPO, worker_database_url
 from tests.processes import RedisServer, WorkerProcess, worker_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -31,7 +31,10 @@ def queue_sample_run(broker_url: str) -> Run:
     project = factories.project(team, "Sample")
     archive = factories.upload("sample.tar.gz", factories.tar_gz_of(SAMPLE_REPO, "pytorch_sample"))
     run = run_create(project=project, archive=archive, user=member, enqueue=False)
-    Celery(broker=broker_url).send_task("workers.tasks.unpack_run", args=[run.pk], queue="analysis")
+    # A private app for the private broker; set_as_current=False keeps this test's
+    # broker out of every later test that uses the project's own app.
+    with Celery(broker=broker_url, set_as_current=False) as app:
+        app.send_task("workers.tasks.unpack_run", args=[run.pk], queue="analysis")
     return run
 
 
@@ -58,7 +61,7 @@ def expected_finding_count() -> int:
 
 
 def test_worker_killed_mid_run_the_run_completes_after_a_restart(tmp_path, settings, run_dirs, redis_server):
-    env = worker_env(var_dir=run_dirs, database_url=test_database_url(settings), redis_url=redis_server.url,
+    env = worker_env(var_dir=run_dirs, database_url=worker_database_url(settings), redis_url=redis_server.url,
                      CELERY_VISIBILITY_TIMEOUT="20")
     worker = WorkerProcess(tmp_path / "worker", env, broker_url=redis_server.url)
     worker.start()
@@ -79,7 +82,7 @@ def test_worker_killed_mid_run_the_run_completes_after_a_restart(tmp_path, setti
 
 
 def test_broker_restart_mid_run_never_leaves_the_run_hanging(tmp_path, settings, run_dirs, redis_server):
-    env = worker_env(var_dir=run_dirs, database_url=test_database_url(settings), redis_url=redis_server.url,
+    env = worker_env(var_dir=run_dirs, database_url=worker_database_url(settings), redis_url=redis_server.url,
                      CELERY_VISIBILITY_TIMEOUT="20")
     worker = WorkerProcess(tmp_path / "worker", env, broker_url=redis_server.url)
     worker.start()
