@@ -276,6 +276,11 @@ class ProjectRunsApi(APIView):
 
     class InputSerializer(OptionsSerializer):
         archive = serializers.FileField(help_text="the repository as .tar.gz, .tar or .zip")
+        converted_archive = serializers.FileField(
+            required=False,
+            help_text="optional: your own (hand-edited) MindSpore conversion, same layout and class names; "
+            "parity checks it instead of the automatic conversion (multipart only)",
+        )
 
     @extend_schema(responses=RunOutputSerializer(many=True))
     def get(self, request, project_id: int):

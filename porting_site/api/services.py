@@ -50,6 +50,8 @@ def _baseline(project: Project, choice: str) -> Run | None | str:
 def run_create_api(*, project: Project, user, archive, baseline: str = "auto", **options) -> Run:
     if not archive_looks_valid(archive):
         raise ValidationError({"archive": ["not a .tar.gz, .tar or .zip archive"]})
+    if options.get("converted_archive") and not archive_looks_valid(options["converted_archive"]):
+        raise ValidationError({"converted_archive": ["not a .tar.gz, .tar or .zip archive"]})
     chosen = _baseline(project, baseline)
     with transaction.atomic():
         run = project_services.run_create(project=project, archive=archive, user=user,

@@ -28,6 +28,14 @@ def _archive_problem(archive, name: str) -> str:
 
 class UploadForm(forms.Form):
     archive = forms.FileField(help_text="A .zip or .tar.gz of the PyTorch repository")
+    target = forms.ChoiceField(choices=Target.choices, initial=Target.CLASSIC)
+    ms_version = forms.CharField(initial="2.4", max_length=10, label="MindSpore version")
+    device = forms.ChoiceField(choices=Device.choices, initial=Device.CPU, label="Parity device queue")
+    converted_archive = forms.FileField(
+        required=False, label="Your converted tree (optional)",
+        help_text="A hand-edited MindSpore conversion with the same layout and class names; parity checks it "
+        "instead of the automatic conversion",
+    )
 
     def __init__(self, *args, upload_too_large: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -35,24 +43,28 @@ class UploadForm(forms.Form):
             from .upload_handlers import upload_too_large_message
 
             self.fields["archive"].error_messages["required"] = upload_too_large_message()
-    target = forms.ChoiceField(choices=Target.choices, initial=Target.CLASSIC)
-    ms_version = forms.CharField(initial="2.4", max_length=10, label="MindSpore version")
-    device = forms.ChoiceField(choices=Device.choices, initial=Device.CPU, label="Parity device queue")
 
     def clean_archive(self):
-        archive = self.cleaned_data["archive"]
-        name = (archive.name or "").lower()
-        if not name.endswith(ARCHIVE_SUFFIXES):
-            raise forms.ValidationError("Upload a .zip, .tar.gz, .tgz or .tar archive.")
-        if archive.size > settings.PORTING_MAX_UPLOAD_BYTES:
-            raise forms.ValidationError(
-                f"The archive is {archive.size // (1024 * 1024)} MiB; the limit is "
-                f"{settings.PORTING_MAX_UPLOAD_BYTES // (1024 * 1024)} MiB."
-            )
-        problem = _archive_problem(archive, name)
-        if problem:
-            raise forms.ValidationError(problem)
-        return archive
+        return _checked_archive(self.cleaned_data["archive"])
+
+    def clean_converted_archive(self):
+        archive = self.cleaned_data.get("converted_archive")
+        return _checked_archive(archive) if archive else None
+
+
+def _checked_archive(archive):
+    name = (archive.name or "").lower()
+    if not name.endswith(ARCHIVE_SUFFIXES):
+        raise forms.ValidationError("Upload a .zip, .tar.gz, .tgz or .tar archive.")
+    if archive.size > settings.PORTING_MAX_UPLOAD_BYTES:
+        raise forms.ValidationError(
+            f"The archive is {archive.size // (1024 * 1024)} MiB; the limit is "
+            f"{settings.PORTING_MAX_UPLOAD_BYTES // (1024 * 1024)} MiB."
+        )
+    problem = _archive_problem(archive, name)
+    if problem:
+        raise forms.ValidationError(problem)
+    return archive
 
 
 class ProjectForm(forms.Form):

@@ -51,6 +51,8 @@ class Run(models.Model):
     number = models.PositiveIntegerField()
     archive = models.FileField(upload_to="archives/%Y/%m/")
     archive_name = models.CharField(max_length=255, blank=True)
+    # Optional: the team's own (hand-edited) MindSpore tree; parity checks it instead of our conversion.
+    converted_archive = models.FileField(upload_to="archives/%Y/%m/", blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
     error = models.TextField(blank=True)  # why the run failed, shown to the user
     target = models.CharField(max_length=10, choices=Target.choices, default=Target.CLASSIC)

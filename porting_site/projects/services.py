@@ -71,6 +71,7 @@ def run_create(*, project: Project, archive: UploadedFile, user=None, enqueue: b
         ms_version=options.get("ms_version") or project.ms_version,
         device=options.get("device") or project.device,
         kb_version=KNOWLEDGE_BASE_VERSION,
+        converted_archive=options.get("converted_archive") or "",
     )
     Stage.objects.bulk_create(
         Stage(run=run, name=name, position=position) for position, name in enumerate(Stage.ORDER)
@@ -126,6 +127,14 @@ def _count_lines(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
+def _unpack_limits() -> Limits:
+    return Limits(
+        max_files=settings.PORTING_MAX_FILES,
+        max_total_bytes=settings.PORTING_MAX_UNPACKED_BYTES,
+        max_ratio=settings.PORTING_MAX_COMPRESSION_RATIO,
+    )
+
+
 def run_unpack(*, run_id: int) -> list[list[str]]:
     """Unpack the archive, register the analysable files, build the project index.
 
@@ -137,13 +146,8 @@ def run_unpack(*, run_id: int) -> list[list[str]]:
     stage_begin(run_id=run_id, name=Stage.Name.UNPACK, total=1)
     src = storage.source_dir(run_id)
     shutil.rmtree(storage.run_dir(run_id), ignore_errors=True)
-    limits = Limits(
-        max_files=settings.PORTING_MAX_FILES,
-        max_total_bytes=settings.PORTING_MAX_UNPACKED_BYTES,
-        max_ratio=settings.PORTING_MAX_COMPRESSION_RATIO,
-    )
     try:
-        paths = unpack_archive(Path(run.archive.path), src, limits)
+        paths = unpack_archive(Path(run.archive.path), src, _unpack_limits())
     except ArchiveError as exc:
         raise StageFailed(str(exc)) from exc
     analysable = [p for p in paths if p.endswith(ANALYZED_SUFFIXES)]
@@ -248,6 +252,9 @@ def run_convert(*, run_id: int) -> None:
     stage_begin(run_id=run_id, name=Stage.Name.CONVERT, total=len(files))
     dst = storage.converted_dir(run_id)
     shutil.rmtree(dst, ignore_errors=True)
+    if run.converted_archive:
+        _use_team_conversion(run=run, files=files, dst=dst)
+        return
     tree = convert_tree(storage.source_dir(run_id), dst, target=run.target, ms_version=run.ms_version)
     rows = []
     for result in tree.files:
@@ -271,6 +278,38 @@ def run_convert(*, run_id: int) -> None:
     stage_advance(run_id=run_id, name=Stage.Name.CONVERT, by=len(rows))
     unconverted = sum(len(r.unconverted) for r in rows)
     stage_end(run_id=run_id, name=Stage.Name.CONVERT, detail=f"{len(rows)} files, {unconverted} items left for a person")
+
+
+def _use_team_conversion(*, run: Run, files: dict[str, SourceFile], dst: Path) -> None:
+    """The team uploaded its own MindSpore tree: unpack it as the run's converted tree.
+
+    Each file's diff is against the original, so the dashboard shows what the
+    team changed; there are no converter records, and parity aligns layers by
+    attribute path (no layer map).
+    """
+    import difflib
+
+    try:
+        unpack_archive(Path(run.converted_archive.path), dst, _unpack_limits())
+    except ArchiveError as exc:
+        raise StageFailed(f"the converted tree: {exc}") from exc
+    src = storage.source_dir(run.pk)
+    rows = []
+    for rel, source_file in files.items():
+        converted = dst / rel
+        if not converted.is_file():
+            continue
+        before = (src / rel).read_text(encoding="utf-8", errors="replace")
+        after = converted.read_text(encoding="utf-8", errors="replace")
+        diff = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{rel}", f"b/{rel}"))
+        rows.append(ConvertedFile(run=run, file=source_file, text=after, diff=diff))
+    with transaction.atomic():
+        ConvertedFile.objects.filter(run=run).delete()
+        ConvertedFile.objects.bulk_create(rows, batch_size=500)
+    stage_advance(run_id=run.pk, name=Stage.Name.CONVERT, by=len(rows))
+    missing = len(files) - len(rows)
+    stage_end(run_id=run.pk, name=Stage.Name.CONVERT,
+              detail=f"your converted tree: {len(rows)} files" + (f", {missing} not in it" if missing else ""))
 
 
 # --- parity ---------------------------------------------------------------------------

@@ -90,3 +90,39 @@ def test_broken_archive_leaves_the_run_failed_with_the_reason(client, live_worke
     assert run.status == Run.Status.FAILED
     assert "unpack failed" in run.error and "archive" in run.error
     assert run.stages.get(name=Stage.Name.UNPACK).status == Stage.Status.FAILED
+
+
+def test_hand_edited_converted_tree_is_checked_instead_of_ours(client, live_worker, tmp_path):
+    """The convert, edit, check-again workflow: the team uploads its own MindSpore
+    tree next to the original; parity checks that tree and names the layer the
+    edit broke (BatchNorm momentum left at PyTorch's value)."""
+    from analysis.archive import pack_tree
+    from analysis.convert import convert_tree
+
+    team, member = factories.team_with_member("Edits", "dora")
+    project = factories.project(team, "Edited")
+    assert client.login(username="dora", password=factories.PASSWORD)
+    ours = tmp_path / "converted" / "pytorch_sample"
+    convert_tree(SAMPLE_REPO, ours, jobs=1)
+    lenet = ours / "models" / "lenet.py"
+    text = lenet.read_text()
+    assert "momentum=0.9" in text
+    lenet.write_text(text.replace("momentum=0.9", "momentum=0.1"))  # the hand edit that breaks parity
+
+    response = client.post(
+        reverse("projects:detail", args=[team.slug, project.slug]),
+        {"archive": factories.upload("sample.tar.gz", factories.tar_gz_of(SAMPLE_REPO, "pytorch_sample")),
+         "converted_archive": factories.upload("edited.tar.gz", pack_tree(ours, "pytorch_sample")),
+         "target": "classic", "ms_version": "2.4", "device": "cpu"},
+    )
+    assert response.status_code == 302, response.content[:2000]
+    run = wait_for_run(Run.objects.get(project=project).pk)
+    assert run.status == Run.Status.DONE, run.error
+    assert "your converted tree" in run.stages.get(name=Stage.Name.CONVERT).detail
+
+    stored = ConvertedFile.objects.get(file__path="pytorch_sample/models/lenet.py", run=run)
+    assert "momentum=0.1" in stored.text and "+++ b/pytorch_sample/models/lenet.py" in stored.diff
+    results = {r.name: r for r in ParityResult.objects.filter(run=run)}
+    assert results["MLP"].status == ParityResult.Status.PASS
+    assert results["LeNet"].status == ParityResult.Status.FAIL
+    assert results["LeNet"].first_diverging_layer == "bn1", results["LeNet"].reason
