@@ -145,6 +145,36 @@ def dropout(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
                         plan=plan, extra=extra, note=note)
 
 
+def layernorm(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
+    """normalized_shape must be a tuple in MindSpore, and its eps defaults to 1e-7, not 1e-5."""
+    plan = plan_args(updated, entry, handled=frozenset({"normalized_shape", "eps", "elementwise_affine"}))
+    shape = plan.passed.get("normalized_shape")
+    affine = plan.passed.get("elementwise_affine")
+    if shape is None or (affine is not None and not (isinstance(affine, cst.Name) and affine.value == "True")):
+        ctx.mark(original, rules.API_DIFF, qualified,
+                 "LayerNorm without a learnable scale and shift (elementwise_affine=False) or without a shape: "
+                 "use ops.LayerNorm with fixed gamma=1, beta=0")
+        return updated
+    if isinstance(shape, (cst.List, cst.Tuple)):
+        if len(shape.elements) != 1:
+            # MindSpore takes the first normalised axis as a non-negative index (only -1 is
+            # allowed below zero), so it depends on the input's rank, which is unknown here.
+            ctx.mark(original, rules.API_DIFF, qualified,
+                     f"LayerNorm over the last {len(shape.elements)} axes: pass normalized_shape as a tuple and "
+                     "begin_norm_axis=begin_params_axis=<input rank> - "
+                     f"{len(shape.elements)}, and epsilon=1e-5 (MindSpore's default is 1e-7)")
+            return updated
+        shape_expr: cst.BaseExpression = cst.Tuple([cst.Element(shape.elements[0].value)])
+    else:  # an int (a literal or, as almost always, a variable holding the feature size)
+        shape_expr = cst.Tuple([cst.Element(shape)])
+    eps = plan.passed.get("eps") or cst.Float("1e-05")
+    extra = [kwarg("normalized_shape", shape_expr), kwarg("epsilon", eps)]
+    plan.args = _without(plan.args, "normalized_shape", "eps", "elementwise_affine")
+    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.API_DIFF, plan=plan, extra=extra,
+                        note="normalized_shape as a tuple, eps -> epsilon (PyTorch's 1e-5 kept; MindSpore "
+                        "defaults to 1e-7)")
+
+
 def linear(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
     return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.LINEAR_DENSE)
 
@@ -163,6 +193,7 @@ HANDLERS = {
     **{f"torch.nn.BatchNorm{d}d": batchnorm for d in (1, 2, 3)},
     "torch.nn.Dropout": dropout,
     "torch.nn.Linear": linear,
+    "torch.nn.LayerNorm": layernorm,
     "torch.nn.Sequential": container,
     "torch.nn.ModuleList": container,
     "torch.nn.ModuleDict": container,

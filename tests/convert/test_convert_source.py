@@ -176,3 +176,12 @@ def test_mint_target_keeps_pytorch_semantics_where_mint_maps():
     text = convert("import torch.nn as nn\nc = nn.Conv2d(1, 2, 3, padding=1)\nd = nn.Dropout(0.3)\n", target="mint").text
     assert "mint.nn.Conv2d(1, 2, 3, padding=1)" in text
     assert "from mindspore import mint" in text
+
+
+def test_layernorm_over_several_axes_is_left_for_a_person():
+    from analysis.convert import convert_source
+
+    result = convert_source("import torch.nn as nn\nnorm = nn.LayerNorm([3, 6])\n")
+    assert "# MIGRATE(MS-API-DIFF): LayerNorm over the last 2 axes" in result.text
+    assert "nn.LayerNorm([3, 6])" in result.text
+    assert [u.torch_api for u in result.unconverted] == ["torch.nn.LayerNorm"]
