@@ -103,14 +103,6 @@ def place_findings(findings, cell_offsets: list[int] | None = None) -> dict[int,
     return by_line
 
 
-def annotate(text: str, findings, cell_offsets: list[int] | None = None) -> list[dict]:
-    by_line = place_findings(findings, cell_offsets)
-    return [
-        {"number": number, "html": html, "findings": by_line.get(number, [])}
-        for number, html in enumerate(highlighted_lines(text), start=1)
-    ]
-
-
 def _suggestion(finding) -> str:
     extra = finding.extra if isinstance(finding.extra, dict) else {}
     return str(extra.get("suggestion") or extra.get("suggested_code") or extra.get("mindspore_code") or "")
