@@ -28,8 +28,8 @@ def build_zip(items) -> bytes:
         for name, data in items:
             try:
                 zf.writestr(name, data)
-            except (ValueError, UnicodeEncodeError):
-                pass
+            except (ValueError, UnicodeEncodeError, IndexError):
+                pass  # zipfile itself refuses the name (e.g. one that sanitizes to "")
     return buffer.getvalue()
 
 
