@@ -15,8 +15,9 @@ import mindspore as ms
 from . import frameworks as fw
 from . import tables
 from .align import align, map_path, transfer_weights
-from .compare import Capture, metrics, output_figures, tolerance
+from .compare import Capture, Tolerances, metrics, output_figures
 from .config import compare_config
+from .dataset import Batch, DatasetError
 from .sources import layer_source
 
 STATE_STEP_LR = 0.1  # plain SGD step used to expose buffer/update errors
@@ -59,7 +60,7 @@ def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Pa
     timings: dict[str, float] = {}
     started = time.perf_counter()
     result: dict = {"inputs": entry["inputs"], "input_source": entry.get("input_source", "manifest")}
-    override = entry.get("tolerance")
+    tols = Tolerances(entry.get("tolerance"), entry.get("layer_tolerance"))
     loss_name = entry.get("loss", "mse")
     layer_map = entry.get("layer_map") or []
 
@@ -79,12 +80,15 @@ def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Pa
     initial_ms = {name: p.asnumpy().copy() for name, p in ms_model.parameters_and_names()}
     hooked = [p for p in alignment.pairs if p.torch_path]
     seed = int(entry.get("seed", 0))
-    arrays = fw.make_arrays(entry["inputs"], seed)
+    batches = entry.get("dataset_batches")
+    # The repo's first batch drives the forward checks unless the manifest gave inputs.
+    from_dataset = bool(batches) and str(entry.get("input_source", "")).startswith("dataset")
+    arrays = batches[0].inputs if from_dataset else fw.make_arrays(entry["inputs"], seed)
 
     # Forward, eval mode.
     t0 = time.perf_counter()
     fw.train_mode(torch_model, ms_model, False)
-    eval_out = _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, override, lines)
+    eval_out = _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, lines)
     result.update(layers=eval_out["layers"], metrics=eval_out["metrics"], outputs=eval_out["outputs"])
     result.update({k: eval_out[k] for k in ("output_sample", "abs_error_histogram") if k in eval_out})
     timings["forward_eval"] = time.perf_counter() - t0
@@ -93,7 +97,7 @@ def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Pa
 
     if entry.get("mode", "both") in ("both", "train") and not eval_out["crash"]:
         t0 = time.perf_counter()
-        step = _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, override, lines,
+        step = _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, tols, lines,
                            loss_name, seed)
         result.update(step)
         timings["train_step"] = time.perf_counter() - t0
@@ -127,8 +131,8 @@ def _where(lines: dict, layer: str) -> dict:
     return {"file": where.get("file"), "line": where.get("line")}
 
 
-def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, override, lines) -> dict:
-    t_rec, m_rec, comparer = _recorders(hooked, override, lines)
+def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, lines) -> dict:
+    t_rec, m_rec, comparer = _recorders(hooked, tols, lines)
     m_out, crash = None, None
     try:
         with torch.no_grad():
@@ -145,22 +149,22 @@ def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, overri
         outputs = [{"index": 0, "status": "fail", "label": crash}]
         figures = {}
     else:
-        outputs = _compare_outputs(t_out, m_out, override)
+        outputs = _compare_outputs(t_out, m_out, tols)
         t_arrays, m_arrays = fw.flat_tensors(t_out, "torch"), fw.flat_tensors(m_out, "ms")
         figures = output_figures(t_arrays[0], m_arrays[0]) if t_arrays and m_arrays else {}
     return {"layers": layers, "first": first, "metrics": _headline(outputs), "outputs": outputs, "crash": crash,
             **figures}
 
 
-def _compare_outputs(t_out, m_out, override) -> list[dict]:
+def _compare_outputs(t_out, m_out, tols) -> list[dict]:
     t_arrays, m_arrays = fw.flat_tensors(t_out, "torch"), fw.flat_tensors(m_out, "ms")
     outputs = []
     for index, t in enumerate(t_arrays):
         if index >= len(m_arrays):
             outputs.append({"index": index, "status": "fail", "label": "missing in MindSpore output"})
             continue
-        atol, rtol = tolerance("output", str(t.dtype), override)
-        outputs.append(dict(index=index, **metrics(Capture(t), Capture(m_arrays[index]), atol, rtol)))
+        atol, rtol, used = tols.pick("output", str(t.dtype))
+        outputs.append(dict(index=index, **metrics(Capture(t), Capture(m_arrays[index]), atol, rtol), tolerance=used))
     if len(m_arrays) > len(t_arrays):
         outputs.append({"index": len(t_arrays), "status": "fail", "label": "extra MindSpore output"})
     return outputs
@@ -178,10 +182,10 @@ class LayerComparer:
     """Called from the MindSpore hooks: compares each call with the PyTorch
     capture of the same layer and call index, then frees both tensors."""
 
-    def __init__(self, torch_recorder, hooked, override, lines) -> None:
+    def __init__(self, torch_recorder, hooked, tols, lines) -> None:
         self.torch = torch_recorder
         self.pairs = {p.torch_path: p for p in hooked}
-        self.override, self.lines = override, lines
+        self.tols, self.lines = tols, lines
         self.rows: dict[tuple[str, int], dict] = {}
 
     def __call__(self, path: str, call: int, m_in, m_out) -> None:
@@ -194,11 +198,12 @@ class LayerComparer:
             row.update(status="skipped", label="no tensor output")
         else:
             pair = self.pairs[path]
-            atol, rtol = tolerance(pair.torch_type, t_out.dtype, self.override)
+            atol, rtol, used = self.tols.pick(pair.torch_type, t_out.dtype, path)
             out = metrics(t_out, m_out, atol, rtol)
+            row["tolerance"] = used
             input_ok = True
             if t_in is not None and m_in is not None:
-                in_atol, in_rtol = tolerance("input", t_in.dtype, self.override)
+                in_atol, in_rtol, _ = self.tols.pick("input", t_in.dtype)
                 inm = metrics(t_in, m_in, in_atol, in_rtol)
                 input_ok = inm["status"] == "pass"
                 row["input_max_abs"] = inm.get("max_abs")
@@ -229,14 +234,14 @@ class LayerComparer:
         return layers, first
 
 
-def _recorders(hooked, override, lines):
+def _recorders(hooked, tols, lines):
     t_rec = fw.Recorder("torch").attach([(p.torch_path, p.module) for p in hooked])
-    comparer = LayerComparer(t_rec, hooked, override, lines)
+    comparer = LayerComparer(t_rec, hooked, tols, lines)
     m_rec = fw.Recorder("ms", on_call=comparer).attach([(p.torch_path, p.cell) for p in hooked])
     return t_rec, m_rec, comparer
 
 
-def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, override, lines, loss_name, seed):
+def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, tols, lines, loss_name, seed):
     """One train-mode forward (hooked), backward and plain SGD step on both
     sides; compares layer outputs, gradients (parameters and input) and the
     state afterwards (updated parameters, running statistics)."""
@@ -244,7 +249,7 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
     fw.train_mode(torch_model, ms_model, True)
     t_inputs = fw.to_torch(arrays, torch_device, grad=True)
     m_inputs = fw.to_ms(arrays)
-    t_rec, m_rec, comparer = _recorders(hooked, override, lines)
+    t_rec, m_rec, comparer = _recorders(hooked, tols, lines)
     params = [link for link in alignment.links if link.kind == "parameter" and link.ms_param.requires_grad]
     ms_weights = [link.ms_param for link in params]
     float_pos = tuple(i for i, a in enumerate(arrays) if np.issubdtype(a.dtype, np.floating))
@@ -275,7 +280,7 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
         m_in_grads, m_w_grads = (), grads
 
     layers, _first = comparer.layers()
-    outputs = _compare_outputs(t_out, m_out_holder[0] if m_out_holder else None, override)
+    outputs = _compare_outputs(t_out, m_out_holder[0] if m_out_holder else None, tols)
     kinds = {p.torch_path: p.torch_type for p in alignment.pairs}
 
     gradients = []
@@ -283,15 +288,16 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
         t_grad = link.tensor.grad
         t_arr = np.zeros(tuple(link.tensor.shape), np.float32) if t_grad is None else t_grad.detach().cpu().numpy()
         m_arr = m_grad.asnumpy().reshape(t_arr.shape) if m_grad.size == t_arr.size else m_grad.asnumpy()
-        atol, rtol = tolerance(kinds.get(link.layer, ""), str(t_arr.dtype), override, tables.GRADIENT_FACTOR)
+        atol, rtol, used = tols.pick(kinds.get(link.layer, ""), str(t_arr.dtype), link.layer, tables.GRADIENT_FACTOR)
         gradients.append({"name": link.torch_name, "mindspore_name": link.ms_name, "layer": link.layer,
-                          **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol)})
+                          **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol),
+                          "tolerance": used})
     input_gradients = []
     for pos, m_grad in zip(float_pos, m_in_grads):
         t_grad = t_inputs[pos].grad
         if t_grad is None:
             continue
-        atol, rtol = tolerance("input", "float32", override, tables.GRADIENT_FACTOR)
+        atol, rtol, _ = tols.pick("input", "float32", None, tables.GRADIENT_FACTOR)
         input_gradients.append({"input": pos, **metrics(Capture(t_grad.cpu().numpy()), Capture(m_grad.asnumpy()),
                                                          atol, rtol)})
 
@@ -306,9 +312,10 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
     for link in alignment.links:
         t_arr = link.tensor.detach().cpu().numpy()
         m_arr = link.ms_param.asnumpy().reshape(t_arr.shape)
-        atol, rtol = tolerance(kinds.get(link.layer, ""), str(t_arr.dtype), override, tables.GRADIENT_FACTOR)
+        atol, rtol, used = tols.pick(kinds.get(link.layer, ""), str(t_arr.dtype), link.layer, tables.GRADIENT_FACTOR)
         state.append({"name": link.torch_name, "mindspore_name": link.ms_name, "layer": link.layer, "kind": link.kind,
-                      **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol)})
+                      **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol),
+                      "tolerance": used})
     loss_pair = {"torch": float(t_loss.item()), "mindspore": float(m_loss.asnumpy())}
     return {"layers_train": layers, "metrics_train": _headline(outputs), "loss_train_step": loss_pair,
             "gradients": gradients, "input_gradients": input_gradients, "state_after_step": state}
@@ -332,16 +339,24 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
     m_opt, m_opt_name = fw.ms_optimizer(ms_spec, m_params)
     t_sched = fw.scheduler(entry.get("scheduler"), t_opt, "torch")
     m_sched = fw.scheduler(entry.get("converted_scheduler") or entry.get("scheduler"), m_opt, "ms")
-    n_batches = int(entry.get("batches", 4))
-    batches = []
-    for b in range(n_batches):
-        arrays = fw.make_arrays(entry["inputs"], seed + 1 + b)
-        batches.append(arrays)
+    drawn = entry.get("dataset_batches")
+    if drawn:
+        batches = [b.inputs for b in drawn]
+        origin = {"source": "dataset", "class": entry["dataset"]["class"],
+                  "batch_size": int(entry["dataset"].get("batch_size", 8))}
+    else:
+        batches = [fw.make_arrays(entry["inputs"], seed + 1 + b) for b in range(int(entry.get("batches", 4)))]
+        origin = {"source": "random", "spec": entry["inputs"]}
+    n_batches = len(batches)
     with torch.no_grad():
         torch_model.eval()
         ref = fw.first_tensor(torch_model(*fw.to_torch(batches[0], torch_device)), "torch").cpu().numpy()
         fw.train_mode(torch_model, ms_model, True)
-    targets = [fw.make_target(loss_name, ref, seed + 100 + b) for b in range(n_batches)]
+    if drawn and drawn[0].label is not None:
+        targets = [dataset_target(loss_name, b.label, ref) for b in drawn]
+    else:
+        targets = [fw.make_target(loss_name, ref, seed + 100 + b) for b in range(n_batches)]
+    origin.update(count=n_batches, digests=[Batch(list(a), t).digest() for a, t in zip(batches, targets)])
     box = {}
 
     def forward(*xs):
@@ -374,7 +389,21 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
             "optimizer": {"torch": torch_spec, "mindspore": ms_spec, "mindspore_class": m_opt_name,
                           "scheduler": entry.get("scheduler"),
                           "converted_scheduler": entry.get("converted_scheduler") or entry.get("scheduler")},
-            "loss": loss_name}
+            "loss": loss_name, "batches": origin}
+
+
+def dataset_target(loss_name: str, label: np.ndarray, output: np.ndarray) -> np.ndarray:
+    """A dataset's labels as the loss's target: class ids for cross entropy,
+    the output's float dtype otherwise; shapes checked against the model's
+    output so a mismatch is named instead of failing inside a loss."""
+    if loss_name == "cross_entropy":
+        want, target = output.shape[:-1], label.astype(np.int64)
+    else:
+        want, target = output.shape, label.astype(output.dtype)
+    if tuple(target.shape) != tuple(want):
+        raise DatasetError(f"labels of shape {list(target.shape)} do not fit the {loss_name} loss on the model's "
+                           f"output of shape {list(output.shape)} (it needs {list(want)})")
+    return target
 
 
 def _verdict(result: dict, alignment, lines) -> None:

@@ -7,6 +7,7 @@ whole and compared exactly.
 from __future__ import annotations
 
 import math
+from fnmatch import fnmatchcase
 
 import numpy as np
 
@@ -58,6 +59,40 @@ def tolerance(kind: str, dtype: str, override: dict | None = None, factor: float
     if override:
         atol, rtol = float(override.get("atol", atol)), float(override.get("rtol", rtol))
     return atol * factor, rtol * factor
+
+
+class Tolerances:
+    """Which (atol, rtol) a comparison is held to, and why. In order: the
+    manifest's layer_tolerance for the layer (exact path, else the longest
+    matching prefix or glob), the entry's manifest tolerance, the op kind's
+    looser default, the dtype default. `factor` widens whichever applies."""
+
+    def __init__(self, override: dict | None = None, by_layer: dict[str, dict] | None = None) -> None:
+        self.override = {k: v for k, v in (override or {}).items() if k in ("atol", "rtol")}
+        self.by_layer = dict(by_layer or {})
+
+    def pattern_for(self, path: str | None) -> str | None:
+        if path is None or not self.by_layer:
+            return None
+        if path in self.by_layer:
+            return path
+        hits = [p for p in self.by_layer if path.startswith(p + ".") or fnmatchcase(path, p)]
+        return max(hits, key=len) if hits else None
+
+    def pick(self, kind: str, dtype: str, layer: str | None = None, factor: float = 1.0) -> tuple[float, float, dict]:
+        atol, rtol = tolerance(kind, str(dtype), self.override)
+        source = "manifest" if self.override else "op-kind" if kind in tables.LOOSE_KINDS else "default"
+        info: dict = {}
+        pattern = self.pattern_for(layer)
+        if pattern is not None:
+            rule = self.by_layer[pattern]
+            atol, rtol = float(rule.get("atol", atol)), float(rule.get("rtol", rtol))
+            source, info["pattern"] = "manifest", pattern
+        atol, rtol = atol * factor, rtol * factor
+        info.update(atol=atol, rtol=rtol, source=source)
+        if factor != 1.0:
+            info["factor"] = factor
+        return atol, rtol, info
 
 
 def metrics(reference: Capture, candidate: Capture, atol: float, rtol: float) -> dict:

@@ -18,6 +18,10 @@ from . import discover
 from .manifest import ManifestError, find_manifest, load_manifest
 
 DEVICES = ("cpu", "gpu", "ascend")
+# CUDA and Ascend runtimes reserve address space far beyond what they touch
+# (unified memory maps); the usual RLIMIT_AS would make their start fail and
+# read as "no device". Resident memory is still policed by the parent.
+ACCELERATOR_ADDRESS_SPACE_MB = 1 << 26
 RUNNER = "analysis.parity.runner"
 
 
@@ -125,7 +129,8 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
     while pending:
         payload = {"device": device, "threads": threads, "jobs": [job for _, job in pending]}
         limits = SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb, threads=threads,
-                               cpu_s=int(timeout_s * threads * (len(pending) + 1)))
+                               cpu_s=int(timeout_s * threads * (len(pending) + 1)),
+                               address_space_mb=ACCELERATOR_ADDRESS_SPACE_MB if device != "cpu" else None)
         # The child imports the original tree's packages; their parent dirs go first on its path.
         outcome = run_sandboxed(RUNNER, payload, limits=limits)
         results = {r["key"]: r["result"] for r in outcome.records if r.get("event") == "result"}

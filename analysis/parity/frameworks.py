@@ -17,14 +17,38 @@ MS_DTYPES = {"float32": np.float32, "float16": np.float16, "float64": np.float64
              "bool": np.bool_}
 
 
+# Our device name -> (torch device, MindSpore device_target). On Ascend the
+# PyTorch reference stays on the CPU (torch_npu is not assumed).
+DEVICES = {"cpu": ("cpu", "CPU"), "gpu": ("cuda", "GPU"), "ascend": ("cpu", "Ascend")}
+
+
+class DeviceUnavailable(RuntimeError):
+    """The worker cannot run the requested device; never fall back to the CPU
+    silently, since every figure says which device made it."""
+
+
 def setup(device: str, seed: int = 0) -> tuple[str, str]:
-    torch_device = {"cpu": "cpu", "gpu": "cuda", "ascend": "cpu"}[device]
-    ms_target = {"cpu": "CPU", "gpu": "GPU", "ascend": "Ascend"}[device]
+    torch_device, ms_target = DEVICES[device]
+    problems = []
+    if torch_device == "cuda" and not torch.cuda.is_available():
+        build = "" if torch.version.cuda else " (this PyTorch build has no CUDA support)"
+        problems.append(f"PyTorch sees no CUDA device{build}")
     ms.set_context(mode=ms.PYNATIVE_MODE)
     try:
-        ms.set_device(ms_target)
-    except AttributeError:  # older MindSpore
-        ms.set_context(device_target=ms_target)
+        try:
+            ms.set_device(ms_target)
+        except AttributeError:  # older MindSpore
+            ms.set_context(device_target=ms_target)
+        actual = ms.get_context("device_target")
+        if actual != ms_target:
+            problems.append(f"MindSpore runs on {actual}, not {ms_target}")
+        else:
+            (ms.Tensor(np.ones(1, np.float32)) + 1).asnumpy()  # a device that is named but broken fails here
+    except Exception as exc:  # MindSpore raises RuntimeError/ValueError with multi-line diagnostics
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        problems.append(f"MindSpore cannot use {ms_target}: {first[:300]}")
+    if problems:
+        raise DeviceUnavailable("; ".join(problems))
     torch.use_deterministic_algorithms(True, warn_only=True)
     seed_all(seed)
     return torch_device, ms_target

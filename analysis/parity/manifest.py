@@ -11,6 +11,13 @@
     optimizer = { name = "SGD", lr = 0.01, momentum = 0.9 }
     converted_optimizer = { name = "SGD", lr = 0.01 }   # what the converted code uses, when it differs
     scheduler = { name = "StepLR", step_size = 5, gamma = 0.5 }   # also converted_scheduler
+    # Loss-curve batches from the repo's own torch Dataset, in order (no shuffling):
+    dataset = { class = "data.toy:ToyDataset", kwargs = { size = 64 }, batch_size = 8 }
+    #   dict samples: input_keys = ["features"], label_key = "label" (tuple samples: item 0 in, item 1 label)
+
+    [entry.layer_tolerance]              # per PyTorch submodule path: exact, prefix or glob
+    "encoder.attn" = { atol = 1e-4, rtol = 1e-3 }
+    "layers.*" = { atol = 1e-4 }
 """
 from __future__ import annotations
 
@@ -19,7 +26,10 @@ from pathlib import Path
 
 MANIFEST_NAMES = ("porting.toml", ".porting/porting.toml")
 ENTRY_KEYS = ("args", "kwargs", "mode", "loss", "loss_steps", "inputs", "tolerance", "optimizer",
-              "converted_optimizer", "scheduler", "converted_scheduler", "seed", "batches")
+              "converted_optimizer", "scheduler", "converted_scheduler", "seed", "batches", "dataset",
+              "layer_tolerance")
+DATASET_KEYS = {"class", "args", "kwargs", "batch_size", "input_keys", "label_key"}
+TOLERANCE_KEYS = {"atol", "rtol"}
 
 
 class ManifestError(ValueError):
@@ -33,6 +43,12 @@ def find_manifest(original_dir: Path) -> Path | None:
     return None
 
 
+def split_target(target: str) -> tuple[str, str]:
+    """'pkg.mod:Class' or 'pkg.mod.Class' -> ('pkg.mod', 'Class'); empty parts when malformed."""
+    module, _, cls = target.partition(":") if ":" in target else target.rpartition(".")
+    return module, cls
+
+
 def load_manifest(path: Path) -> list[dict]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -42,7 +58,7 @@ def load_manifest(path: Path) -> list[dict]:
     entries = []
     for index, item in enumerate(raw):
         target = item.get("class", "")
-        module, _, cls = target.partition(":") if ":" in target else target.rpartition(".")
+        module, cls = split_target(target)
         if not module or not cls:
             raise ManifestError(f"entry {index}: 'class' must look like 'package.module:ClassName', got {target!r}")
         entry = {"module": module, "class": cls, "name": item.get("name", cls)}
@@ -52,5 +68,40 @@ def load_manifest(path: Path) -> list[dict]:
                 raise ManifestError(f"entry {index}: every input needs a shape")
         if entry.get("mode", "both") not in ("eval", "train", "both"):
             raise ManifestError(f"entry {index}: mode must be eval, train or both")
+        if "dataset" in entry:
+            entry["dataset"] = _dataset(index, entry["dataset"])
+        if "layer_tolerance" in entry:
+            _layer_tolerance(index, entry["layer_tolerance"])
         entries.append(entry)
     return entries
+
+
+def _dataset(index: int, spec) -> dict:
+    if not isinstance(spec, dict):
+        raise ManifestError(f"entry {index}: dataset must be a table such as {{ class = \"data.toy:ToyDataset\" }}")
+    unknown = set(spec) - DATASET_KEYS
+    if unknown:
+        raise ManifestError(f"entry {index}: dataset has unknown keys {', '.join(sorted(unknown))} "
+                            f"(known: {', '.join(sorted(DATASET_KEYS))})")
+    module, cls = split_target(str(spec.get("class", "")))
+    if not module or not cls:
+        raise ManifestError(f"entry {index}: dataset 'class' must look like 'package.module:ClassName', "
+                            f"got {spec.get('class')!r}")
+    batch_size = spec.get("batch_size", 8)
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ManifestError(f"entry {index}: dataset batch_size must be a positive integer, got {batch_size!r}")
+    keys = spec.get("input_keys")
+    if keys is not None and (not isinstance(keys, list) or not keys):
+        raise ManifestError(f"entry {index}: dataset input_keys must be a non-empty list")
+    return dict(spec, module=module, class_name=cls, batch_size=batch_size)
+
+
+def _layer_tolerance(index: int, table) -> None:
+    if not isinstance(table, dict):
+        raise ManifestError(f"entry {index}: layer_tolerance must map layer paths to {{ atol, rtol }}")
+    for pattern, tol in table.items():
+        if not isinstance(tol, dict) or not tol or set(tol) - TOLERANCE_KEYS:
+            raise ManifestError(f"entry {index}: layer_tolerance {pattern!r} must set atol and/or rtol only")
+        for key, value in tol.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ManifestError(f"entry {index}: layer_tolerance {pattern!r} {key} must be a number >= 0")

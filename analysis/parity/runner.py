@@ -11,6 +11,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from . import dataset
+
 
 def _emit(path: str, record: dict) -> None:
     from .compare import json_safe
@@ -74,16 +76,27 @@ def main(payload_path: str, records_path: str) -> None:
     from . import frameworks as fw
 
     torch.set_num_threads(int(payload.get("threads", 2)))
-    torch_device, _ = fw.setup(payload.get("device", "cpu"))
+    device = payload.get("device", "cpu")
+    unavailable, devices = None, {}
+    try:
+        torch_device, ms_target = fw.setup(device)
+        devices = {"torch": torch_device, "mindspore": ms_target}
+    except fw.DeviceUnavailable as exc:
+        unavailable = f"device {device} not available on this worker: {exc}"
     _emit(records_path, {"protections": lockdown()})
     for job in payload["jobs"]:
         _emit(records_path, {"event": "start", "key": job["key"], "reset_timeout": True})
+        if unavailable:
+            _emit(records_path, {"event": "result", "key": job["key"],
+                                 "result": {"status": "error", "reason": unavailable}})
+            continue
         try:
             result = run_job(job, torch_device, checks, fw)
         except Exception as exc:  # user code failed somewhere: report, go on
             result = {"status": "error", "reason": f"{type(exc).__name__}: {exc}",
                       "traceback": traceback.format_exc()[-4000:]}
         result["resources"] = _resources()
+        result["devices"] = devices
         _emit(records_path, {"event": "result", "key": job["key"], "result": result})
 
 
@@ -106,7 +119,14 @@ def run_job(job: dict, torch_device: str, checks, fw) -> dict:
             if job.get("discovered"):
                 return {"status": "skipped", "reason": f"constructor needs arguments ({exc})"}
             raise
-        if not job.get("inputs"):
+        spec = job.get("dataset")
+        if spec:
+            phase = f"loading the dataset {spec['class']}"
+            entry["dataset_batches"] = _dataset_batches(job, spec)
+            if not job.get("inputs"):
+                entry["inputs"] = dataset.input_specs(entry["dataset_batches"][0])
+                entry["input_source"] = f"dataset {spec['class']}"
+        if not entry.get("inputs"):
             phase = "inferring the input shape"
             specs, how = checks.infer_inputs(torch_model, torch_device)
             if specs is None:
@@ -125,6 +145,28 @@ def run_job(job: dict, torch_device: str, checks, fw) -> dict:
         phase = "running the checks"
         return checks.run_entry(entry, torch_model, ms_model, torch_device=torch_device,
                                 root=Path(job["original_dir"]))
+    except dataset.DatasetError as exc:
+        return {"status": "error", "reason": f"dataset {job['dataset']['class']}: {exc}",
+                "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
     except Exception as exc:
         return {"status": "error", "reason": f"{phase}: {type(exc).__name__}: {exc}",
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
+
+
+def _dataset_batches(job: dict, spec: dict) -> list:
+    """The loss curve's batches from the repo's dataset class (one per step,
+    at least one for the forward checks)."""
+    try:
+        cls = load_class(job["original_dir"], spec["module"], spec["class_name"])
+    except (ImportError, AttributeError) as exc:
+        raise dataset.DatasetError(f"class not found in the original tree ({type(exc).__name__}: {exc})") from exc
+    try:
+        data = cls(*spec.get("args", []), **spec.get("kwargs", {}))
+    except Exception as exc:  # user code
+        raise dataset.DatasetError(f"constructing it raised {type(exc).__name__}: {exc}") from exc
+    try:
+        return dataset.draw_batches(data, spec, max(1, int(job.get("loss_steps", 20))))
+    except dataset.DatasetError:
+        raise
+    except Exception as exc:  # the dataset's own __getitem__/__iter__
+        raise dataset.DatasetError(f"reading samples raised {type(exc).__name__}: {exc}") from exc
