@@ -65,6 +65,22 @@ def torch_name_of(entry: ApiEntry | None, call: cst.Call, index: int) -> str | N
     return None
 
 
+def _star_index(params: tuple[str, ...]) -> int | None:
+    """Position of a `*name` parameter: every positional argument from there on belongs to it."""
+    return next((i for i, name in enumerate(params) if name.startswith("*")), None)
+
+
+def _pack_varargs(args: list[cst.Arg], star: int, ms_params: tuple[str, ...]) -> list[cst.Arg]:
+    """torch.ones(2, 3) -> ones((2, 3)) where MindSpore takes one sequence in the star's place."""
+    positional = [i for i, a in enumerate(args) if a.keyword is None and not a.star]
+    extra = [i for i in positional if i >= star]
+    if len(extra) < 2 or star >= len(ms_params) or ms_params[star].startswith("*") or extra != list(range(star, star + len(extra))):
+        return args
+    elements = [cst.Element(value=args[i].value) for i in extra]
+    packed = cst.Arg(value=cst.Tuple(elements=elements), comma=args[extra[-1]].comma)
+    return [*args[:star], packed, *args[extra[-1] + 1:]]
+
+
 def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str] = frozenset()) -> ArgPlan:
     """Convert the arguments of a call to `entry` generically.
 
@@ -73,14 +89,25 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
     plan = ArgPlan()
     torch_params = parameter_names(entry.torch_signature) if entry and entry.torch_signature else ()
     ms_params = parameter_names(entry.mindspore_signature) if entry and entry.mindspore_signature else ()
+    star = _star_index(torch_params)
+    call_args = list(call.args)
+    if star is not None and ms_params:
+        packed = _pack_varargs(call_args, star, ms_params)
+        if packed is not call_args:
+            plan.notes.append(f"{torch_params[star][1:]} given one by one -> one tuple")
+            call_args = packed
+    emitted: set[str] = set()  # MindSpore parameter names the converted call passes
     positional_ok = True
-    for index, arg in enumerate(call.args):
+    for index, arg in enumerate(call_args):
         if arg.star:
             positional_ok = False
             plan.args.append(arg)
             continue
         if arg.keyword is None:
-            tname = torch_params[index] if index < len(torch_params) else None
+            tname = torch_params[min(index, star) if star is not None else index] \
+                if (star is not None or index < len(torch_params)) else None
+            if tname and tname.startswith("*") and index == star and ms_params:
+                tname = tname[1:]  # the sizes, packed into one argument above (or a single one)
         else:
             tname = arg.keyword.value
         if arg.keyword is not None and (entry is None or not entry.params or entry.param(tname) is None):
@@ -120,11 +147,29 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
             # the tables flag dtype support of the tensor operand here, not a change of meaning
             plan.notes.append(f"{tname}: supported dtypes differ")
             plan.args.append(arg)
+            emitted.add(ms_name)
             continue
         if relation == "differs":
             plan.problems.append(f"argument {tname}= means something else in MindSpore")
             plan.args.append(arg)
             continue
+        if row is not None and row.values:
+            text = code(arg.value).strip()
+            value = row.value_for(text)
+            if value is None:
+                plan.problems.append(f"argument {tname}= must be one of {', '.join(dict(row.values))} "
+                                     f"to be written as {ms_name}=")
+                plan.args.append(arg)
+                continue
+            if value != text:
+                arg = arg.with_changes(value=cst.parse_expression(value))
+                plan.notes.append(f"{tname}={text} -> {ms_name}={value}")
+                tname = ms_name  # the note above says it all
+        if ms_name in emitted:
+            plan.problems.append(f"arguments {tname}= and another one both set {ms_name}=: keep one")
+            plan.args.append(arg)
+            continue
+        emitted.add(ms_name)
         if ms_name != tname:
             plan.notes.append(f"{tname}= -> {ms_name}=")
         keep_positional = (
@@ -140,12 +185,14 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
         for row in entry.params:
             if row.kind != "param" or row.relation not in CHANGED_RELATIONS or not row.torch:
                 continue
-            if row.torch in plan.passed or row.torch in handled:
+            if row.torch in plan.passed or row.torch in handled or row.mindspore in emitted:
                 continue
             default = entry.torch_defaults.get(row.torch)
             if default is None or default == "None" or not row.mindspore:
                 continue
+            default = row.value_for(default) or default
             plan.args.append(_kw_text(row.mindspore, default))
+            emitted.add(row.mindspore)
             plan.notes.append(f"made PyTorch's default {row.mindspore}={default} explicit")
     return plan
 

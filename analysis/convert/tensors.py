@@ -156,7 +156,19 @@ _AMBIGUOUS = frozenset({"add", "get", "copy", "index", "count", "sort", "update"
 
 def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str):
     entry = ctx.classic.get(f"torch.Tensor.{name}")
-    if entry is None or entry.category != "consistent" or not entry.primary.startswith("mindspore.Tensor."):
+    if entry is None or entry.category != "consistent" or name in _AMBIGUOUS:
+        return None
+    if entry.primary.startswith("mindspore.ops.") and not name.endswith("_"):
+        # MindSpore tensors lack this method: x.relu() -> ops.relu(x) (in-place methods stay marked elsewhere)
+        ctx.change(original, rules.TENSOR_METHOD, entry.torch, entry.primary,
+                   f"x.{name}(...) -> {entry.primary}(x, ...)")
+        value = _receiver(updated)
+        if getattr(value, "lpar", None):
+            value = value.with_changes(lpar=[], rpar=[])  # now an argument: its parentheses are redundant
+        receiver = cst.Arg(value=value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args = [receiver, *updated.args] if updated.args else [receiver.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        return cst.Call(func=ctx.ms_expr(entry.primary), args=args)
+    if not entry.primary.startswith("mindspore.Tensor."):
         return None
     new_name = entry.primary.rsplit(".", 1)[1]
     if new_name == name or name in _AMBIGUOUS:

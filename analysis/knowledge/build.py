@@ -9,6 +9,11 @@ script writes into analysis/knowledge/data/. Only facts are carried over (API
 names, parameter correspondences, signatures, categories); the documentation's
 free-text notes are reduced to a small set of relation codes so every sentence a
 user sees is written by this project (see analysis/knowledge/mapping.py).
+
+The classic table is then overlaid with data/classic_supplement.json: entries this
+project curated by hand (APIs the tables omit, names that do not exist in the
+MindSpore release we target, parameter correspondences the tables leave out), each
+checked against MindSpore on CPU. A supplement entry replaces the table's entry.
 """
 from __future__ import annotations
 
@@ -20,6 +25,8 @@ from pathlib import Path
 
 DATA_DIR = Path(__file__).parent / "data"
 TARGETS = ("classic", "mint")
+SUPPLEMENTS = {"classic": DATA_DIR / "classic_supplement.json"}
+SECTIONS = ("torch.nn.functional", "torch.nn", "torch.Tensor", "torch.optim", "torch.utils", "torch")
 
 # Row kinds in the source tables are spelled many ways; keep three.
 _KIND = {
@@ -88,13 +95,49 @@ def _convert_diff(doc: dict) -> dict:
 
 def _signature_defaults(signature: str) -> dict[str, str]:
     """Parameter defaults written in a signature, e.g. {'has_bias': 'False'}."""
-    inside = signature[signature.find("(") + 1 : signature.find(")")] if "(" in signature else ""
+    start = signature.find("(")
+    if start < 0:
+        return {}
+    depth, parts, current = 0, [], []
+    for ch in signature[start + 1:]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
     defaults = {}
-    for part in re.split(r",\s*(?![^\[\(]*[\]\)])", inside):
+    for part in parts:
         if "=" in part:
             name, value = part.split("=", 1)
             defaults[name.strip().lstrip("*")] = value.strip()
     return defaults
+
+
+def _supplement_entry(name: str, raw: dict) -> dict:
+    """One hand-curated entry in the generated tables' shape (see classic_supplement.json)."""
+    section = next((s for s in SECTIONS if name == s or name.startswith(s + ".")), "torch")
+    diff = None
+    if raw.get("params") or raw.get("torch_signature"):
+        diff = {
+            "torch_signature": raw.get("torch_signature", ""),
+            "mindspore_signature": raw.get("mindspore_signature", ""),
+            "params": [
+                {"kind": "param", "torch": p["torch"], "mindspore": p["mindspore"], "relation": p["relation"],
+                 **({"values": p["values"]} if p.get("values") else {})}
+                for p in raw.get("params", [])
+            ],
+        }
+        diff["torch_defaults"] = _signature_defaults(diff["torch_signature"])
+        diff["mindspore_defaults"] = _signature_defaults(diff["mindspore_signature"])
+    return {"section": section, "mindspore": list(raw["mindspore"]), "category": raw["category"], "diff": diff,
+            "origin": "supplement"}
 
 
 def build(reference_dir: Path, out_dir: Path = DATA_DIR) -> list[Path]:
@@ -118,9 +161,15 @@ def build(reference_dir: Path, out_dir: Path = DATA_DIR) -> list[Path]:
                 diff["torch_defaults"] = _signature_defaults(diff["torch_signature"])
                 diff["mindspore_defaults"] = _signature_defaults(diff["mindspore_signature"])
                 entry["diff"] = diff
+        digest = hashlib.sha256(source.read_bytes())
+        supplement = SUPPLEMENTS.get(target)
+        if supplement is not None:
+            digest.update(supplement.read_bytes())
+            for name, raw in json.loads(supplement.read_text(encoding="utf-8"))["apis"].items():
+                apis[name] = _supplement_entry(name, raw)
         payload = {
             "target": target,
-            "source_digest": hashlib.sha256(source.read_bytes()).hexdigest()[:16],
+            "source_digest": digest.hexdigest()[:16],
             "apis": dict(sorted(apis.items())),
         }
         path = out_dir / f"api_mapping_{target}.json"

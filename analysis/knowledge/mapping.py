@@ -27,6 +27,14 @@ class ParamDiff:
     torch: str
     mindspore: str
     relation: str
+    # torch literal -> MindSpore literal, where the two spell one setting differently (unbiased=True -> ddof=1)
+    values: tuple[tuple[str, str], ...] = ()
+
+    def value_for(self, torch_text: str) -> str | None:
+        """The MindSpore spelling of a PyTorch literal; the literal itself when no table applies."""
+        if not self.values:
+            return torch_text
+        return dict(self.values).get(torch_text)
 
     @property
     def differs(self) -> bool:
@@ -82,7 +90,7 @@ class ApiMapping:
                 mindspore=tuple(raw["mindspore"]),
                 category=raw["category"],
                 section=raw["section"],
-                params=tuple(ParamDiff(**p) for p in diff.get("params", [])),
+                params=tuple(_param(p) for p in diff.get("params", [])),
                 torch_defaults=diff.get("torch_defaults", {}),
                 mindspore_defaults=diff.get("mindspore_defaults", {}),
                 torch_signature=diff.get("torch_signature", ""),
@@ -100,6 +108,11 @@ class ApiMapping:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def _param(raw: dict) -> ParamDiff:
+    return ParamDiff(kind=raw["kind"], torch=raw["torch"], mindspore=raw["mindspore"], relation=raw["relation"],
+                     values=tuple(sorted((raw.get("values") or {}).items())))
 
 
 @lru_cache(maxsize=None)

@@ -66,6 +66,17 @@ loader = DataLoader(list(range(4)), batch_size=2)
 for x in loader:
     with torch.no_grad():
         out = loss_fn(torch.ones(2, 3), torch.tensor([0, 1]))
+        torch.ones(2, 3, out=out)  # out= has no counterpart: stays, marked
+net = Net()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+while True:
+    for x in loader:
+        opt.zero_grad()
+        loss = loss_fn(net(x), x)
+        loss.backward()
+        nn.utils.clip_grad_value_(net.parameters(), 0.5)
+        opt.step()
+out.backward(retain_graph=True)
 '''
 
 
