@@ -35,7 +35,12 @@ class ConversionContext:
     marks: list[list[str]] = field(default_factory=list)  # MIGRATE comments per open statement
     uses_scheduler: bool = False  # the file builds LR schedulers: optimizers go experimental
     dataset_names: set[str] = field(default_factory=set)  # variables bound to converted loaders
-    optimizer_names: set[str] = field(default_factory=set)
+    optimizer_names: set[str] = field(default_factory=set)  # variables bound to torch.optim optimizers
+    optimizer_models: dict[str, str] = field(default_factory=dict)  # optimizer variable -> network it trains
+    optimizer_params: dict[str, str] = field(default_factory=dict)  # optimizer variable -> its params expression
+    step_calls: set[int] = field(default_factory=set)  # backward/step/zero_grad calls a training step rewrite takes
+    step_clips: dict[int, str] = field(default_factory=dict)  # clip_grad_* call inside such a step -> its optimizer
+    clip_rewrites: dict[int, str] = field(default_factory=dict)  # kept clip call -> statement acting on grads
     torch_left: set[str] = field(default_factory=set)  # import names still referenced by unconverted code
     label_losses: set[str] = field(default_factory=set)  # variables bound to losses taking int32 labels
     dataset_columns: dict[str, list[str]] = field(default_factory=dict)  # Dataset subclass -> columns

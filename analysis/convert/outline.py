@@ -19,6 +19,10 @@ import libcst as cst
 
 from .imports import suites
 from .names import resolve_text
+from .training import STEP_METHODS
+
+# Method names the transformer acts on whatever their receiver (besides `relevant`, the tensor methods).
+ACTED_ON = STEP_METHODS | {"add_module"}
 
 _COMPOUND = {ast.If: "If", ast.For: "For", ast.AsyncFor: "For", ast.While: "While", ast.With: "With",
              ast.AsyncWith: "With", ast.Try: "Try", ast.FunctionDef: "FunctionDef",
@@ -56,7 +60,7 @@ def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], labe
         return None
     out = Outline()
     spans: list[tuple[int, int]] = []
-    names = set(aliases) | relevant
+    names = set(aliases) | relevant | ACTED_ON
 
     def walk(body: list[ast.stmt]) -> None:
         for stmt in body:

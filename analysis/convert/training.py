@@ -12,6 +12,8 @@ classes keep PyTorch's arguments and step() protocol.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from analysis.knowledge.mapping import ApiEntry
@@ -19,7 +21,7 @@ from analysis.knowledge.mapping import ApiEntry
 from . import rules
 from .apis import convert_call
 from .context import ConversionContext
-from .names import code
+from .names import code, resolve
 from .signatures import kwarg, plan_args
 
 # PyTorch optimizer keyword -> classic mindspore.nn optimizer keyword.
@@ -77,17 +79,210 @@ def scheduler(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     return updated
 
 
+# Method calls the step rewrite acts on, or marks when it cannot: their lines are never skipped (outline.py).
+STEP_METHODS = frozenset({"backward", "step", "zero_grad"})
+CLIP_NORM = ("torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
+             "torch.nn.utils.clip_grad.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm")
+CLIP_VALUE = ("torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad.clip_grad_value_")
+CLIP_ARGS = {True: ("parameters", "max_norm", "norm_type", "error_if_nonfinite", "foreach"),
+             False: ("parameters", "clip_value", "foreach")}
+NO_STORED_GRADS = ("gradients come from mindspore.value_and_grad: wrap the loss computation in a forward "
+                   "function, and apply the grads it returns with optimizer(grads)")
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """Indices, in one block's statements, of a zero_grad/backward/step sequence it can rewrite."""
+    loss: str
+    opt: str
+    back: int
+    step: int
+    assign: int
+    zero: int | None
+
+
 def _is_method_stmt(stmt: cst.BaseStatement, method: str) -> str | None:
     """Receiver name when stmt is exactly `<name>.<method>()`."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return None
-    small = stmt.body[0]
-    if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call):
-        return None
-    call = small.value
-    if call.args or not isinstance(call.func, cst.Attribute) or call.func.attr.value != method:
+    call = _expr_call(stmt)
+    if call is None or call.args or not isinstance(call.func, cst.Attribute) or call.func.attr.value != method:
         return None
     return code(call.func.value)
+
+
+def _expr_call(stmt: cst.BaseStatement) -> cst.Call | None:
+    """The call when stmt is one call statement."""
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if type(small) is not cst.Expr or type(small.value) is not cst.Call:
+        return None
+    return small.value
+
+
+def plan_step(body: list[cst.BaseStatement]) -> StepPlan | None:
+    back = next((i for i, s in enumerate(body) if _is_method_stmt(s, "backward")), None)
+    if back is None:
+        return None
+    loss = _is_method_stmt(body[back], "backward") or ""
+    step = next((i for i in range(back + 1, len(body)) if _is_method_stmt(body[i], "step")), None)
+    assign = next((i for i in range(back - 1, -1, -1) if loss in _assigned_names(body[i])), None)
+    if step is None or assign is None or not loss.isidentifier():
+        return None
+    opt = _is_method_stmt(body[step], "step") or ""
+    zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad") == opt), None)
+    if zero is None:  # model.zero_grad() clears the same gradients
+        zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad")), None)
+    return StepPlan(loss, opt, back, step, assign, zero)
+
+
+def note_step(ctx: ConversionContext, body: list[cst.BaseStatement]) -> None:
+    """Before a block is converted: remember the calls its step rewrite will take (the others
+    get a MIGRATE mark when they are left, see unplaced_call) and the clipping calls inside it."""
+    plan = plan_step(body)
+    if plan is None:
+        return
+    for index in (plan.back, plan.step, plan.zero):
+        if index is not None:
+            ctx.step_calls.add(id(_expr_call(body[index])))
+    for index in range(plan.back + 1, plan.step):
+        call = _expr_call(body[index])
+        if call is not None and resolve(call.func, ctx.aliases) in (*CLIP_NORM, *CLIP_VALUE):
+            ctx.step_clips[id(call)] = plan.opt
+
+
+def unplaced_call(ctx: ConversionContext, original: cst.Call) -> None:
+    """Mark a backward()/step()/zero_grad() call that no step rewrite takes (PyTorch's stored
+    gradients do not exist in MindSpore, so leaving it silently would fail at run time)."""
+    if id(original) in ctx.step_calls or not isinstance(original.func, cst.Attribute):
+        return
+    method = original.func.attr.value
+    if method == "backward":
+        ctx.mark(original, rules.TRAIN_LOOP, "torch.Tensor.backward", NO_STORED_GRADS)
+    elif method == "zero_grad" or code(original.func.value) in ctx.optimizer_names:
+        ctx.mark(original, rules.TRAIN_LOOP, f"torch.optim.Optimizer.{method}", NO_STORED_GRADS)
+
+
+def note_optimizer(ctx: ConversionContext, assign: cst.Assign) -> None:
+    """`opt = torch.optim.X(model.parameters(), ...)`: remember opt as an optimizer, the network it
+    trains and the expression giving its parameters."""
+    call = assign.value
+    params = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "params"), None)
+    model = _parameters_owner(params) if params is not None else None
+    for target in assign.targets:
+        name = code(target.target)
+        ctx.optimizer_names.add(name)
+        if model is not None:
+            ctx.optimizer_models[name] = model
+        if params is not None:
+            ctx.optimizer_params[name] = code(params)
+
+
+def _parameters_owner(node: cst.CSTNode) -> str | None:
+    """X for the first `X.parameters()` call in node (list(...), filter(...) and the like included)."""
+    found: list[str] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> bool:
+            if not found and not call.args and isinstance(call.func, cst.Attribute) \
+                    and call.func.attr.value == "parameters":
+                found.append(code(call.func.value))
+            return not found
+
+    node.visit(_Find())
+    return found[0] if found else None
+
+
+def mode_set_before(scope: cst.CSTNode, loop: cst.CSTNode) -> set[str]:
+    """Receivers of the train()/eval()/set_train() calls that run in scope before loop starts (the
+    code above it, outer loop bodies included; nested function and class bodies are not run there)."""
+    found: set[str] = set()
+
+    class _Find(cst.CSTVisitor):
+        done = False
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if self.done or node is loop:
+                self.done = True
+                return False
+            if node is not scope and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in ("train", "eval", "set_train"):
+                found.add(code(node.func.value))
+            return True
+
+    scope.visit(_Find())
+    return found
+
+
+def clip(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
+    """clip_grad_norm_/clip_grad_value_ between backward() and step(): the step rewrite puts an
+    operation on the grads tuple in its place; anywhere else it is marked."""
+    norm = qualified in CLIP_NORM
+    names = CLIP_ARGS[norm]
+    args: dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(original.args):
+        key = arg.keyword.value if arg.keyword else (names[index] if index < len(names) and not arg.star else "*")
+        args[key] = arg.value
+    opt = ctx.step_clips.get(id(original))
+    limit = args.get("max_norm" if norm else "clip_value")
+    ops = "ops.clip_by_norm(grads, max_norm)" if norm else "ops.clip_by_value(grads, -clip_value, clip_value)"
+    reason = ""
+    if opt is None:
+        reason = ("clipping acts on the gradients stored on parameters, which MindSpore does not keep: "
+                  f"clip the grads value_and_grad returns with grads = {ops} before optimizer(grads)")
+    elif limit is None or "*" in args or set(args) - set(names):
+        reason = f"pass the parameters and the limit plainly, then write grads = {ops} before optimizer(grads)"
+    elif not _same_parameters(ctx, opt, args.get("parameters")):
+        reason = (f"these are not the parameters {opt} updates: clip the matching entries of the grads "
+                  "value_and_grad returns")
+    elif norm and "norm_type" in args and _number(args["norm_type"]) != 2.0:
+        reason = ("ops.clip_by_norm matches PyTorch for the 2-norm only: compute this norm over the grads "
+                  "by hand and scale them")
+    elif norm and "error_if_nonfinite" in args and code(args["error_if_nonfinite"]) != "False":
+        reason = "check the gradient norm for inf/nan yourself (ops.clip_by_norm does not raise)"
+    if reason:
+        ctx.mark(original, rules.GRAD_CLIP, qualified, reason)
+        return updated
+    ops_name = ctx.ms("mindspore.ops")
+    if norm:
+        statement = f"grads = {ops_name}.clip_by_norm(grads, {code(limit)})"
+        target = "mindspore.ops.clip_by_norm"
+    else:
+        text = code(limit)
+        if _number(limit) is not None:
+            low = text[1:] if text.startswith("-") else f"-{text}"
+        else:
+            low = f"-{text}" if isinstance(limit, (cst.Name, cst.Attribute)) else f"-({text})"
+        statement = f"grads = {ops_name}.clip_by_value(grads, {low}, {code(limit)})"
+        target = "mindspore.ops.clip_by_value"
+    new = updated.with_changes()  # a new node: the step rewrite finds it by identity
+    ctx.clip_rewrites[id(new)] = statement
+    ctx.change(original, rules.GRAD_CLIP, qualified, target,
+               f"{qualified} -> {statement} (on the grads value_and_grad returns)")
+    return new
+
+
+def _same_parameters(ctx: ConversionContext, opt: str, params: cst.BaseExpression | None) -> bool:
+    """Whether params are the optimizer's own parameters (as far as the file shows)."""
+    if params is None:
+        return False
+    if code(params) == ctx.optimizer_params.get(opt):
+        return True
+    owner = _parameters_owner(params) if isinstance(params, cst.Call) and isinstance(params.func, cst.Attribute) \
+        and params.func.attr.value == "parameters" else None
+    if owner is None:
+        return False
+    return ctx.optimizer_models.get(opt, owner) == owner
+
+
+def _number(node: cst.BaseExpression) -> float | None:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return float(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _number(node.expression)
+        return None if inner is None else -inner
+    return None
 
 
 def _assigned_names(stmt: cst.BaseStatement) -> set[str]:
@@ -127,27 +322,14 @@ def _read_names(nodes: list[cst.BaseStatement]) -> set[str]:
     return names
 
 
-def rewrite_step(ctx: ConversionContext, original: cst.IndentedBlock, block: cst.IndentedBlock) -> cst.IndentedBlock:
-    """Rewrite one zero_grad/backward/step sequence in a block; mark a backward it cannot place."""
+def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block):
+    """Rewrite one zero_grad/backward/step sequence in a block (an indented block or the module).
+    Returns the block and the optimizer's name when it rewrote one (else None)."""
     body = list(block.body)
-    back = next((i for i, s in enumerate(body) if _is_method_stmt(s, "backward")), None)
-    if back is None:
-        return block
-    loss = _is_method_stmt(body[back], "backward")
-    step = next((i for i in range(back + 1, len(body)) if _is_method_stmt(body[i], "step")), None)
-    opt = _is_method_stmt(body[step], "step") if step is not None else None
-    assign = next(
-        (i for i in range(back - 1, -1, -1) if loss in _assigned_names(body[i])), None
-    )
-    if step is None or assign is None or not (loss or "").isidentifier():
-        action = "gradients come from mindspore.value_and_grad: wrap the loss computation in a forward function"
-        record = _unconverted(0, action)
-        if back < len(original.body):
-            ctx.locate(record, original.body[back])
-        ctx.unconverted.append(record)
-        body[back] = _with_comment(body[back], f"# MIGRATE({rules.TRAIN_LOOP}): {action}")
-        return block.with_changes(body=body)
-    zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad") == opt), None)
+    plan = plan_step(body)
+    if plan is None:
+        return block, None
+    loss, opt, back, step, assign, zero = plan.loss, plan.opt, plan.back, plan.step, plan.assign, plan.zero
     start = zero + 1 if zero is not None and zero < assign else assign
     region = body[start:back]
     after = [s for i, s in enumerate(body[back + 1:], back + 1) if i != step]
@@ -175,21 +357,16 @@ def rewrite_step(ctx: ConversionContext, original: cst.IndentedBlock, block: cst
             new_body += [forward, grad_call, run]
         elif i == step:
             new_body.append(apply)
+        elif back < i < step and id(_expr_call(stmt)) in ctx.clip_rewrites:
+            statement = ctx.clip_rewrites[id(_expr_call(stmt))]
+            new_body.append(cst.parse_statement(statement).with_changes(leading_lines=stmt.leading_lines))
         else:
             new_body.append(stmt)
-    ctx.change(original, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
+    planned = plan_step(list(original.body))  # the record points at the original backward() line
+    where = original.body[planned.back] if planned is not None else original
+    ctx.change(where, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
                f"zero_grad/backward/{opt}.step() -> forward_fn + value_and_grad + {opt}(grads)")
-    return block.with_changes(body=new_body)
-
-
-def _unconverted(line: int, action: str):
-    from .result import Unconverted
-
-    return Unconverted(line, rules.TRAIN_LOOP, "torch.Tensor.backward", action)
-
-
-def _with_comment(stmt: cst.BaseStatement, comment: str) -> cst.BaseStatement:
-    return stmt.with_changes(leading_lines=[*stmt.leading_lines, cst.EmptyLine(comment=cst.Comment(comment))])
+    return block.with_changes(body=new_body), opt
 
 
 OPTIMIZERS = ("SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "RMSprop", "Rprop", "ASGD", "NAdam", "RAdam", "LBFGS", "SparseAdam")
@@ -197,7 +374,10 @@ SCHEDULERS = ("StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "Co
               "MultiplicativeLR", "LinearLR", "ConstantLR", "PolynomialLR", "CyclicLR", "OneCycleLR",
               "ReduceLROnPlateau", "SequentialLR", "ChainedScheduler")
 
+OPTIMIZER_NAMES = frozenset(f"torch.optim.{n}" for n in OPTIMIZERS)
+
 HANDLERS = {
     **{f"torch.optim.{n}": optimizer for n in OPTIMIZERS},
+    **{name: clip for name in (*CLIP_NORM, *CLIP_VALUE)},
     **{f"torch.optim.lr_scheduler.{n}": scheduler for n in SCHEDULERS},
 }

@@ -9,8 +9,8 @@ from . import data, layers, rules, state, tensors, training
 from .apis import SUPPLEMENT, convert_call, dtype_name
 from .context import ConversionContext
 from .imports import rewrite_imports
-from .names import code, resolve
-from .result import LayerRecord
+from .names import code, dotted, resolve
+from .result import Change, LayerRecord, Unconverted
 from .signatures import parameter_names
 
 HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS}
@@ -55,6 +55,10 @@ class Converter(cst.CSTTransformer):
         self.grad_items: set[int] = set()  # calls used as with-items or decorators
         self.cold: set[int] = set()  # simple statements left unwalked (nothing to convert: see outline.py)
         self.statement_count = 0  # statements seen, in source order, counted as the stdlib ast counts them
+        self.loops: list[cst.CSTNode] = []  # open for/while statements
+        self.scopes: list[tuple[cst.CSTNode, int]] = []  # open function definitions / the module, len(loops) on entry
+        self.train_before: dict[int, list[str | None]] = {}  # loop -> networks to switch to training mode before it
+        self.layer_lists: dict[str, list[tuple[str, LayerRecord]]] = {}  # `name = [layers...]` -> their records
 
     # -- dispatch (libcst's, with the visit_/leave_ lookups cached per node type) ----------------
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -85,10 +89,12 @@ class Converter(cst.CSTTransformer):
             leave = _LEAVES[kind] = getattr(type(self), f"leave_{kind.__name__}", None)
         result = updated if leave is None else leave(self, original, updated)
         if kind in STATEMENT_TYPES:
-            self.ctx.statements.pop()
+            within = self.ctx.statements.pop()
             comments = self.ctx.marks.pop()
             if comments:
                 result = self._attach(result, comments)
+            if id(original) in self.train_before:
+                result = self._train_mode(original, result, within)
         return result
 
     def _cold(self, node: cst.SimpleStatementLine) -> bool:
@@ -155,6 +161,24 @@ class Converter(cst.CSTTransformer):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.skip.add(id(node.name))
         self.functions.append(node.name.value)
+        self.scopes.append((node, len(self.loops)))
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.scopes.append((node, 0))
+        training.note_step(self.ctx, node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        training.note_step(self.ctx, node.body)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loops.append(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self.loops.append(node)
+
+    def leave_While(self, original: cst.While, updated: cst.While):
+        self.loops.pop()
+        return updated
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.skip.add(id(node.name))
@@ -205,6 +229,7 @@ class Converter(cst.CSTTransformer):
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
         self.functions.pop()
+        self.scopes.pop()
         decorators = [
             d for o, d in zip(original.decorators, updated.decorators)
             if resolve(o.decorator.func if isinstance(o.decorator, cst.Call) else o.decorator, self.ctx.aliases)
@@ -231,6 +256,11 @@ class Converter(cst.CSTTransformer):
         if qualified is None:
             if isinstance(original.func, cst.Name) and original.func.value in ctx.label_losses:
                 return self._int_labels(original, updated)
+            if isinstance(original.func, cst.Attribute) and original.func.attr.value in training.STEP_METHODS:
+                training.unplaced_call(ctx, original)
+                return updated
+            if isinstance(original.func, cst.Attribute) and original.func.attr.value == "add_module":
+                return self._add_module(original, updated)
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
                 new = tensors.method_call(ctx, original, updated)
                 if new is not None:
@@ -287,6 +317,17 @@ class Converter(cst.CSTTransformer):
         # items of containers: Sequential(a, b) -> "0", "1"; ModuleList([a, b]); ModuleDict({"k": a})
         values: list[tuple[str, cst.BaseExpression]] = []
         for index, arg in enumerate(updated.args):
+            if arg.star == "*" and isinstance(arg.value, cst.Name) and arg.value.value in self.layer_lists:
+                records += self.layer_lists.pop(arg.value.value)
+                continue
+            if isinstance(arg.value, cst.Call) and (dotted(arg.value.func) or "").rsplit(".", 1)[-1] == "OrderedDict" \
+                    and len(arg.value.args) == 1:
+                arg = arg.value.args[0]  # OrderedDict([(name, layer), ...]) or OrderedDict({name: layer})
+                if isinstance(arg.value, (cst.List, cst.Tuple)):
+                    values += [(e.value.elements[0].value.evaluated_value, e.value.elements[1].value)
+                               for e in arg.value.elements if isinstance(e.value, cst.Tuple)
+                               and len(e.value.elements) == 2 and isinstance(e.value.elements[0].value, cst.SimpleString)]
+                    continue
             if isinstance(arg.value, (cst.List, cst.Tuple)):
                 values += [(str(i), e.value) for i, e in enumerate(arg.value.elements)]
             elif isinstance(arg.value, cst.Dict):
@@ -314,26 +355,107 @@ class Converter(cst.CSTTransformer):
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         value_id = id(updated.value)
-        if isinstance(original.value, cst.Call) and resolve(original.value.func, self.ctx.aliases) in LABEL_LOSSES:
+        called = resolve(original.value.func, self.ctx.aliases) if isinstance(original.value, cst.Call) else None
+        if called in LABEL_LOSSES:
             for target in original.targets:
                 if isinstance(target.target, cst.Name):
                     self.ctx.label_losses.add(target.target.value)
+        if called in training.OPTIMIZER_NAMES:
+            training.note_optimizer(self.ctx, original)
+        if isinstance(updated.value, (cst.List, cst.Tuple)) and len(updated.targets) == 1 \
+                and isinstance(updated.targets[0].target, cst.Name):
+            # `layers = [nn.Linear(...), ...]`, later unpacked into nn.Sequential(*layers)
+            records = [(f"{i}.{path}" if path else str(i), record) for i, element in enumerate(updated.value.elements)
+                       for path, record in self.layers.pop(id(element.value), [])]
+            if records:
+                self.layer_lists[updated.targets[0].target.value] = records
         if value_id in self.loaders:
             for target in updated.targets:
                 if isinstance(target.target, cst.Name):
                     self.ctx.dataset_names.add(target.target.value)
         records = self.layers.pop(value_id, None)
-        if records and self.classes and self.classes[-1][1] == "cell" and len(updated.targets) == 1:
-            target = updated.targets[0].target
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-                prefix = target.attr.value
-                for path, record in records:
-                    record.class_name = self.classes[-1][0]
-                    record.attribute = f"{prefix}.{path}" if path else prefix
-                    self.ctx.layer_map.append(record)
+        if records and len(updated.targets) == 1:
+            prefix = _self_path(updated.targets[0].target)
+            if prefix:
+                self._bind(prefix, records)
         return updated
 
+    def _bind(self, prefix: str, records: list[tuple[str, LayerRecord]]) -> None:
+        """Layers stored on the cell being defined under the attribute path prefix: the layer map."""
+        if not (self.classes and self.classes[-1][1] == "cell"):
+            return
+        for path, record in records:
+            record.class_name = self.classes[-1][0]
+            record.attribute = f"{prefix}.{path}" if path else prefix
+            self.ctx.layer_map.append(record)
+
+    def _add_module(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """m.add_module(name, layer) -> setattr(m, name, layer): Cell.__setattr__ registers the cell and
+        prefixes its parameter names (insert_child_to_cell does not, and checkpoints key on those names)."""
+        args = {a.keyword.value if a.keyword else ("name", "module")[i] if i < 2 else "*": a
+                for i, a in enumerate(updated.args)}
+        if set(args) != {"name", "module"} or any(a.star for a in updated.args):
+            return updated
+        receiver = updated.func.value
+        new = cst.Call(func=cst.Name("setattr"), args=[
+            cst.Arg(value=receiver), args["name"].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT,
+                                                               comma=cst.MaybeSentinel.DEFAULT),
+            args["module"].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, comma=cst.MaybeSentinel.DEFAULT),
+        ])
+        self.ctx.change(original, rules.CELL_API, "torch.nn.Module.add_module", "mindspore.nn.Cell.__setattr__",
+                        "add_module(name, cell) -> setattr(cell_owner, name, cell) (registers it and names its "
+                        "parameters as PyTorch does)")
+        name, owner = args["name"].value, _self_path(original.func.value, allow_self=True)
+        records = self.layers.pop(id(args["module"].value), None)
+        if records and owner is not None and isinstance(name, cst.SimpleString):
+            self._bind(f"{owner}.{name.evaluated_value}" if owner else name.evaluated_value, records)
+        return new
+
+    def _needs_train_mode(self, optimizer: str) -> None:
+        """A training step was rewritten inside a loop: the network its optimizer updates must be in
+        training mode, which a Cell is not until set_train(True), unless the scope sets the mode before
+        the loop runs (a call after it changes later iterations alike in both frameworks)."""
+        scope, base = self.scopes[-1] if self.scopes else (None, 0)
+        if scope is None or len(self.loops) <= base:
+            return
+        receivers = training.mode_set_before(scope, self.loops[-1])
+        model = self.ctx.optimizer_models.get(optimizer)
+        if (model is None and receivers) or model in receivers:
+            return
+        wanted = self.train_before.setdefault(id(self.loops[base]), [])
+        if model not in wanted:
+            wanted.append(model)
+
+    def _train_mode(self, original: cst.CSTNode, result, within):
+        """model.set_train(True) above the outermost loop of a scope that trains model (or a mark
+        when the file does not say which network the optimizer updates)."""
+        if not isinstance(result, (cst.For, cst.While)):
+            return result
+        kept = len(original.leading_lines)  # blank lines and comments above the loop go above the new line
+        above, own = list(result.leading_lines[:kept]), list(result.leading_lines[kept:])
+        statements: list[cst.BaseStatement] = []
+        for model in self.train_before.pop(id(original)):
+            if model is None:
+                action = ("a Cell starts in inference mode: call set_train(True) on the network this loop trains "
+                          "(PyTorch modules start in training mode)")
+                record = Unconverted(0, rules.TRAIN_MODE_MISSING, "torch.nn.Module.train", action)
+                self.ctx.unconverted.append(record)
+                self.ctx.located.append((record, original, within))
+                own.append(cst.EmptyLine(comment=cst.Comment(f"# MIGRATE({rules.TRAIN_MODE_MISSING}): {action}")))
+                continue
+            change = Change(0, rules.TRAIN_MODE_MISSING, "torch.nn.Module.train", "mindspore.nn.Cell.set_train",
+                            f"{model}.set_train(True) added before the training loop (a Cell starts in inference "
+                            "mode, a PyTorch module in training mode)")
+            self.ctx.changes.append(change)
+            self.ctx.located.append((change, original, within))
+            statements.append(cst.parse_statement(f"{model}.set_train(True)"))
+        if not statements:
+            return result.with_changes(leading_lines=[*above, *own])
+        statements[0] = statements[0].with_changes(leading_lines=above)
+        return cst.FlattenSentinel([*statements, result.with_changes(leading_lines=own)])
+
     def leave_For(self, original: cst.For, updated: cst.For):
+        self.loops.pop()
         it = updated.iter
         if isinstance(it, cst.Name) and it.value in self.ctx.dataset_names:
             self.ctx.change(original, rules.DATALOADER, "torch.utils.data.DataLoader",
@@ -428,12 +550,15 @@ class Converter(cst.CSTTransformer):
         return cst.FlattenSentinel(statements)
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
-        updated = training.rewrite_step(self.ctx, original, updated)
+        updated, optimizer = training.rewrite_step(self.ctx, original, updated)
+        if optimizer is not None:
+            self._needs_train_mode(optimizer)
         if not updated.body:
             updated = updated.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
         return updated
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
+        updated, _ = training.rewrite_step(self.ctx, original, updated)  # straight-line code: no loop to switch
         if not updated.body:
             return updated
         module, _ = rewrite_imports(updated, self.ctx.imports, self.ctx.torch_left)
@@ -483,3 +608,11 @@ def _supplement(qualified: str):
     from analysis.knowledge.mapping import ApiEntry
 
     return ApiEntry(torch=qualified, mindspore=(SUPPLEMENT[qualified],), category="consistent", section="supplement")
+
+
+def _self_path(node: cst.BaseExpression, allow_self: bool = False) -> str | None:
+    """'a.b' for self.a.b ('' for self itself when allow_self), None for anything else."""
+    name = dotted(node)
+    if name == "self":
+        return "" if allow_self else None
+    return name[5:] if name and name.startswith("self.") else None

@@ -185,3 +185,143 @@ def test_layernorm_over_several_axes_is_left_for_a_person():
     assert "# MIGRATE(MS-API-DIFF): LayerNorm over the last 2 axes" in result.text
     assert "nn.LayerNorm([3, 6])" in result.text
     assert [u.torch_api for u in result.unconverted] == ["torch.nn.LayerNorm"]
+
+
+TRAIN_FN = (
+    "import torch\n"
+    "def fit(model, loader, loss_fn):\n"
+    "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "{mode}"
+    "    # epochs\n"
+    "    for epoch in range(2):\n"
+    "        for x, y in loader:\n"
+    "            optimizer.zero_grad()\n"
+    "            loss = loss_fn(model(x), y)\n"
+    "            loss.backward()\n"
+    "            optimizer.step()\n"
+)
+
+
+def test_set_train_added_once_before_the_outer_training_loop():
+    result = convert(TRAIN_FN.format(mode=""))
+    lines = result.text.splitlines()
+    at = lines.index("    model.set_train(True)")
+    assert lines[at - 1] == "    # epochs" and lines[at + 1] == "    for epoch in range(2):"
+    assert result.text.count("set_train") == 1
+    [added] = [c for c in result.changes if c.rule_id == "MS-CELL-TRAIN-MODE"]
+    assert added.line == 5 and "model.set_train(True)" in added.description
+
+
+def test_set_train_not_added_when_the_scope_already_sets_the_mode():
+    for mode, expected in (("    model.train()\n", "model.set_train(True)"), ("    model.eval()\n", "model.set_train(False)")):
+        text = convert(TRAIN_FN.format(mode=mode)).text
+        assert text.count("set_train") == 1 and expected in text
+    inner = convert(TRAIN_FN.format(mode="").replace(
+        "    for epoch in range(2):\n", "    for epoch in range(2):\n        model.train()\n")).text
+    assert inner.count("set_train") == 1 and "        model.set_train(True)\n        for x, y in loader" in inner
+    # a mode set only after the loop has not run yet when the loop starts
+    after = convert(TRAIN_FN.format(mode="") + "    model.eval()\n").text
+    assert after.count("    model.set_train(True)\n    for epoch") == 1 and "model.set_train(False)" in after
+    # a training loop whose optimizer comes from elsewhere: the network is unknown, so a person is asked
+    source = TRAIN_FN.replace("    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n", "").replace(
+        "loss_fn):", "loss_fn, optimizer):")
+    result = convert(source.format(mode=""))
+    assert "set_train" not in result.text.replace("# MIGRATE(MS-CELL-TRAIN-MODE): a Cell starts in inference mode: "
+                                                  "call set_train(True)", "")
+    assert result.text.splitlines()[result.text.splitlines().index("    for epoch in range(2):") - 1].startswith(
+        "    # MIGRATE(MS-CELL-TRAIN-MODE):")
+    assert [u.rule_id for u in result.unconverted] == ["MS-CELL-TRAIN-MODE"]
+
+
+CLIP_STEP = (
+    "import torch\nimport torch.nn as nn\n"
+    "model = nn.Linear(2, 2)\n"
+    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "model.train()\n"
+    "for x in data:\n"
+    "    opt.zero_grad()\n"
+    "    loss = model(x).sum()\n"
+    "    loss.backward()\n"
+    "    {clip}\n"
+    "    opt.step()\n"
+)
+
+
+def test_gradient_clipping_between_backward_and_step_acts_on_the_grads():
+    norm = convert(CLIP_STEP.format(clip="torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5)"))
+    assert "    loss, grads = grad_fn()\n    grads = ops.clip_by_norm(grads, 0.5)\n    opt(grads)\n" in norm.text
+    assert "clip_grad" not in norm.text and "torch" not in norm.text and not norm.unconverted
+    value = convert(CLIP_STEP.format(clip="nn.utils.clip_grad_value_(model.parameters(), 0.25)"))
+    assert "    grads = ops.clip_by_value(grads, -0.25, 0.25)\n    opt(grads)\n" in value.text
+    assert "grads = ops.clip_by_value(grads, -limit, limit)" in convert(
+        CLIP_STEP.format(clip="nn.utils.clip_grad_value_(model.parameters(), clip_value=limit)")).text
+
+
+def test_gradient_clipping_that_cannot_be_moved_safely_is_marked():
+    cases = {
+        "torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5, norm_type=1)": "2-norm only",
+        "norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)": "MindSpore does not keep",
+        "torch.nn.utils.clip_grad_norm_(model.fc.parameters(), 0.5)": "not the parameters opt updates",
+    }
+    for clip, reason in cases.items():
+        result = convert(CLIP_STEP.format(clip=clip))
+        left = clip.replace("parameters()", "trainable_params()")  # left as it was, but for its arguments
+        [item] = result.unconverted
+        assert item.rule_id == "MS-GRAD-CLIP" and reason in item.action and item.line == 10
+        assert f"    # MIGRATE(MS-GRAD-CLIP): {item.action}\n    {left}\n    opt(grads)\n" in result.text
+    outside = convert("import torch\ndef clip(m):\n    torch.nn.utils.clip_grad_value_(m.parameters(), 1.0)\n")
+    assert [u.rule_id for u in outside.unconverted] == ["MS-GRAD-CLIP"]
+
+
+def test_backward_and_step_outside_a_convertible_step_are_marked():
+    result = convert(
+        "import torch\n"
+        "opt = torch.optim.Adam(net.parameters())\n"
+        "loss = net(x).sum()\n"
+        "loss.backward(retain_graph=True)\n"
+        "for i, (x, y) in enumerate(batches):\n"
+        "    loss = net(x).sum() / 4\n"
+        "    loss.backward()\n"
+        "    if (i + 1) % 4 == 0:\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n"
+        "scheduler.step()\n"
+    )
+    marked = [(u.line, u.torch_api) for u in result.unconverted]
+    assert marked == [(4, "torch.Tensor.backward"), (7, "torch.Tensor.backward"),
+                      (9, "torch.optim.Optimizer.step"), (10, "torch.optim.Optimizer.zero_grad")]
+    assert all(u.rule_id == "MS-TRAIN-LOOP" for u in result.unconverted)
+    assert result.text.count("# MIGRATE(MS-TRAIN-LOOP):") == 4
+    assert "scheduler.step()" in result.text and "set_train" not in result.text
+    # the same step written at module level, without a loop, is rewritten
+    straight = convert(
+        "import torch\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "opt.zero_grad()\nloss = net(x).sum()\nloss.backward()\nopt.step()\n"
+    )
+    assert not straight.unconverted
+    assert "def forward_fn():\n    loss = net(x).sum()\n    return loss\n" in straight.text
+    assert straight.text.endswith("loss, grads = grad_fn()\nopt(grads)\n")
+    assert [c.line for c in straight.changes if c.rule_id == "MS-TRAIN-LOOP"] == [5]
+
+
+def test_ordered_dict_star_list_and_add_module_containers_keep_the_layer_map():
+    result = convert(
+        "from collections import OrderedDict\nimport torch.nn as nn\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Sequential(OrderedDict([('fc1', nn.Linear(2, 3)), ('act', nn.ReLU())]))\n"
+        "        layers = [nn.Linear(3, 3), nn.Tanh()]\n"
+        "        self.tail = nn.Sequential(*layers)\n"
+        "        self.heads = nn.ModuleDict({'a': nn.Linear(3, 1)})\n"
+        "        self.add_module('extra', nn.Linear(3, 2))\n"
+    )
+    assert "self.body = nn.SequentialCell(OrderedDict([('fc1', nn.Dense(2, 3)), ('act', nn.ReLU())]))" in result.text
+    assert "self.tail = nn.SequentialCell(*layers)" in result.text
+    assert "self.heads = nn.CellDict({'a': nn.Dense(3, 1)})" in result.text
+    assert "setattr(self, 'extra', nn.Dense(3, 2))" in result.text
+    paths = {r.attribute: r.mindspore_api for r in result.layer_map}
+    assert paths == {"body": "mindspore.nn.SequentialCell", "body.fc1": "mindspore.nn.Dense",
+                     "body.act": "mindspore.nn.ReLU", "tail": "mindspore.nn.SequentialCell",
+                     "tail.0": "mindspore.nn.Dense", "tail.1": "mindspore.nn.Tanh",
+                     "heads": "mindspore.nn.CellDict", "heads.a": "mindspore.nn.Dense", "extra": "mindspore.nn.Dense"}
