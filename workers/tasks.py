@@ -13,6 +13,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from . import children  # noqa: F401  (pool processes kill their sandbox children on SIGTERM)
 from .celery_app import app
 
 log = logging.getLogger(__name__)
@@ -32,13 +33,26 @@ class StageTask(Task):
     max_retries = 5
     stage = ""
 
+    def before_start(self, task_id, args, kwargs):
+        # Recorded before the task looks at the run, so a cancel either sees this id or
+        # lands before the task's own check of the run's status.
+        from porting_site.projects import services
+
+        run_id = _run_id(args, kwargs)
+        if run_id is not None:
+            services.stage_task_record(run_id=run_id, name=self.stage, task_id=task_id)
+
     def on_failure(self, exc, task_id, args, kwargs, einfo):
         # Reached when retries are exhausted or the error was not transient.
         from porting_site.projects import services
 
-        run_id = kwargs.get("run_id") or (args[0] if args else None)
+        run_id = _run_id(args, kwargs)
         if run_id is not None and services.run_is_active(run_id):
             services.run_fail(run_id=run_id, stage=self.stage, reason=_reason(exc))
+
+
+def _run_id(args, kwargs) -> int | None:
+    return kwargs.get("run_id") or (args[0] if args else None)
 
 
 def _reason(exc: BaseException) -> str:
@@ -116,6 +130,33 @@ def finalize_run(self, _previous=None, run_id: int | None = None):
     if _active(run_id, self.stage):
         services.run_finalize(run_id=run_id)
         warm_highlights.apply_async(kwargs={"run_id": run_id}, queue="analysis")
+
+
+class RecheckTask(Task):
+    """A knowledge-base re-check: late ack, retried on hiccups, left failed with the reason otherwise."""
+
+    abstract = True
+    acks_late = True
+    reject_on_worker_lost = True
+    autoretry_for = TRANSIENT
+    retry_backoff = 2
+    retry_backoff_max = 60
+    max_retries = 5
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        from porting_site.projects import kb
+
+        recheck_id = kwargs.get("recheck_id") or (args[0] if args else None)
+        if recheck_id is not None:
+            kb.kb_recheck_fail(recheck_id=recheck_id, reason=_reason(exc))
+
+
+@app.task(base=RecheckTask, ignore_result=True)
+def kb_recheck_run(recheck_id: int):
+    """Analyse a run's snapshot again with this worker's knowledge base (queued by a page or the API)."""
+    from porting_site.projects import kb
+
+    kb.kb_recheck_perform(recheck_id=recheck_id)
 
 
 @app.task(ignore_result=True)

@@ -84,10 +84,10 @@ class GateOutputSerializer(serializers.Serializer):
 
 
 class FiguresSerializer(serializers.Serializer):
-    found = serializers.IntegerField()
-    done = serializers.IntegerField()
-    left = serializers.IntegerField()
-    percent = serializers.IntegerField()
+    found = serializers.IntegerField(help_text="PyTorch uses found")
+    done = serializers.IntegerField(help_text="converted, or marked false positive / fixed, or accepted (not unresolved)")
+    left = serializers.IntegerField(help_text="found minus done")
+    percent = serializers.IntegerField(help_text="done as a percentage of found (100 when nothing was found)")
     converted = serializers.IntegerField()
     review = serializers.IntegerField()
     manual = serializers.IntegerField()
@@ -195,7 +195,9 @@ class ProjectListApi(APIView):
         return Response(ProjectOutputSerializer(project).data, status=status.HTTP_201_CREATED)
 
 
-class ProjectHistorySerializer(serializers.Serializer):
+class ProjectHistorySerializer(FiguresSerializer):
+    """One run of a project's history: its migration figures plus severities, parity and gate."""
+
     run_id = serializers.IntegerField()
     number = serializers.IntegerField()
     status = serializers.CharField()
@@ -206,15 +208,6 @@ class ProjectHistorySerializer(serializers.Serializer):
     parity_passed = serializers.IntegerField()
     parity_checked = serializers.IntegerField()
     gate = serializers.CharField(allow_null=True)
-    found = serializers.IntegerField(help_text="PyTorch uses found")
-    done = serializers.IntegerField(help_text="converted, or marked false positive / fixed, or accepted (not unresolved)")
-    converted = serializers.IntegerField()
-    review = serializers.IntegerField()
-    manual = serializers.IntegerField()
-    unresolved = serializers.IntegerField()
-    accepted = serializers.IntegerField()
-    false_positive = serializers.IntegerField()
-    fixed = serializers.IntegerField()
 
 
 class ProjectDetailApi(APIView):
@@ -549,38 +542,44 @@ class ProjectMarksApi(APIView):
 class KbRecheckSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     run = serializers.IntegerField(source="run_id")
+    status = serializers.CharField(help_text="queued, running, done or failed")
+    error = serializers.CharField(help_text="why it failed")
     kb_before = serializers.CharField()
     kb_after = serializers.CharField()
     created_at = serializers.DateTimeField()
-    counts = serializers.DictField(child=serializers.IntegerField())
-    changes = serializers.JSONField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    counts = serializers.DictField(child=serializers.IntegerField(), help_text="empty until done")
+    changes = serializers.JSONField(help_text="empty until done")
 
 
 class RunKbRecheckApi(APIView):
-    """The run's snapshot analysed again with the current knowledge base."""
+    """The run's snapshot analysed again with the current knowledge base, by a worker."""
 
     class OutputSerializer(serializers.Serializer):
         kb_version = serializers.CharField(help_text="the knowledge base the run was analysed with")
         kb_current = serializers.CharField(help_text="this server's knowledge base")
-        recheck = KbRecheckSerializer(allow_null=True, help_text="the latest re-check with kb_current, if any")
+        recheck = KbRecheckSerializer(allow_null=True, help_text="the latest finished re-check with kb_current")
+        pending = KbRecheckSerializer(allow_null=True, help_text="a queued or running re-check with kb_current")
 
-    def _body(self, run, recheck) -> dict:
+    def _body(self, run) -> dict:
         return self.OutputSerializer({"kb_version": run.kb_version, "kb_current": kb.KNOWLEDGE_BASE_VERSION,
-                                      "recheck": recheck}).data
+                                      "recheck": kb.kb_latest_recheck(run=run),
+                                      "pending": kb.kb_pending_recheck(run=run)}).data
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request, run_id: int):
         run = project_selectors.run_get(user=request.user, run_id=run_id)
-        return Response(self._body(run, kb.kb_latest_recheck(run=run)))
+        return Response(self._body(run))
 
-    @extend_schema(request=None, responses={201: OutputSerializer})
+    @extend_schema(request=None, responses={202: OutputSerializer})
     def post(self, request, run_id: int):
+        """Queue a re-check (a pending one is reused); poll GET until `pending` is null."""
         run = project_selectors.run_get(user=request.user, run_id=run_id)
         try:
-            recheck = kb.kb_recheck(run=run, user=request.user)
+            kb.kb_recheck_request(run=run, user=request.user)
         except kb.RecheckUnavailable as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        return Response(self._body(run, recheck), status=status.HTTP_201_CREATED)
+        return Response(self._body(run), status=status.HTTP_202_ACCEPTED)
 
 
 class RunFindingsApi(APIView):

@@ -12,8 +12,9 @@ from porting_site.projects.models import Finding, ParityResult, Project, Run, So
 from porting_site.projects.selectors import project_list
 
 
-HISTORY_FIGURES = ("found", "done", "converted", "review", "manual", "unresolved", "accepted", "false_positive",
-                   "fixed")
+# The figures FiguresSerializer shows (the history's rows are figures plus run details).
+HISTORY_FIGURES = ("found", "done", "left", "percent", "converted", "review", "manual", "unresolved", "accepted",
+                   "false_positive", "fixed")
 
 
 def project_get_by_id(*, user, project_id: int) -> Project:

@@ -61,7 +61,8 @@ def run_create_api(*, project: Project, user, archive, baseline: str = "auto", *
 
 
 def run_cancel(*, run: Run) -> Run:
-    """Stop a queued or running run; the remaining stages see it inactive and skip."""
+    """Stop a queued or running run: its running stage's tasks are revoked (their pool
+    processes and sandboxes killed); stages not started yet see it inactive and skip."""
     now = timezone.now()
     updated = Run.objects.filter(pk=run.pk, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
         status=Run.Status.CANCELLED, finished_at=now, error="cancelled by a user"
@@ -71,5 +72,9 @@ def run_cancel(*, run: Run) -> Run:
     Stage.objects.filter(run=run, status__in=[Stage.Status.PENDING, Stage.Status.RUNNING]).update(
         detail="cancelled", finished_at=now
     )
+    from workers.pipeline import tasks_revoke
+
+    task_ids = project_services.run_running_task_ids(run_id=run.pk)
+    transaction.on_commit(lambda: tasks_revoke(task_ids))
     run.refresh_from_db()
     return run

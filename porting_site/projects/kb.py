@@ -2,7 +2,8 @@
 
 kb_recheck(run=) analyses the run's stored source tree again with the current
 knowledge base (same target and MindSpore version) and compares the result
-with the run's stored findings by fingerprint. The code is identical, so every
+with the run's stored findings by fingerprint; kb_recheck_request queues the
+same work for a worker (kb_recheck_perform). The code is identical, so every
 difference comes from the knowledge base. kb_split(older=, newer=) then splits
 the changes between two runs into those due to the knowledge base and those
 due to the team's code: older -> older-with-current-KB is the knowledge base,
@@ -13,7 +14,9 @@ from __future__ import annotations
 import pickle
 from collections import Counter
 
+from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from analysis.fingerprint import fingerprint_findings
 from analysis.knowledge import KNOWLEDGE_BASE_VERSION
@@ -75,14 +78,19 @@ def _grouped(findings: dict) -> list[list]:
     return [[*key, n] for key, n in sorted(counts.items())]
 
 
-def kb_recheck(*, run: Run, user=None) -> KbRecheck:
-    """Re-analyse the run's snapshot with the current knowledge base; store and return the differences."""
+def _check_available(run: Run) -> tuple:
     src = storage.source_dir(run.pk)
     paths = list(SourceFile.objects.filter(run=run).values_list("path", flat=True))
     if not paths or not src.is_dir():
         raise RecheckUnavailable("the run's source files are no longer on disk (or it has no analysed files)")
     if any(not (src / p).is_file() for p in paths):
         raise RecheckUnavailable("some of the run's source files are no longer on disk")
+    return src, paths
+
+
+def _compare(run: Run) -> dict:
+    """The re-analysis against the stored findings: counts, changes (capped) and grouped findings."""
+    src, paths = _check_available(run)
     before, after = _stored(run, src), _reanalysed(run, src, paths)
     changes = []
     counts = Counter()
@@ -106,24 +114,93 @@ def kb_recheck(*, run: Run, user=None) -> KbRecheck:
                 "before": {k: old[k] for k in COMPARED} if old else None,
                 "after": {k: new[k] for k in COMPARED} if new else None,
             })
+    return {"counts": {k: counts.get(k, 0) for k in ("added", "removed", "changed", "unchanged")},
+            "changes": changes, "grouped": _grouped(after)}
+
+
+def kb_recheck(*, run: Run, user=None) -> KbRecheck:
+    """Re-analyse the run's snapshot now, in this process; store and return the differences.
+
+    The management command's path: an operator at a shell waits for it.
+    """
+    result = _compare(run)
     with transaction.atomic():
         return KbRecheck.objects.create(
             run=run, kb_before=run.kb_version, kb_after=KNOWLEDGE_BASE_VERSION, created_by=user,
-            counts={k: counts.get(k, 0) for k in ("added", "removed", "changed", "unchanged")},
-            changes=changes, grouped=_grouped(after),
+            status=KbRecheck.Status.DONE, finished_at=timezone.now(), **result,
         )
 
 
+def kb_recheck_request(*, run: Run, user=None) -> KbRecheck:
+    """Queue a re-check for a worker (pages and API); a pending one for the same knowledge base is reused.
+
+    Refuses at once when the snapshot is gone, so the user learns it without waiting.
+    """
+    _check_available(run)
+    with transaction.atomic():
+        # One pending re-check per run, even when the button is pressed twice.
+        Run.objects.select_for_update().filter(pk=run.pk).first()
+        pending = kb_pending_recheck(run=run)
+        if pending is not None:
+            return pending
+        recheck = KbRecheck.objects.create(run=run, kb_before=run.kb_version, kb_after=KNOWLEDGE_BASE_VERSION,
+                                           created_by=user, status=KbRecheck.Status.QUEUED)
+        from workers.pipeline import kb_recheck_enqueue
+
+        transaction.on_commit(lambda: kb_recheck_enqueue(recheck.pk))
+    return recheck
+
+
+def kb_recheck_perform(*, recheck_id: int) -> KbRecheck | None:
+    """The worker's side of kb_recheck_request: do the queued re-check and store its outcome."""
+    claimed = KbRecheck.objects.filter(pk=recheck_id, status=KbRecheck.Status.QUEUED).update(
+        status=KbRecheck.Status.RUNNING)
+    recheck = KbRecheck.objects.select_related("run").filter(pk=recheck_id).first()
+    if recheck is None or (not claimed and recheck.status != KbRecheck.Status.RUNNING):
+        return recheck  # deleted, or already finished by an earlier delivery
+    if recheck.kb_after != KNOWLEDGE_BASE_VERSION:
+        return kb_recheck_fail(recheck_id=recheck_id, reason=(
+            f"this worker runs knowledge base {KNOWLEDGE_BASE_VERSION}, not {recheck.kb_after}"))
+    try:
+        result = _compare(recheck.run)
+    except RecheckUnavailable as exc:
+        return kb_recheck_fail(recheck_id=recheck_id, reason=str(exc))
+    KbRecheck.objects.filter(pk=recheck_id).update(status=KbRecheck.Status.DONE, finished_at=timezone.now(),
+                                                   **result)
+    recheck.refresh_from_db()
+    return recheck
+
+
+def kb_recheck_fail(*, recheck_id: int, reason: str) -> KbRecheck | None:
+    KbRecheck.objects.filter(pk=recheck_id).exclude(status=KbRecheck.Status.DONE).update(
+        status=KbRecheck.Status.FAILED, error=reason[:2000], finished_at=timezone.now())
+    return KbRecheck.objects.filter(pk=recheck_id).first()
+
+
 def kb_latest_recheck(*, run: Run, kb_version: str = KNOWLEDGE_BASE_VERSION) -> KbRecheck | None:
-    return run.kb_rechecks.filter(kb_after=kb_version).order_by("-created_at", "-id").first()
+    """The latest finished re-check of the run with that knowledge base."""
+    return run.kb_rechecks.filter(kb_after=kb_version, status=KbRecheck.Status.DONE).order_by(
+        "-created_at", "-id").first()
+
+
+def kb_pending_recheck(*, run: Run, kb_version: str = KNOWLEDGE_BASE_VERSION) -> KbRecheck | None:
+    """A queued or running re-check, unless it is so old that its worker must have died."""
+    cutoff = timezone.now() - timezone.timedelta(seconds=settings.PORTING_STUCK_RUN_SECONDS)
+    return run.kb_rechecks.filter(
+        kb_after=kb_version, status__in=[KbRecheck.Status.QUEUED, KbRecheck.Status.RUNNING], created_at__gte=cutoff,
+    ).order_by("-created_at", "-id").first()
+
+
+def kb_last_failed(*, run: Run, kb_version: str = KNOWLEDGE_BASE_VERSION) -> KbRecheck | None:
+    """The latest re-check if it failed (the page says why); None once a later one is done or pending."""
+    latest = run.kb_rechecks.filter(kb_after=kb_version).order_by("-created_at", "-id").first()
+    return latest if latest is not None and latest.status == KbRecheck.Status.FAILED else None
 
 
 def _run_grouped(run: Run) -> dict[tuple, int]:
-    from django.db.models import Count
+    from .tallies import grouped_counts, run_tallies
 
-    rows = Finding.objects.filter(run=run).order_by().values_list(
-        "file__path", "rule_id", "torch_api", "severity").annotate(n=Count("id"))
-    return {(p, r, a, s): n for p, r, a, s, n in rows}
+    return grouped_counts(run_tallies(run=run))
 
 
 def kb_split(*, older: Run, newer: Run) -> dict:

@@ -63,6 +63,9 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Counts that never change once the findings are stored (by file/rule/API/severity, rule,
+    # status, severity); written at finalize, backfilled on first use (see tallies.py).
+    tallies = models.JSONField(default=dict, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "number"], name="run_number_per_project")]
@@ -103,6 +106,8 @@ class Stage(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     detail = models.TextField(blank=True)
+    # Celery ids of the tasks that worked on this stage, so cancelling can stop them.
+    task_ids = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "name"], name="one_stage_row_per_run")]
@@ -217,9 +222,20 @@ class KbRecheck(models.Model):
 
     The code is the same, so every difference from the run's stored findings
     comes from the knowledge base (mapping tables, rule catalogue, analyzer).
+    A re-check asked for on a page or the API is queued and done by a worker;
+    counts, changes and grouped are filled in when it is done.
     """
 
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="kb_rechecks")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)  # why it failed, shown to the user
+    finished_at = models.DateTimeField(null=True, blank=True)
     kb_before = models.CharField(max_length=20, blank=True)
     kb_after = models.CharField(max_length=20)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -231,3 +247,7 @@ class KbRecheck(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)

@@ -317,18 +317,10 @@ def findings_delta(before: dict[tuple, int], after: dict[tuple, int]) -> tuple[l
 def runs_compare(*, older: Run, newer: Run, limit: int = 500) -> dict:
     """New and fixed findings between two runs, matched by file, rule and API
     (not by line, which moves with unrelated edits), and parity changes."""
+    from .tallies import run_tallies, tallies_delta
 
-    def grouped(run: Run) -> dict[tuple, dict]:
-        # Group by file id (no join), then name the files with one narrow query.
-        rows = list(
-            Finding.objects.filter(run=run).order_by()
-            .values_list("file_id", "rule_id", "torch_api", "severity")
-            .annotate(n=Count("id"))
-        )
-        paths = dict(SourceFile.objects.filter(run=run).values_list("id", "path"))
-        return {(paths.get(fid, ""), rule, api, sev): n for fid, rule, api, sev, n in rows}
-
-    new, fixed = findings_delta(grouped(older), grouped(newer))
+    older_tallies, newer_tallies = run_tallies(run=older), run_tallies(run=newer)
+    new, fixed = tallies_delta(older_tallies, newer_tallies)
     old_parity = {(p.module, p.name): p for p in older.parity_results.all()}
     parity = []
     for result in newer.parity_results.all():
@@ -339,10 +331,37 @@ def runs_compare(*, older: Run, newer: Run, limit: int = 500) -> dict:
     for (module, name), previous in old_parity.items():
         parity.append({"module": module, "name": name, "before": previous.status, "after": None, "result": None,
                        "changed": True})
-    totals = _run_counts([older.pk, newer.pk])
+    totals = _compare_totals({older.pk: older_tallies, newer.pk: newer_tallies})
     return {
         "new": new[:limit], "fixed": fixed[:limit],
         "new_total": sum(r["n"] for r in new), "fixed_total": sum(r["n"] for r in fixed),
         "truncated": len(new) > limit or len(fixed) > limit,
         "parity": parity, "before": totals[older.pk], "after": totals[newer.pk],
     }
+
+
+def _compare_totals(tallies: dict[int, dict]) -> dict[int, dict]:
+    """Per run: found, done, left and parity passing/total, the figures the compare page shows.
+
+    Found and converted come from the tallies; people's marks change after a
+    run, so the uses they made done are counted live, over marked findings only
+    (few, and found through the triage index).
+    """
+    from . import progress
+
+    marked_done = dict(
+        Finding.objects.filter(run_id__in=list(tallies), triage__in=progress.MARKS).exclude(status="converted")
+        .filter(progress.DONE).order_by().values_list("run_id").annotate(n=Count("id")).values_list("run_id", "n")
+    )
+    parity = {
+        row["run_id"]: row for row in ParityResult.objects.filter(run_id__in=list(tallies)).values("run_id").annotate(
+            total=Count("id"), passing=Count("id", filter=Q(status=ParityResult.Status.PASS)))
+    }
+    totals = {}
+    for run_id, t in tallies.items():
+        found = t.get("found", 0)
+        done = t.get("by_status", {}).get("converted", 0) + marked_done.get(run_id, 0)
+        p = parity.get(run_id, {})
+        totals[run_id] = {"found": found, "done": done, "left": found - done,
+                          "parity_pass": p.get("passing", 0), "parity_total": p.get("total", 0)}
+    return totals

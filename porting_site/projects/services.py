@@ -95,6 +95,25 @@ def stage_begin(*, run_id: int, name: str, total: int = 0) -> None:
     )
 
 
+def stage_task_record(*, run_id: int, name: str, task_id: str) -> None:
+    """Remember that a Celery task works on this stage, so cancelling the run can stop it."""
+    with transaction.atomic():  # batches of one stage start side by side: lock the row, then append
+        stage = Stage.objects.select_for_update().filter(run_id=run_id, name=name).first()
+        if stage is None or task_id in stage.task_ids:
+            return
+        stage.task_ids = [*stage.task_ids, task_id]
+        stage.save(update_fields=["task_ids"])
+
+
+def run_running_task_ids(*, run_id: int) -> list[str]:
+    """Task ids of the run's stages that have not finished."""
+    ids = []
+    for task_ids in Stage.objects.filter(run_id=run_id).exclude(status=Stage.Status.DONE).values_list(
+            "task_ids", flat=True):
+        ids.extend(task_ids or [])
+    return ids
+
+
 def stage_advance(*, run_id: int, name: str, by: int = 1) -> None:
     Stage.objects.filter(run_id=run_id, name=name).update(done=F("done") + by)
 
@@ -381,7 +400,10 @@ def _parity_result_create(*, run: Run, report: dict, entry: dict) -> ParityResul
 
 
 def run_finalize(*, run_id: int) -> None:
+    from .tallies import tallies_store
+
     stage_begin(run_id=run_id, name=Stage.Name.FINALIZE, total=1)
+    tallies_store(run_id=run_id)  # the findings are final now; comparisons read these counts
     stage_advance(run_id=run_id, name=Stage.Name.FINALIZE)
     stage_end(run_id=run_id, name=Stage.Name.FINALIZE)
     Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(

@@ -148,6 +148,8 @@ def run_detail(request, run_id: int):
         "figures": figures, "statuses": _statuses(figures),
         "findings_base": reverse("projects:findings", args=[run.pk]) + "?",
         "kb_current": kb.KNOWLEDGE_BASE_VERSION, "kb_recheck": kb.kb_latest_recheck(run=run) if summary else None,
+        "kb_pending": kb.kb_pending_recheck(run=run) if summary else None,
+        "kb_failed": kb.kb_last_failed(run=run) if summary else None,
         "run": run,
         "project": run.project,
         "progress": selectors.run_progress(run=run),
@@ -184,16 +186,15 @@ def _downloads(run) -> list[dict]:
 @login_required
 @require_POST
 def run_kb_recheck(request, run_id: int):
-    """Analyse the run's snapshot again with the current knowledge base (members)."""
+    """Queue a re-analysis of the run's snapshot with the current knowledge base (members)."""
     run = selectors.run_get(user=request.user, run_id=run_id)
     try:
-        recheck = kb.kb_recheck(run=run, user=request.user)
+        recheck = kb.kb_recheck_request(run=run, user=request.user)
     except kb.RecheckUnavailable as exc:
         messages.error(request, f"The run could not be re-checked: {exc}.")
     else:
-        c = recheck.counts
-        messages.success(request, f"Re-analysed with knowledge base {recheck.kb_after}: {c['added']} added, "
-                                  f"{c['removed']} removed, {c['changed']} changed.")
+        messages.success(request, f"Re-check of run #{run.number} with knowledge base {recheck.kb_after} queued; "
+                                  "its result appears on the run page when a worker has done it.")
     back = request.POST.get("next", "")
     return redirect(back if back.startswith("/") and not back.startswith("//") else reverse("projects:run", args=[run.pk]) + "#kb")
 
