@@ -122,3 +122,73 @@ def test_output_figures_sample_and_histogram():
     assert sum(hist["counts"]) == 5000 and len(hist["edges"]) == len(hist["counts"]) + 1
     assert hist["counts"][0] > 0  # the exact matches land in the first bin
     assert output_figures(ref, ref)["abs_error_histogram"]["counts"] == [5000]
+
+
+def test_layer_tolerance_picks_exact_then_longest_pattern():
+    from analysis.parity.compare import Tolerances
+
+    tols = Tolerances({"atol": 2e-5, "loss_rtol": 1e-2},
+                      {"encoder": {"atol": 1e-3}, "encoder.attn": {"rtol": 5e-3}, "layers.*": {"atol": 1e-4}})
+    assert tols.pattern_for("encoder.attn") == "encoder.attn"
+    assert tols.pattern_for("encoder.attn.q") == "encoder.attn"  # the longer prefix wins
+    assert tols.pattern_for("encoder.ff") == "encoder"
+    assert tols.pattern_for("encoderx") is None and tols.pattern_for("layers") is None
+    assert tols.pattern_for("layers.3.conv") == "layers.*"
+    atol, rtol, used = tols.pick("Linear", "float32", "encoder.attn.q")
+    assert (atol, rtol) == (2e-5, 5e-3)  # rtol from the layer, atol from the entry's tolerance
+    assert used == {"atol": 2e-5, "rtol": 5e-3, "source": "manifest", "pattern": "encoder.attn"}
+    assert tols.pick("Linear", "float32", "head")[2]["source"] == "manifest"  # the entry-wide override
+    _, _, used = tols.pick("Linear", "float32", "layers.0", factor=10.0)
+    assert used["atol"] == pytest.approx(1e-3) and used["factor"] == 10.0
+
+
+def test_tolerance_sources_without_a_manifest():
+    from analysis.parity.compare import Tolerances
+
+    tols = Tolerances(None, None)
+    assert tols.pick("Linear", "float32", "fc")[2] == {"atol": 1e-5, "rtol": 1e-4, "source": "default"}
+    assert tols.pick("LayerNorm", "float32", "norm")[2]["source"] == "op-kind"
+    assert Tolerances({"loss_rtol": 1e-2}).pick("Linear", "float32")[2]["source"] == "default"
+
+
+def test_manifest_dataset_and_layer_tolerance(tmp_path):
+    path = tmp_path / "porting.toml"
+    path.write_text(
+        '[[entry]]\nclass = "models.mlp:MLP"\n'
+        'dataset = { class = "data.toy:ToyDataset", kwargs = { size = 8 }, batch_size = 4 }\n'
+        '[entry.layer_tolerance]\n"layers.*" = { atol = 1e-4, rtol = 1e-3 }\n'
+    )
+    (entry,) = load_manifest(path)
+    assert entry["dataset"]["module"] == "data.toy" and entry["dataset"]["class_name"] == "ToyDataset"
+    assert entry["dataset"]["batch_size"] == 4 and entry["dataset"]["kwargs"] == {"size": 8}
+    assert entry["layer_tolerance"] == {"layers.*": {"atol": 1e-4, "rtol": 1e-3}}
+
+
+@pytest.mark.parametrize("extra, message", [
+    ('dataset = "data.toy:ToyDataset"\n', "dataset must be a table"),
+    ('dataset = { class = "ToyDataset" }\n', "dataset 'class' must look like"),
+    ('dataset = { class = "data.toy:T", batch_size = 0 }\n', "batch_size must be a positive integer"),
+    ('dataset = { class = "data.toy:T", shuffle = true }\n', "unknown keys shuffle"),
+    ('layer_tolerance = { fc = { atol = -1 } }\n', "must be a number >= 0"),
+    ('layer_tolerance = { fc = { eps = 1e-3 } }\n', "must set atol and/or rtol only"),
+])
+def test_manifest_option_errors(tmp_path, extra, message):
+    path = tmp_path / "porting.toml"
+    path.write_text('[[entry]]\nclass = "m:X"\n' + extra)
+    with pytest.raises(ManifestError, match=message):
+        load_manifest(path)
+
+
+def test_dataset_batches_in_order_wrapping_and_keyed():
+    from analysis.parity.dataset import DatasetError, draw_batches
+
+    samples = [(np.full(3, i, np.float32), i % 2) for i in range(5)]
+    batches = draw_batches(samples, {"batch_size": 2}, 3)
+    assert [b.inputs[0][:, 0].tolist() for b in batches] == [[0, 1], [2, 3], [4, 0]]
+    assert batches[2].label.tolist() == [0, 0]
+    keyed = draw_batches([{"x": np.ones(2), "y": 1}], {"batch_size": 2, "input_keys": ["x"], "label_key": "y"}, 1)
+    assert keyed[0].inputs[0].shape == (2, 2) and keyed[0].label.tolist() == [1, 1]
+    with pytest.raises(DatasetError, match="name input_keys"):
+        draw_batches([{"x": 1}], {"batch_size": 1}, 1)
+    with pytest.raises(DatasetError, match="empty"):
+        draw_batches([], {"batch_size": 1}, 1)
