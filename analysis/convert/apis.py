@@ -7,7 +7,7 @@ from analysis.knowledge.mapping import ApiEntry
 
 from . import rules
 from .context import ConversionContext
-from .signatures import ArgPlan, kwarg, plan_args
+from .signatures import ArgPlan, fix_commas, kwarg, plan_args
 
 # torch dtypes and other plain names -> MindSpore names (references, not calls).
 DTYPES = {
@@ -95,7 +95,10 @@ def convert_call(
         last = args[-1]
         if isinstance(last.comma, cst.Comma) and not isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace):
             args[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    new = updated.with_changes(func=ctx.ms_expr(target), args=args)
+    if entry.primitive_inputs and not target.startswith("mindspore.mint"):
+        new = _primitive_call(ctx, updated, target, args, entry.primitive_inputs)
+    else:
+        new = updated.with_changes(func=ctx.ms_expr(target), args=args)
     notes = plan.notes + ([note] if note else [])
     if not rule_id:
         rule_id = rules.API_ARGS if notes else rules.API_RENAME
@@ -104,3 +107,13 @@ def convert_call(
         description += f" [{entry.category.replace('_', ' ')}: review]"
     ctx.change(original, rule_id, qualified, target, description)
     return new
+
+
+def _primitive_call(ctx: ConversionContext, updated: cst.Call, target: str, args: list[cst.Arg],
+                    inputs: tuple[str, ...]) -> cst.Call:
+    """F.normalize(x, dim=1) -> ops.L2Normalize(axis=1, ...)(x): options build the primitive, inputs call it."""
+    operands = [a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) for a in args
+                if a.keyword is not None and a.keyword.value in inputs]
+    options = [a for a in args if a.keyword is None or a.keyword.value not in inputs]
+    build = cst.Call(func=ctx.ms_expr(target), args=fix_commas(options))
+    return updated.with_changes(func=build, args=fix_commas(operands))

@@ -3,6 +3,7 @@ move positional arguments to keywords where the two signatures disagree, and spe
 out defaults that differ between the frameworks (all from the knowledge base)."""
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -136,7 +137,7 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
         ms_name = row.mindspore if row and row.mindspore else tname
         if relation == "torch_only":
             default = entry.torch_defaults.get(tname)
-            if tname in HARMLESS_DROPS or (default is not None and code(arg.value).strip() == default):
+            if tname in HARMLESS_DROPS or (default is not None and _same_literal(code(arg.value).strip(), default)):
                 plan.notes.append(f"dropped {tname}=")
             else:
                 plan.problems.append(f"argument {tname}= has no MindSpore counterpart")
@@ -195,6 +196,16 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
             emitted.add(row.mindspore)
             plan.notes.append(f"made PyTorch's default {row.mindspore}={default} explicit")
     return plan
+
+
+def _same_literal(text: str, default: str) -> bool:
+    """p=2 passes PyTorch's default p=2.0: compare literals by value, other code by its text."""
+    if text == default:
+        return True
+    try:
+        return ast.literal_eval(text) == ast.literal_eval(default)
+    except (ValueError, SyntaxError):
+        return False
 
 
 def _kw(arg: cst.Arg, name: str) -> cst.Arg:

@@ -11,6 +11,7 @@ from . import rules
 from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, resolve
+from .signatures import parameter_names
 
 DEVICE_WORDS = ("device", "cuda", "cpu", "gpu", "rank")
 
@@ -159,6 +160,12 @@ def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call
     if entry is None or entry.category != "consistent" or name in _AMBIGUOUS:
         return None
     if entry.primary.startswith("mindspore.ops.") and not name.endswith("_"):
+        # without types, a call on self or with more arguments than the tensor method takes is
+        # something else (self.relu(x) calls a layer): leave those alone
+        receiver_text = code(_receiver(updated))
+        if receiver_text in ("self", "cls") or receiver_text.startswith("self.") or not entry.torch_signature \
+                or len(updated.args) > len(parameter_names(entry.torch_signature)):
+            return None
         # MindSpore tensors lack this method: x.relu() -> ops.relu(x) (in-place methods stay marked elsewhere)
         ctx.change(original, rules.TENSOR_METHOD, entry.torch, entry.primary,
                    f"x.{name}(...) -> {entry.primary}(x, ...)")

@@ -136,8 +136,11 @@ def _supplement_entry(name: str, raw: dict) -> dict:
         }
         diff["torch_defaults"] = _signature_defaults(diff["torch_signature"])
         diff["mindspore_defaults"] = _signature_defaults(diff["mindspore_signature"])
-    return {"section": section, "mindspore": list(raw["mindspore"]), "category": raw["category"], "diff": diff,
-            "origin": "supplement"}
+    entry = {"section": section, "mindspore": list(raw["mindspore"]), "category": raw["category"], "diff": diff,
+             "origin": "supplement"}
+    if raw.get("primitive_inputs"):
+        entry["primitive_inputs"] = list(raw["primitive_inputs"])
+    return entry
 
 
 def build(reference_dir: Path, out_dir: Path = DATA_DIR) -> list[Path]:

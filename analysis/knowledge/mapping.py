@@ -52,6 +52,8 @@ class ApiEntry:
     mindspore_defaults: dict = field(default_factory=dict, hash=False, compare=False)
     torch_signature: str = ""
     mindspore_signature: str = ""
+    # set when the counterpart is a primitive: built from the other arguments, then called on these
+    primitive_inputs: tuple[str, ...] = ()
 
     @property
     def primary(self) -> str:
@@ -95,6 +97,7 @@ class ApiMapping:
                 mindspore_defaults=diff.get("mindspore_defaults", {}),
                 torch_signature=diff.get("torch_signature", ""),
                 mindspore_signature=diff.get("mindspore_signature", ""),
+                primitive_inputs=tuple(raw.get("primitive_inputs", ())),
             )
 
     def get(self, torch_name: str) -> ApiEntry | None:

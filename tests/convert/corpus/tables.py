@@ -43,6 +43,29 @@ FUNCTIONAL = ["relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish", "s
 ACTIVATIONS = ["ReLU", "ReLU6", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Softsign", "Softplus", "Tanh",
                "Sigmoid", "Tanhshrink", "Hardtanh", "Hardswish", "Hardsigmoid", "LeakyReLU", "LogSigmoid",
                "Hardshrink", "Softshrink", "Identity", "Flatten"]
+# calls that pass their options by keyword (the MindSpore keyword names differ): api -> expression
+KEYWORD_CALLS = {
+    "torch.squeeze": "torch.squeeze(x[None], dim=0)",
+    "torch.stack": "torch.stack([x, y], dim=1)",
+    "torch.sort": "torch.sort(y - x, dim=0, descending=True)",
+    "torch.argsort": "torch.argsort(y - x, dim=1, descending=True)",
+    "torch.index_select": "torch.index_select(x, dim=1, index=torch.tensor([2, 0]))",
+    "torch.chunk": "torch.chunk(x, 2, dim=1)",
+    "torch.split": "torch.split(x, [1, 3], dim=1)",
+    "torch.cummax": "torch.cummax(x, dim=1)",
+    "torch.cummin": "torch.cummin(x, dim=0)",
+    "torch.logcumsumexp": "torch.logcumsumexp(x, dim=1)",
+    "torch.narrow": "torch.narrow(x, dim=1, start=1, length=2)",
+    "torch.diff": "torch.diff(x, n=1, dim=0)",
+    "torch.repeat_interleave": "torch.repeat_interleave(x, 2, dim=0)",
+    "torch.nn.functional.glu": "F.glu(x, dim=1)",
+    "torch.nn.functional.threshold": "F.threshold(x, threshold=0.5, value=-1.0)",
+    "torch.nn.functional.selu": "F.selu(input=x)",
+    "torch.nn.functional.celu": "F.celu(x, alpha=0.5)",
+    "torch.nn.functional.relu6": "F.relu6(x * 9, inplace=False)",
+    "torch.nn.functional.hardshrink": "F.hardshrink(x, lambd=0.6)",
+    "torch.nn.functional.softshrink": "F.softshrink(x, lambd=0.6)",
+}
 
 
 def _snippet(api: str, body: str, compare: str = "out", tolerance: str = "1e-4") -> str:
@@ -73,4 +96,7 @@ def generate() -> list[tuple[str, str]]:
     for n in ACTIVATIONS:
         body = "import torch.nn as nn\n" + X + f"out = nn.{n}()(x)\n"
         out.append((f"torch.nn.{n}", _snippet(f"torch.nn.{n}", body)))
+    for api, call in KEYWORD_CALLS.items():
+        body = "import torch.nn.functional as F\n" + X + Y + f"out = {call}\n"
+        out.append((f"{api} (keywords)", _snippet(api, body)))
     return out

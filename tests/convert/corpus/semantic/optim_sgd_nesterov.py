@@ -1,0 +1,18 @@
+# api: torch.optim.SGD
+# compare: losses
+# tolerance: 1e-4
+import numpy as np
+import torch
+import torch.nn as nn
+
+model = fill(nn.Linear(3, 2))
+x = torch.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+y = torch.tensor(np.linspace(0, 1, 8, dtype=np.float32).reshape(4, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True)
+losses = []
+for step in range(4):
+    optimizer.zero_grad()
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())

@@ -1,0 +1,128 @@
+"""The hand-curated classic supplement: it is merged reproducibly, names APIs that exist in the
+installed MindSpore, and drives the generic argument conversion (varargs sizes, keyword renames,
+literal translations, primitives, methods MindSpore tensors lack). Values are compared by the
+snippet corpus (tests/convert/corpus/semantic/*: factories_varargs, reductions_keywords, ...)."""
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis.convert import convert_source
+from analysis.knowledge import load_mapping
+from analysis.knowledge.build import DATA_DIR, build
+from tests.conftest import REPO_ROOT
+
+SUPPLEMENT = json.loads((DATA_DIR / "classic_supplement.json").read_text(encoding="utf-8"))["apis"]
+REFERENCE = REPO_ROOT.parent / "shared" / "reference"
+
+
+def convert(source: str):
+    result = convert_source(source)
+    ast.parse(result.text)
+    return result
+
+
+@pytest.mark.skipif(not REFERENCE.exists(), reason="the reference tables are not on this machine")
+def test_build_regenerates_the_committed_tables(tmp_path):
+    for path in build(REFERENCE, tmp_path):
+        assert path.read_text(encoding="utf-8") == (DATA_DIR / path.name).read_text(encoding="utf-8"), path.name
+
+
+def test_supplement_entries_replace_the_tables_entries():
+    classic = load_mapping("classic")
+    for name, raw in SUPPLEMENT.items():
+        entry = classic.get(name)
+        assert entry is not None and list(entry.mindspore) == raw["mindspore"], name
+        assert raw["checked"], name  # every entry says how it was verified
+    assert classic.get("torch.nn.Hardswish").primary == "mindspore.nn.HSwish"  # the table's Hswish does not exist
+    ddof = classic.get("torch.std").param("unbiased")
+    assert ddof.mindspore == "ddof" and ddof.value_for("True") == "1" and ddof.value_for("flag") is None
+
+
+def test_every_supplement_target_exists_in_the_installed_mindspore(tmp_path):
+    names = sorted({target for raw in SUPPLEMENT.values() for target in raw["mindspore"]})
+    probe = (
+        "import importlib, sys\n"
+        "missing = []\n"
+        "for name in sys.argv[1:]:\n"
+        "    module, _, attr = name.rpartition('.')\n"
+        "    try:\n"
+        "        obj = importlib.import_module(module)\n"
+        "    except ImportError:\n"
+        "        owner, _, cls = module.rpartition('.')\n"
+        "        obj = getattr(importlib.import_module(owner), cls, None)\n"
+        "    if getattr(obj, attr, None) is None:\n"
+        "        missing.append(name)\n"
+        "print(','.join(missing))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe, *names], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1:] in ([], [""]), proc.stdout
+
+
+def test_sizes_given_one_by_one_are_packed_not_flagged_as_out():
+    result = convert("import torch\na = torch.ones(2, 3)\nb = torch.zeros(2, 3, dtype=torch.int64)\n"
+                     "c = torch.randn(2, 3)\nd = torch.ones((4,))\ne = torch.zeros(n)\n")
+    assert "a = ops.ones((2, 3))" in result.text
+    assert "b = ops.zeros((2, 3), dtype=mindspore.int64)" in result.text
+    assert "c = ops.randn(2, 3)" in result.text  # MindSpore's randn takes *size too
+    assert "d = ops.ones((4,))" in result.text and "e = ops.zeros(n)" in result.text
+    assert not result.unconverted
+
+
+def test_out_is_still_refused():
+    result = convert("import torch\ntorch.ones(2, 3, out=buf)\n")
+    assert [u.rule_id for u in result.unconverted] == ["MS-API-DIFF"]
+    assert "out=" in result.unconverted[0].action
+
+
+def test_keywords_renamed_from_the_target_signature():
+    result = convert("import torch\nm = torch.mean(x, dim=1, keepdim=True)\nc = torch.cumsum(x, dim=0)\n"
+                     "n = torch.count_nonzero(x, dim=1)\ns = torch.softmax(x, dim=-1)\n")
+    assert "m = ops.mean(x, axis=1, keep_dims=True)" in result.text
+    assert "c = ops.cumsum(x, axis=0)" in result.text
+    assert "n = ops.count_nonzero(x, axis=1)" in result.text
+    assert "s = ops.softmax(x, axis=-1)" in result.text
+    assert not result.unconverted
+
+
+def test_std_and_var_keep_pytorchs_unbiased_estimate():
+    result = convert("import torch\na = torch.std(x, dim=1)\nb = torch.var(x, 1, False)\n"
+                     "c = torch.var(x, dim=0, correction=0)\nd = torch.std(x, unbiased=flag)\n")
+    assert "a = ops.std(x, axis=1, ddof=1)" in result.text
+    assert "b = ops.var(x, 1, 0)" in result.text
+    assert "c = ops.var(x, axis=0, ddof=0)" in result.text  # correction sets ddof: no second default
+    assert [u.torch_api for u in result.unconverted] == ["torch.std"]  # a non-literal bool cannot become ddof
+
+
+def test_tensor_methods_missing_in_mindspore_become_functions_but_layers_on_self_do_not():
+    result = convert("import torch\nclass Net(torch.nn.Module):\n    def forward(self, x, y):\n"
+                     "        a = (x + 1).relu()\n        b = x.dist(y)\n        c = self.relu(x)\n"
+                     "        return x.clone(), x.fix()\n")
+    assert "a = ops.relu(x + 1)" in result.text
+    assert "b = ops.dist(x, y)" in result.text
+    assert "c = self.relu(x)" in result.text
+    assert "return x.copy(), x.trunc()" in result.text
+
+
+def test_normalize_becomes_a_primitive_built_then_called():
+    result = convert("import torch.nn.functional as F\na = F.normalize(x)\nb = F.normalize(x, p=2, dim=0)\n"
+                     "c = F.normalize(x, p=1)\n")
+    assert "a = ops.L2Normalize(axis=1, epsilon=1e-24)(x)" in result.text
+    assert "b = ops.L2Normalize(axis=0, epsilon=1e-24)(x)" in result.text  # p=2 is PyTorch's default 2.0
+    assert [u.torch_api for u in result.unconverted] == ["torch.nn.functional.normalize"]  # p=1 has no counterpart
+
+
+def test_tiny_encoder_fixture_converts_without_torch():
+    source = (REPO_ROOT / "tests" / "parity" / "fixtures" / "torch_repo" / "models" / "encoder.py").read_text()
+    result = convert(source)
+    assert not result.unconverted
+    assert "import torch" not in result.text and "from torch" not in result.text
+    assert "nn.Embedding(vocab_size, dim)" in result.text and "ops.softmax(" in result.text
+
