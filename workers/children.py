@@ -1,21 +1,22 @@
-"""Take a pool process's children down with it when a task is terminated.
+"""Take a pool process's children down with it when its task is terminated.
 
 Cancelling a run revokes its running task with SIGTERM, which Celery sends to
-the pool process executing it. The parity sandbox (analysis.sandbox) runs the
-user's code in a child that leads its own session, so that its whole process
-group can be killed; the flip side is that it does not share the pool
-process's group and would outlive it, still burning CPU on a cancelled run.
-On SIGTERM a pool process therefore SIGKILLs its children (each child's whole
-group when the child leads one) and then dies of the signal as it would have.
+the pool process executing it; billiard turns the signal into SystemExit, so
+the task unwinds through its finally blocks and the process exits. The parity
+sandbox (analysis.sandbox) runs the user's code in a child that leads its own
+session, so that its whole process group can be killed; the flip side is that
+it is not in the pool process's group and would outlive it, still running a
+cancelled run's model. Stage tasks therefore run inside killed_on_exit(),
+which SIGKILLs the process's children (each child's whole group when the child
+leads one) on the way out.
 """
 from __future__ import annotations
 
 import logging
 import os
 import signal
+from contextlib import contextmanager
 from pathlib import Path
-
-from celery.signals import worker_process_init
 
 log = logging.getLogger(__name__)
 
@@ -55,16 +56,14 @@ def kill_children() -> int:
     return killed
 
 
-def _on_sigterm(signum, frame) -> None:
-    killed = kill_children()
-    if killed:
-        log.warning("terminated: killed %d child process(es) of pool process %d", killed, os.getpid())
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
-
-
-@worker_process_init.connect
-def install_sigterm_handler(**_kwargs) -> None:
-    """In each pool process (Celery has just reset SIGTERM to its default there)."""
-    if Path("/proc").is_dir():
-        signal.signal(signal.SIGTERM, _on_sigterm)
+@contextmanager
+def killed_on_exit():
+    """Around a task: if the process is told to exit (SystemExit from the pool's SIGTERM handler,
+    or KeyboardInterrupt), kill its children before it goes."""
+    try:
+        yield
+    except (SystemExit, KeyboardInterrupt):
+        killed = kill_children()
+        if killed:
+            log.warning("exiting: killed %d child process(es) of pool process %d", killed, os.getpid())
+        raise

@@ -13,8 +13,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from . import children  # noqa: F401  (pool processes kill their sandbox children on SIGTERM)
 from .celery_app import app
+from .children import killed_on_exit
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +32,11 @@ class StageTask(Task):
     retry_backoff_max = 60
     max_retries = 5
     stage = ""
+
+    def __call__(self, *args, **kwargs):
+        # A revoked (terminated) stage must not leave its parity sandbox running.
+        with killed_on_exit():
+            return super().__call__(*args, **kwargs)
 
     def before_start(self, task_id, args, kwargs):
         # Recorded before the task looks at the run, so a cancel either sees this id or
