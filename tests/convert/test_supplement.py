@@ -126,3 +126,15 @@ def test_tiny_encoder_fixture_converts_without_torch():
     assert "import torch" not in result.text and "from torch" not in result.text
     assert "nn.Embedding(vocab_size, dim)" in result.text and "ops.softmax(" in result.text
 
+
+
+@pytest.mark.slow
+def test_automatic_conversion_of_the_fixture_models_matches_pytorch():
+    """TinyEncoder (nn.Embedding, torch.softmax) and LSTMTagger (nn.Embedding) used to stay torch."""
+    from analysis.parity import check_parity
+
+    report = check_parity(REPO_ROOT / "tests" / "parity" / "fixtures" / "torch_repo", loss_steps=3, timeout_s=240)
+    entries = {e["name"]: e for e in report["entry_points"]}
+    for name in ("TinyEncoder", "LSTMTagger", "LeNet", "MLP"):
+        assert entries[name]["status"] == "pass", (name, entries[name]["reason"])
+        assert entries[name]["metrics"]["max_abs"] < 1e-5, name
