@@ -33,6 +33,11 @@ def setup(device: str, seed: int = 0) -> tuple[str, str]:
     if torch_device == "cuda" and not torch.cuda.is_available():
         build = "" if torch.version.cuda else " (this PyTorch build has no CUDA support)"
         problems.append(f"PyTorch sees no CUDA device{build}")
+    elif torch_device == "cuda":
+        try:  # start the CUDA context now, before the sandbox lockdown, and catch a broken driver here
+            torch.ones(1, device=torch_device).add_(1).cpu()
+        except Exception as exc:
+            problems.append(f"PyTorch cannot run on CUDA: {str(exc).strip().splitlines()[0][:300]}")
     ms.set_context(mode=ms.PYNATIVE_MODE)
     try:
         try:
