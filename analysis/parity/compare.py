@@ -79,7 +79,8 @@ class Tolerances:
         hits = [p for p in self.by_layer if path.startswith(p + ".") or fnmatchcase(path, p)]
         return max(hits, key=len) if hits else None
 
-    def pick(self, kind: str, dtype: str, layer: str | None = None, factor: float = 1.0) -> tuple[float, float, dict]:
+    def pick(self, kind: str, dtype: str, layer: str | None = None,
+             factor: float = 1.0) -> tuple[float, float, dict]:
         atol, rtol = tolerance(kind, str(dtype), self.override)
         source = "manifest" if self.override else "op-kind" if kind in tables.LOOSE_KINDS else "default"
         info: dict = {}

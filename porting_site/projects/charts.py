@@ -92,7 +92,7 @@ def layer_errors(layers: list[dict], first: str = "", source_urls: dict[str, str
         widths.append(3 if is_first else 0)
         urls.append(source_urls.get(layer["path"], ""))
         hover.append(f"{layer.get('torch_type', '')} → {layer.get('mindspore_type', '')}<br>"
-                     f"status {status} {layer.get('label', '')}")
+                     f"status {status} {layer.get('label', '')}{_tolerance_note(layer)}")
     data = [
         {"type": "bar", "name": "max abs error", "x": labels, "y": errors,
          "marker": {"color": colors, "line": {"color": "#000", "width": widths}},
@@ -113,6 +113,16 @@ def layer_errors(layers: list[dict], first: str = "", source_urls: dict[str, str
                                                               "exponentformat": "e"},
                      xaxis={"tickangle": -35, "automargin": True}, annotations=annotations, bargap=0.25)
     return {"data": data, "layout": layout}
+
+
+def _tolerance_note(row: dict) -> str:
+    """Where a layer's tolerance came from (older reports do not say)."""
+    used = row.get("tolerance")
+    if not isinstance(used, dict) or not used.get("source"):
+        return ""
+    pattern = f" {used['pattern']}" if used.get("pattern") else ""
+    atol, rtol = _num(used.get("atol")) or 0.0, _num(used.get("rtol")) or 0.0
+    return f"<br>tolerance atol {atol:.3g}, rtol {rtol:.3g} ({used['source']}{pattern})"
 
 
 def _allowed(row: dict) -> float | None:

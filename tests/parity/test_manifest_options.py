@@ -52,7 +52,8 @@ def reports(tmp_path_factory):
     ])
     tolerances = "".join([
         ENCODER.format(name="default"),
-        ENCODER.format(name="override") + '[entry.layer_tolerance]\n"proj" = { atol = 1e-3 }\n"ff.*" = { rtol = 1e-3 }\n',
+        ENCODER.format(name="override")
+        + '[entry.layer_tolerance]\n"proj" = { atol = 1e-3 }\n"ff.*" = { rtol = 1e-3 }\n',
         ENCODER.format(name="glob") + '[entry.layer_tolerance]\n"pro?" = { atol = 1e-3 }\n',
     ])
     results = check_parity_many([(TORCH_REPO, MS_REPO, manifest_for(tmp, "data", data)),

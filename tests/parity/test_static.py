@@ -192,3 +192,14 @@ def test_dataset_batches_in_order_wrapping_and_keyed():
         draw_batches([{"x": 1}], {"batch_size": 1}, 1)
     with pytest.raises(DatasetError, match="empty"):
         draw_batches([], {"batch_size": 1}, 1)
+
+
+def test_layer_chart_hover_names_the_tolerance_source():
+    from porting_site.projects.charts import layer_errors
+
+    rows = [{"path": "proj", "status": "pass", "max_abs": 2e-4, "atol": 1e-3, "rtol": 1e-4,
+             "tolerance": {"atol": 1e-3, "rtol": 1e-4, "source": "manifest", "pattern": "pro?"}},
+            {"path": "head", "status": "pass", "max_abs": 1e-7, "atol": 1e-5, "rtol": 1e-4}]
+    hover = layer_errors(rows)["data"][0]["hovertext"]
+    assert hover[0].endswith("tolerance atol 0.001, rtol 0.0001 (manifest pro?)")
+    assert "tolerance" not in hover[1]  # a report from before per-layer tolerances
