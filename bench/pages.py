@@ -36,6 +36,7 @@ def build(tmp: Path):
     from porting_site.projects import storage
     from porting_site.projects.models import ConvertedFile, Finding, Run, SourceFile, Stage
     from porting_site.projects.services import project_create, run_create
+    from porting_site.projects.tallies import tallies_store
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     user = get_user_model().objects.create_user(username="bench", password="bench-password-123")
@@ -85,6 +86,7 @@ def build(tmp: Path):
         now = timezone.now()
         Stage.objects.filter(run=run).update(status="done", done=1, total=1, started_at=now, finished_at=now)
         Run.objects.filter(pk=run.pk).update(status="done", started_at=now, finished_at=now)
+        tallies_store(run_id=run.pk)  # as the finalize stage does
         runs.append((run, big))
     return user, project, runs
 
