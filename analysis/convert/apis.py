@@ -7,7 +7,7 @@ from analysis.knowledge.mapping import ApiEntry
 
 from . import rules
 from .context import ConversionContext
-from .signatures import ArgPlan, fix_commas, kwarg, plan_args
+from .signatures import ArgPlan, fix_commas, plan_args
 
 # torch dtypes and other plain names -> MindSpore names (references, not calls).
 DTYPES = {
@@ -25,15 +25,6 @@ SUPPLEMENT = {
     "torch.as_tensor": "mindspore.tensor",
     "torch.Tensor": "mindspore.Tensor",
     "torch.from_numpy": "mindspore.Tensor.from_numpy",
-}
-
-
-# Defaults that differ but that the tables list as consistent (found by the snippet corpus):
-# torch API -> [(torch parameter, its positional index, MindSpore keyword, value to write)].
-EXPLICIT_DEFAULTS = {
-    "torch.flatten": [("start_dim", 1, "start_dim", "0")],
-    "torch.nn.functional.leaky_relu": [("negative_slope", 1, "alpha", "0.01")],
-    "torch.nn.GELU": [("approximate", 0, "approximate", "False")],
 }
 
 
@@ -82,15 +73,7 @@ def convert_call(
         ctx.mark(original, rules.API_DIFF, qualified, f"{'; '.join(plan.problems)} (see {entry.primary})")
         return updated
     target = target or choose_target(ctx, entry)
-    extra = list(extra or [])
-    if not target.startswith("mindspore.mint"):
-        for tname, index, ms_name, value in EXPLICIT_DEFAULTS.get(qualified, ()):
-            passed = any(a.keyword and a.keyword.value == tname for a in updated.args) or \
-                len([a for a in updated.args if a.keyword is None]) > index
-            if not passed:
-                extra.append(kwarg(ms_name, value))
-                plan.notes.append(f"PyTorch's default made explicit: {ms_name}={value}")
-    args = plan.args + extra
+    args = plan.args + list(extra or [])
     if args:
         last = args[-1]
         if isinstance(last.comma, cst.Comma) and not isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace):

@@ -101,6 +101,15 @@ def test_std_and_var_keep_pytorchs_unbiased_estimate():
     assert [u.torch_api for u in result.unconverted] == ["torch.std"]  # a non-literal bool cannot become ddof
 
 
+def test_literals_translated_and_defaults_written_out():
+    result = convert("import torch\nimport torch.nn as nn\na = nn.GELU()\nb = nn.GELU(approximate='tanh')\n"
+                     "c = nn.GELU(approximate=mode)\nd = torch.flatten(x)\n")
+    assert "a = nn.GELU(approximate=False)" in result.text  # MindSpore defaults to the tanh approximation
+    assert "b = nn.GELU(approximate=True)" in result.text
+    assert "d = ops.flatten(x, start_dim=0)" in result.text
+    assert [u.torch_api for u in result.unconverted] == ["torch.nn.GELU"]  # a variable: no literal to translate
+
+
 def test_tensor_methods_missing_in_mindspore_become_functions_but_layers_on_self_do_not():
     result = convert("import torch\nclass Net(torch.nn.Module):\n    def forward(self, x, y):\n"
                      "        a = (x + 1).relu()\n        b = x.dist(y)\n        c = self.relu(x)\n"

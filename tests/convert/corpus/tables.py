@@ -65,6 +65,18 @@ KEYWORD_CALLS = {
     "torch.nn.functional.relu6": "F.relu6(x * 9, inplace=False)",
     "torch.nn.functional.hardshrink": "F.hardshrink(x, lambd=0.6)",
     "torch.nn.functional.softshrink": "F.softshrink(x, lambd=0.6)",
+    "torch.nn.LogSoftmax": "torch.nn.LogSoftmax(dim=0)(x)",
+    "torch.nn.Softmax": "torch.nn.Softmax(dim=0)(x)",
+    "torch.nn.functional.softmax": "F.softmax(input=x, dim=0)",
+    "torch.all": "torch.all(input=x > -0.5, dim=1, keepdim=True)",
+    "torch.any": "torch.any(input=x > 0.5, dim=0)",
+    "torch.amax": "torch.amax(input=x, dim=1, keepdim=True)",
+    "torch.amin": "torch.amin(x, dim=(0, 1))",
+    "torch.isclose": "torch.isclose(input=x, other=x + 1e-6, rtol=0, atol=1e-5)",
+    "torch.ger": "torch.ger(x[0], vec2=y[1])",
+    "torch.nn.GELU": "torch.nn.GELU(approximate='tanh')(x * 4) + torch.nn.GELU('none')(x * 4)",
+    "torch.nn.functional.leaky_relu": "F.leaky_relu(x, 0.3)",
+    "torch.flatten": "torch.flatten(torch.stack([x, y]), 1)",
 }
 
 
