@@ -102,18 +102,3 @@ def test_converter_output_for_the_sample_repo_passes():
         assert entry["status"] == "pass", entry["reason"]
         assert {p["how"] for p in entry["weights"]["pairs"] if p["torch"]} == {"layer_map"}
 
-
-def test_converter_output_for_embedding_and_softmax_models_passes(tmp_path):
-    """torch.softmax and nn.Embedding through our converter: the encoder and
-    the tagger need no hand conversion (aligned by the converter's layer map)."""
-    manifest = tmp_path / "porting.toml"
-    manifest.write_text('[[entry]]\nclass = "models.encoder:TinyEncoder"\n'
-                        '[[entry]]\nclass = "models.tagger:LSTMTagger"\n')
-    report = check_parity(TORCH_REPO, manifest=manifest, loss_steps=3, timeout_s=240)
-    assert report["converted_by"] == "analysis.convert.convert_tree"
-    for entry in report["entry_points"]:
-        assert entry["status"] == "pass", (entry["name"], entry["reason"])
-        assert {p["how"] for p in entry["weights"]["pairs"] if p["torch"]} == {"layer_map"}
-        assert entry["weights"]["unmatched_torch"] == []
-    encoder = _entry(report, "TinyEncoder")
-    assert {layer["path"] for layer in encoder["layers"]} >= {"embed", "proj", "norm1", "head"}
