@@ -191,10 +191,25 @@ def kb_pending_recheck(*, run: Run, kb_version: str = KNOWLEDGE_BASE_VERSION) ->
     ).order_by("-created_at", "-id").first()
 
 
-def kb_last_failed(*, run: Run, kb_version: str = KNOWLEDGE_BASE_VERSION) -> KbRecheck | None:
-    """The latest re-check if it failed (the page says why); None once a later one is done or pending."""
-    latest = run.kb_rechecks.filter(kb_after=kb_version).order_by("-created_at", "-id").first()
-    return latest if latest is not None and latest.status == KbRecheck.Status.FAILED else None
+def kb_recheck_state(*, run: Run, kb_version: str = KNOWLEDGE_BASE_VERSION) -> dict:
+    """What the run page shows: the latest finished re-check, a pending one, or why the last one failed.
+
+    One query when the newest re-check is finished or there is none (the usual cases), two otherwise.
+    """
+    # grouped (the re-analysis's findings, for comparing runs) is not shown here: leave it in the database.
+    newest = run.kb_rechecks.filter(kb_after=kb_version).defer("grouped").order_by("-created_at", "-id").first()
+    state = {"latest": None, "pending": None, "failed": None}
+    if newest is None:
+        return state
+    if newest.status == KbRecheck.Status.DONE:
+        state["latest"] = newest
+        return state
+    if newest.status == KbRecheck.Status.FAILED:
+        state["failed"] = newest
+    elif newest.created_at >= timezone.now() - timezone.timedelta(seconds=settings.PORTING_STUCK_RUN_SECONDS):
+        state["pending"] = newest
+    state["latest"] = kb_latest_recheck(run=run, kb_version=kb_version)
+    return state
 
 
 def _run_grouped(run: Run) -> dict[tuple, int]:

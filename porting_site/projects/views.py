@@ -141,15 +141,15 @@ def run_detail(request, run_id: int):
         for row in summary["by_rule"]:
             row["title"] = catalogue.rule_info(row["rule_id"]).get("title", "")
     figures = None
+    recheck = kb.kb_recheck_state(run=run) if summary else {}
     if summary:
         figures = dict(summary["progress"], parity_pass=summary["parity"].get("pass", 0),
                        parity_total=summary["parity_total"])
     context = {
         "figures": figures, "statuses": _statuses(figures),
         "findings_base": reverse("projects:findings", args=[run.pk]) + "?",
-        "kb_current": kb.KNOWLEDGE_BASE_VERSION, "kb_recheck": kb.kb_latest_recheck(run=run) if summary else None,
-        "kb_pending": kb.kb_pending_recheck(run=run) if summary else None,
-        "kb_failed": kb.kb_last_failed(run=run) if summary else None,
+        "kb_current": kb.KNOWLEDGE_BASE_VERSION, "kb_recheck": recheck.get("latest"),
+        "kb_pending": recheck.get("pending"), "kb_failed": recheck.get("failed"),
         "run": run,
         "project": run.project,
         "progress": selectors.run_progress(run=run),
