@@ -112,6 +112,9 @@ def cst_kinds(module: cst.Module) -> list[str]:
                     out.extend(["Simple"] * len(suite.body))
                 else:
                     walk(suite.body)
+                if isinstance(stmt, cst.If) and suite is stmt.body and isinstance(stmt.orelse, cst.If):
+                    walk([stmt.orelse])  # an elif is an If statement of its own, for ast and the transformer
+                    break
 
     walk(module.body)
     return out

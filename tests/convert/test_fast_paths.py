@@ -123,3 +123,16 @@ def test_files_without_torch_are_not_parsed_by_libcst_but_errors_still_reported(
     assert convert_source("x = 1\n").diff == ""
     broken = convert_source("def f(:\n")
     assert broken.parse_error and broken.unconverted[0].rule_id == "MS-PARSE-ERROR"
+
+
+def test_both_parsers_cut_elif_chains_into_the_same_statements():
+    # an elif is a statement of its own for ast and for the transformer's count; were the kinds
+    # to differ, the engine would silently fall back to the slow paths for the file
+    from analysis.convert.imports import gather_aliases
+    from analysis.convert.outline import cst_kinds, outline
+
+    source = TRICKY + "if a:\n    b = 1\nelif c:\n    b = 2\nelif d: b = 3\nelse:\n    if e:\n        b = 4\n"
+    module = cst.parse_module(source)
+    found = outline(source, gather_aliases(module), frozenset(), ())
+    assert found is not None and found.kinds == cst_kinds(module)
+    assert found.kinds[-8:] == ["If", "Simple"] * 4  # if, elif, elif, and the if inside else
