@@ -228,8 +228,10 @@ def kb_split(*, older: Run, newer: Run) -> dict:
         return {"available": True, "same_kb": True, "kb": newer.kb_version}
     recheck = kb_latest_recheck(run=older, kb_version=newer.kb_version)
     if recheck is None:
+        can_recheck = newer.kb_version == KNOWLEDGE_BASE_VERSION
         return {"available": False, "same_kb": False, "kb_before": older.kb_version, "kb_after": newer.kb_version,
-                "can_recheck": newer.kb_version == KNOWLEDGE_BASE_VERSION}
+                "can_recheck": can_recheck,
+                "pending": kb_pending_recheck(run=older, kb_version=newer.kb_version) if can_recheck else None}
     middle = {tuple(row[:4]): row[4] for row in recheck.grouped}
     kb_new, kb_gone = findings_delta(_run_grouped(older), middle)
     code_new, code_gone = findings_delta(middle, _run_grouped(newer))

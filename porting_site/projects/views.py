@@ -194,7 +194,7 @@ def run_kb_recheck(request, run_id: int):
         messages.error(request, f"The run could not be re-checked: {exc}.")
     else:
         messages.success(request, f"Re-check of run #{run.number} with knowledge base {recheck.kb_after} queued; "
-                                  "its result appears on the run page when a worker has done it.")
+                                  "the page shows the result when a worker has done it.")
     back = request.POST.get("next", "")
     return redirect(back if back.startswith("/") and not back.startswith("//") else reverse("projects:run", args=[run.pk]) + "#kb")
 

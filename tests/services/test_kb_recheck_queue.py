@@ -124,3 +124,17 @@ def test_a_real_worker_does_the_queued_recheck(old_kb_run, live_worker):
         raise AssertionError("the worker did not finish the re-check:\n" + live_worker.log_tail())
     assert body["recheck"]["status"] == "done", KbRecheck.objects.get(run=old_kb_run).error
     assert body["recheck"]["counts"]["added"] == 1 and body["recheck"]["counts"]["changed"] == 1
+
+
+@pytest.mark.django_db
+def test_compare_page_says_the_recheck_is_queued_then_splits_the_changes(client, old_kb_run):
+    newer = repo.analysed_run(old_kb_run.project, old_kb_run.created_by, repo.files_v2())
+    client.login(username="alice", password=factories.PASSWORD)
+    url = reverse("projects:compare", args=[old_kb_run.project.team.slug, old_kb_run.project.slug])
+    query = {"a": old_kb_run.number, "b": newer.number}
+    client.post(reverse("projects:kb-recheck", args=[old_kb_run.pk]), {"next": url})
+    page = client.get(url, query).content.decode()
+    assert 'id="kb-pending"' in page and "kb_recheck.js" in page and 'id="kb-new"' not in page
+    kb_recheck_run(recheck_id=KbRecheck.objects.get(run=old_kb_run).pk)
+    page = client.get(url, query).content.decode()
+    assert 'id="kb-pending"' not in page and 'id="kb-new">1<' in page

@@ -27,7 +27,7 @@ def two_runs(run_dirs):
     return first, second
 
 
-def test_mark_a_finding_accepted_and_see_project_progress_change(browser, two_runs):  # noqa: F811
+def test_mark_a_finding_accepted_and_see_project_progress_change(browser, two_runs, live_worker):  # noqa: F811
     first, second = two_runs
     project = second.project
     before = progress.run_progress(run=second)
@@ -84,13 +84,15 @@ def test_mark_a_finding_accepted_and_see_project_progress_change(browser, two_ru
     browser.shot("triage-09-run")
 
     # Knowledge base: run 1 recorded as analysed by an older release; the compare page
-    # re-analyses its snapshot and splits the changes into knowledge base and code.
+    # queues a re-analysis of its snapshot (the worker does it, the page reloads when it is
+    # done) and splits the changes into knowledge base and code.
     from porting_site.projects.models import Run
 
     Run.objects.filter(pk=first.pk).update(kb_version="2025.06.0")
     browser.get(reverse("projects:compare", args=[project.team.slug, project.slug]) + "?a=1&b=2")
     browser.find("#kb-split form button[type=submit]").click()
-    browser.wait_for("#kb-new")
+    browser.wait_for("#kb-pending")
+    browser.wait_for("#kb-new", timeout=90)
     assert (browser.find("#kb-new").text, browser.find("#kb-gone").text) == ("0", "0")
     assert browser.find("#code-gone").text == "1"  # the DataParallel line the team deleted
     browser.shot("triage-10-compare-kb-split")
