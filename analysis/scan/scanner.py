@@ -504,6 +504,9 @@ class Scanner:
         if type(func.value) is cst.Call and type(func.value.func) is cst.Attribute:
             receiver_method = func.value.func.attr.value
         if recv is None:
+            on_self = self.classes and type(func.value) is cst.Name and func.value.value == "self"
+            if on_self and method not in ALWAYS_REPORTED_METHODS:
+                return  # self.relu(x) calls the object's own layer or method, not a tensor's
             if not self.imports_torch or method not in self.tensor_methods or method in PY_COMMON:
                 if not (self.imports_torch and method in ALWAYS_REPORTED_METHODS):
                     return

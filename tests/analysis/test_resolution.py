@@ -122,3 +122,15 @@ def test_positions_on_rule_cases_match_libcst():
         starts = _exact_spans(positive)
         for finding in analyze_source(positive, "case.py").findings:
             assert (finding.line, finding.column) in starts, finding
+
+
+def test_calls_on_self_are_not_tensor_methods():
+    # self.relu is the object's own layer or method even though Tensor.relu exists.
+    source = (
+        "import torch\nimport torch.nn as nn\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.relu = nn.ReLU()\n"
+        "    def forward(self, x):\n        return self.relu(x).relu()\n"
+        "class Helper:\n    def relu(self, v):\n        return v\n    def go(self, v):\n        return self.relu(v)\n"
+    )
+    assert apis(source).count("torch.Tensor.relu") == 1
