@@ -123,6 +123,17 @@ _limit("RLIMIT_AS", cfg["address_space"])
 _limit("RLIMIT_NPROC", cfg["nproc"])
 _limit("RLIMIT_FSIZE", cfg["fsize"])
 _limit("RLIMIT_CORE", 0)
+# Die with the worker process even when it is SIGKILLed (OOM killer, kill -9): nothing
+# in the parent runs then, and an orphaned child would keep running user code.
+try:
+    import ctypes, signal
+    if ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL) != 0:  # PR_SET_PDEATHSIG
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    if os.getppid() != cfg["parent_pid"]:  # the parent died before prctl took effect
+        os._exit(137)
+    prot["dies_with_parent"] = True
+except OSError as exc:
+    prot["dies_with_parent"] = "not set: %s" % exc
 if cfg["isolate_network"]:
     try:
         import ctypes
@@ -253,6 +264,7 @@ def run_sandboxed(
         "fsize": limits.file_size_mb << 20,
         "isolate_network": limits.isolate_network,
         "clone_newnet": CLONE_NEWNET,
+        "parent_pid": os.getpid(),
     }
     config_path = workdir / "sandbox.json"
     config_path.write_text(json.dumps(config))

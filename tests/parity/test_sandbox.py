@@ -3,6 +3,9 @@ These run a tiny trusted runner (no torch), so they are fast."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -94,3 +97,31 @@ def test_working_directory_is_private_and_removed():
     result = _run("import os\nresult = os.getcwd()")
     workdir = Path(_last(result, "result"))
     assert workdir != Path.cwd() and not workdir.exists()
+
+
+def test_child_dies_when_its_worker_is_killed(tmp_path):
+    # A worker killed outright (OOM killer, kill -9) runs no cleanup; the child must still go.
+    pid_file = tmp_path / "child.pid"
+    code = f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(120)"
+    parent = subprocess.Popen([sys.executable, "-c", (
+        "import sys; from tests.parity.test_sandbox import _run; _run(sys.argv[1], timeout_s=120)"
+    ), code], cwd=Path(__file__).resolve().parents[2])
+    deadline = time.monotonic() + 60
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline and parent.poll() is None, "the sandboxed child never started"
+        time.sleep(0.1)
+    child_pid = int(pid_file.read_text())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while _alive(child_pid):
+        assert time.monotonic() < deadline, "the sandboxed child outlived its killed parent"
+        time.sleep(0.1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ")[-1][0] != "Z"  # a zombie waiting for init has already died
+    except FileNotFoundError:
+        return False
