@@ -104,6 +104,30 @@ class _Syntactic:
             self.state._set(id(self.node), self.start)  # start_node never generated: keep the entry line
 
 
+class VerbatimLine(cst.SimpleStatementLine):
+    """A statement line the conversion left as it was, carrying its source text: written back as is
+    when it sits at its original indentation (a line moved into another block is generated).
+    Only for sources whose line breaks are all "\\n" (outline() gives up on others)."""
+
+    text: str | None = None  # set on the instance by verbatim(); with_changes() gives a plain copy
+    indent: str = ""
+
+    def _codegen_impl(self, state: CodegenState) -> None:
+        if self.text is not None and "".join(state.indent_tokens) == self.indent:
+            # the line break as a token of its own: Module pops the last token of a file without one
+            state.add_token(self.text[:-1] if self.text.endswith("\n") else self.text)
+            state.add_token("\n")
+        else:
+            super()._codegen_impl(state)
+
+
+def verbatim(line: cst.SimpleStatementLine, text: str, indent: str) -> VerbatimLine:
+    node = VerbatimLine(body=line.body, leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
+    object.__setattr__(node, "text", text)
+    object.__setattr__(node, "indent", indent)
+    return node
+
+
 class _Done(Exception):
     """Every wanted node of a statement has its line: the rest of its code is not needed."""
 

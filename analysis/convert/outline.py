@@ -37,6 +37,13 @@ class Outline:
     kinds: list[str] = field(default_factory=list)  # per statement, source order: "Simple" or the compound's name
     first_lines: list[int] = field(default_factory=list)  # line of its first token (first decorator for defs)
     cold: set[int] = field(default_factory=set)  # indices of simple statements with nothing to convert
+    end_lines: list[int] = field(default_factory=list)  # line of its last token
+    source: str = ""
+    line_starts: list[int] = field(default_factory=list)  # offset in source where line n starts, at index n
+
+    def source_lines(self, first: int, last: int) -> str:
+        """Source text of lines first..last (1-based, inclusive), line breaks included."""
+        return self.source[self.line_starts[first]:self.line_starts[last + 1]]
 
 
 def dotted_ast(node: ast.AST) -> str | None:
@@ -69,6 +76,7 @@ def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], labe
             out.kinds.append(kind)
             out.first_lines.append(decorators[0].lineno if decorators else stmt.lineno)
             spans.append((stmt.lineno, stmt.end_lineno or stmt.lineno))
+            out.end_lines.append(stmt.end_lineno or stmt.lineno)
             if kind == "Simple":
                 if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
                     callee = dotted_ast(stmt.value.func)
@@ -87,6 +95,11 @@ def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], labe
 
     walk(tree.body)
     lines = source.split("\n")
+    out.source = source
+    out.line_starts = [0, 0]
+    for line in lines:
+        out.line_starts.append(out.line_starts[-1] + len(line) + 1)
+    out.line_starts[-1] = len(source)  # the last line has no break after it
     hot = [False] + [not names.isdisjoint(_IDENTIFIER.findall(line)) for line in lines]
     for index, kind in enumerate(out.kinds):
         if kind == "Simple":

@@ -111,7 +111,7 @@ def _is_method_stmt(stmt: cst.BaseStatement, method: str) -> str | None:
 
 def _expr_call(stmt: cst.BaseStatement) -> cst.Call | None:
     """The call when stmt is one call statement."""
-    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
     small = stmt.body[0]
     if type(small) is not cst.Expr or type(small.value) is not cst.Call:

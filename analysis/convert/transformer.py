@@ -7,6 +7,7 @@ import libcst as cst
 
 from . import data, layers, rules, state, tensors, training
 from .apis import SUPPLEMENT, convert_call, dtype_name
+from .codegen import verbatim
 from .context import ConversionContext
 from .imports import rewrite_imports
 from .names import code, dotted, resolve
@@ -53,7 +54,9 @@ class Converter(cst.CSTTransformer):
         self.removed: set[int] = set()
         self.folded: set[int] = set()  # cpu()/detach() calls an outer numpy() rewrites
         self.grad_items: set[int] = set()  # calls used as with-items or decorators
-        self.cold: set[int] = set()  # simple statements left unwalked (nothing to convert: see outline.py)
+        self.cold: dict[int, int] = {}  # simple statements left unwalked (nothing to convert: see outline.py)
+        self.edits = 0  # nodes a handler replaced so far: a statement during which none was is unchanged
+        self.entry_edits: list[int] = []  # self.edits when each open statement was entered
         self.statement_count = 0  # statements seen, in source order, counted as the stdlib ast counts them
         self.loops: list[cst.CSTNode] = []  # open for/while statements
         self.scopes: list[tuple[cst.CSTNode, int]] = []  # open function definitions / the module, len(loops) on entry
@@ -66,12 +69,13 @@ class Converter(cst.CSTTransformer):
         if kind in LEAF_TYPES or (kind is cst.Name and node.value not in self.ctx.aliases):
             return False  # nothing below to convert: libcst keeps the node as it is (no rebuild)
         if kind is cst.SimpleStatementLine and self._cold(node):
+            self.cold[id(node)] = self.statement_count
             self.statement_count += len(node.body)
-            self.cold.add(id(node))
             return False
         if kind in STATEMENT_TYPES:  # MIGRATE comments go above the innermost statement
             self.ctx.marks.append([])
             self.ctx.statements.append((node, self.statement_count))
+            self.entry_edits.append(self.edits)
             self.statement_count += len(node.body) if kind is cst.SimpleStatementLine else 1
         elif kind is cst.SimpleStatementSuite:
             self.statement_count += len(node.body)
@@ -82,20 +86,40 @@ class Converter(cst.CSTTransformer):
 
     def on_leave(self, original, updated):
         kind = type(original)
-        if kind in LEAF_TYPES or (kind is cst.SimpleStatementLine and id(original) in self.cold):
+        if kind in LEAF_TYPES:
             return updated
+        if kind is cst.SimpleStatementLine and id(original) in self.cold:
+            return self._verbatim(original, self.cold[id(original)])
         leave = _LEAVES.get(kind, _MISSING)
         if leave is _MISSING:
             leave = _LEAVES[kind] = getattr(type(self), f"leave_{kind.__name__}", None)
         result = updated if leave is None else leave(self, original, updated)
+        if result is not updated:
+            self.edits += 1
         if kind in STATEMENT_TYPES:
             within = self.ctx.statements.pop()
             comments = self.ctx.marks.pop()
             if comments:
                 result = self._attach(result, comments)
+                self.edits += 1
             if id(original) in self.train_before:
                 result = self._train_mode(original, result, within)
+                self.edits += 1
+            if self.entry_edits.pop() == self.edits and kind is cst.SimpleStatementLine:
+                return self._verbatim(original, within[1])
         return result
+
+    def _verbatim(self, original: cst.SimpleStatementLine, index: int) -> cst.SimpleStatementLine:
+        """An unchanged statement line, carrying its source text so that the output's code generation
+        copies it instead of generating it (see codegen.VerbatimLine)."""
+        outline = self.ctx.outline
+        if outline is None:
+            return original
+        first = outline.first_lines[index]
+        text = outline.source_lines(first - len(original.leading_lines), outline.end_lines[index + len(original.body) - 1])
+        start = outline.line_starts[first]
+        line = outline.source[start:outline.line_starts[first + 1]]
+        return verbatim(original, text, line[:len(line) - len(line.lstrip(" \t"))])
 
     def _cold(self, node: cst.SimpleStatementLine) -> bool:
         outline = self.ctx.outline
