@@ -44,6 +44,8 @@ def run(options: dict, stdout: TextIO) -> int:
     except (OSError, ValueError) as exc:
         stdout.write(f"error: {exc}\n")
         return 2
+    if options.get("report"):  # first, so a closed stdout (`| head`) cannot lose it
+        Path(options["report"]).write_text(json.dumps(report.to_dict(), indent=2), encoding="utf-8")
     summary = report.summary()
     stdout.write(
         f"converted {summary['python_files']} Python file(s) into {out} "
@@ -53,8 +55,6 @@ def run(options: dict, stdout: TextIO) -> int:
     for result in report.files:
         for item in result.unconverted:
             stdout.write(f"  {result.path}:{item.line}: {item.rule_id}: {item.action}\n")
-    if options.get("report"):
-        Path(options["report"]).write_text(json.dumps(report.to_dict(), indent=2), encoding="utf-8")
     return 0
 
 
