@@ -101,10 +101,10 @@ class StepPlan:
     zero: int | None
 
 
-def _is_method_stmt(stmt: cst.BaseStatement, method: str) -> str | None:
-    """Receiver name when stmt is exactly `<name>.<method>()`."""
+def _is_method_stmt(stmt: cst.BaseStatement, method: str, any_args: bool = False) -> str | None:
+    """Receiver name when stmt is exactly `<name>.<method>()` (with any arguments when any_args)."""
     call = _expr_call(stmt)
-    if call is None or call.args or not isinstance(call.func, cst.Attribute) or call.func.attr.value != method:
+    if call is None or (call.args and not any_args) or not isinstance(call.func, cst.Attribute) or call.func.attr.value != method:
         return None
     return code(call.func.value)
 
@@ -129,9 +129,10 @@ def plan_step(body: list[cst.BaseStatement]) -> StepPlan | None:
     if step is None or assign is None or not loss.isidentifier():
         return None
     opt = _is_method_stmt(body[step], "step") or ""
-    zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad") == opt), None)
-    if zero is None:  # model.zero_grad() clears the same gradients
-        zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad")), None)
+    # zero_grad(set_to_none=...) too; model.zero_grad() clears the same gradients
+    zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad", True) == opt), None)
+    if zero is None:
+        zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad", True)), None)
     return StepPlan(loss, opt, back, step, assign, zero)
 
 

@@ -203,7 +203,8 @@ TRAIN_FN = (
 
 
 def test_set_train_added_once_before_the_outer_training_loop():
-    result = convert(TRAIN_FN.format(mode=""))
+    result = convert(TRAIN_FN.format(mode="").replace("zero_grad()", "zero_grad(set_to_none=True)"))
+    assert "zero_grad" not in result.text and not result.unconverted
     lines = result.text.splitlines()
     at = lines.index("    model.set_train(True)")
     assert lines[at - 1] == "    # epochs" and lines[at + 1] == "    for epoch in range(2):"
