@@ -6,9 +6,12 @@ MindSpore computes them functionally. The step
     optimizer.zero_grad(); loss = loss_fn(model(x), y); loss.backward(); optimizer.step()
 
 becomes a forward function, mindspore.value_and_grad over the optimizer's
-parameters, and optimizer(grads). When the file builds LR schedulers, its
-optimizers and schedulers go to mindspore.experimental.optim, whose
-classes keep PyTorch's arguments and step() protocol.
+parameters, and optimizer(grads). Gradient clipping between backward() and
+step() becomes an operation on those grads. A backward()/step()/zero_grad()
+no such rewrite takes is marked: MindSpore keeps no gradients on parameters.
+When the file builds LR schedulers, its optimizers and schedulers go to
+mindspore.experimental.optim, whose classes keep PyTorch's arguments and
+step() protocol.
 """
 from __future__ import annotations
 
