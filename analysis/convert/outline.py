@@ -1,9 +1,10 @@
 """The file's statements as the stdlib ast sees them (its C parser costs a fraction of libcst's).
 
-Two uses: the first line of every statement, so that record lines are found by
-generating only the statements that hold them (codegen.located_lines); and the
+Three uses: the first line of every statement, so that record lines are found by
+generating only the statements that hold them (codegen.located_lines); the
 simple statements with nothing to convert, which the transformer then leaves
-as they are without walking them. A statement is "cold" when none of its
+as they are without walking them; and the source text of the statement lines
+the conversion left unchanged, copied into the output (codegen.VerbatimLine). A statement is "cold" when none of its
 source lines holds an identifier the converter could act on: a torch import
 name, a method name it rewrites, or a variable bound to a label-taking loss.
 That test reads more than the statement (whole lines, strings, comments), so it
