@@ -22,10 +22,9 @@ import libcst as cst
 from analysis.knowledge.mapping import ApiEntry
 
 from . import rules
-from .apis import convert_call
 from .context import ConversionContext
 from .names import code, resolve
-from .signatures import kwarg, plan_args
+from .signatures import kwarg
 
 # PyTorch optimizer keyword -> classic mindspore.nn optimizer keyword.
 OPTIMIZER_ARGS = {"lr": "learning_rate", "amsgrad": "use_amsgrad"}
