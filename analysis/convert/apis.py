@@ -7,7 +7,8 @@ from analysis.knowledge.mapping import ApiEntry
 
 from . import rules
 from .context import ConversionContext
-from .signatures import ArgPlan, fix_commas, plan_args
+from .names import code
+from .signatures import ArgPlan, fix_commas, parameter_names, plan_args
 
 # torch dtypes and other plain names -> MindSpore names (references, not calls).
 DTYPES = {
@@ -60,9 +61,14 @@ def convert_call(
     note: str = "",
 ) -> cst.BaseExpression:
     """Rename the callee and fix its arguments, or mark the call when that is not safe."""
+    if entry is not None and entry.constant:
+        return _constant(ctx, original, updated, qualified, entry)
+    if entry is not None and entry.passthrough:
+        return _passthrough(ctx, original, updated, qualified, entry)
     if entry is None or not (target or entry.primary):
-        ctx.mark(original, rules.API_UNMAPPED, qualified,
-                 f"{qualified} has no MindSpore counterpart in the mapping tables; rewrite by hand")
+        action = ctx.classic.manual.get(qualified) \
+            or f"{qualified} has no MindSpore counterpart in the mapping tables; rewrite by hand"
+        ctx.mark(original, rules.API_UNMAPPED, qualified, action)
         return updated
     if entry.category == "param_names_differ" and not entry.params and any(a.keyword for a in updated.args):
         ctx.mark(original, rules.API_DIFF, qualified,
@@ -82,11 +88,11 @@ def convert_call(
         new = _primitive_call(ctx, updated, target, args, entry.primitive_inputs)
     else:
         new = updated.with_changes(func=ctx.ms_expr(target), args=args)
-    notes = plan.notes + ([note] if note else [])
+    notes = plan.notes + ([note] if note else []) + ([entry.note] if entry.note else [])
     if not rule_id:
         rule_id = rules.API_ARGS if notes else rules.API_RENAME
     description = f"{qualified} -> {target}" + (f" ({'; '.join(notes)})" if notes else "")
-    if entry.category not in ("consistent",) and not note and not plan.notes:
+    if entry.category not in ("consistent",) and not notes:
         description += f" [{entry.category.replace('_', ' ')}: review]"
     ctx.change(original, rule_id, qualified, target, description)
     return new
@@ -100,3 +106,46 @@ def _primitive_call(ctx: ConversionContext, updated: cst.Call, target: str, args
     options = [a for a in args if a.keyword is None or a.keyword.value not in inputs]
     build = cst.Call(func=ctx.ms_expr(target), args=fix_commas(options))
     return updated.with_changes(func=build, args=fix_commas(operands))
+
+
+def _constant(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str,
+              entry: ApiEntry) -> cst.BaseExpression:
+    """torch.jit.is_scripting() -> False: a query whose answer is fixed under MindSpore."""
+    if updated.args:
+        ctx.mark(original, rules.API_DIFF, qualified, f"{qualified} with arguments: {entry.note or 'rewrite by hand'}")
+        return updated
+    value = entry.constant
+    new = ctx.ms_expr(value) if value.startswith("mindspore.") else cst.parse_expression(value)
+    ctx.change(original, rules.API_RENAME, qualified, value if value.startswith("mindspore.") else "",
+               f"{qualified}() -> {value}" + (f" ({entry.note})" if entry.note else ""))
+    return new
+
+
+def _passthrough(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str,
+                 entry: ApiEntry) -> cst.BaseExpression:
+    """torch.compile(model, mode=...) -> model: a wrapper that changes speed, not values."""
+    names = parameter_names(entry.torch_signature)
+    kept, dropped = None, []
+    for index, arg in enumerate(updated.args):
+        if arg.star == "**":  # options only (the wrapped object is named or positional)
+            dropped.append(f"**{code(arg.value)}")
+            continue
+        name = arg.keyword.value if arg.keyword is not None else (names[index] if index < len(names) else None)
+        if arg.star or name is None:
+            kept = None
+            break
+        if name == entry.passthrough:
+            kept = arg.value
+        else:
+            dropped.append(f"{name}=")
+    if kept is None:
+        ctx.mark(original, rules.API_DIFF, qualified,
+                 f"{qualified} without its {entry.passthrough} argument: remove it where it wraps code ({entry.note})")
+        return updated
+    ctx.change(original, rules.API_ARGS, qualified, entry.primary,
+               f"{qualified}({entry.passthrough}) -> {entry.passthrough}"
+               + (f", dropped {', '.join(dropped)}" if dropped else "")
+               + f" ({entry.note}) [review]")
+    if isinstance(kept, (cst.Lambda, cst.IfExp, cst.NamedExpr)) and not kept.lpar:
+        kept = kept.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return kept

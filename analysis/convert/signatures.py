@@ -92,6 +92,8 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
     ms_params = parameter_names(entry.mindspore_signature) if entry and entry.mindspore_signature else ()
     star = _star_index(torch_params)
     call_args = list(call.args)
+    if entry is not None and entry.optional_first and torch_params:
+        call_args = _optional_first(call_args, torch_params[0], *entry.optional_first, plan)
     if star is not None and ms_params:
         packed = _pack_varargs(call_args, star, ms_params)
         if packed is not call_args:
@@ -140,7 +142,7 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
             if tname in HARMLESS_DROPS or (default is not None and _same_literal(code(arg.value).strip(), default)):
                 plan.notes.append(f"dropped {tname}=")
             else:
-                plan.problems.append(f"argument {tname}= has no MindSpore counterpart")
+                plan.problems.append(_refusal(row, f"argument {tname}= has no MindSpore counterpart"))
                 plan.args.append(arg)
             positional_ok = False
             continue
@@ -151,15 +153,19 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
             emitted.add(ms_name)
             continue
         if relation == "differs":
-            plan.problems.append(f"argument {tname}= means something else in MindSpore")
+            plan.problems.append(_refusal(row, f"argument {tname}= means something else in MindSpore"))
+            plan.args.append(arg)
+            continue
+        if row is not None and row.scalar_only and isinstance(arg.value, (cst.Tuple, cst.List)):
+            plan.problems.append(_refusal(row, f"argument {tname}= as a sequence means something else in MindSpore"))
             plan.args.append(arg)
             continue
         if row is not None and row.values:
             text = code(arg.value).strip()
             value = row.value_for(text)
             if value is None:
-                plan.problems.append(f"argument {tname}= must be one of {', '.join(dict(row.values))} "
-                                     f"to be written as {ms_name}=")
+                plan.problems.append(_refusal(row, f"argument {tname}= must be one of {', '.join(dict(row.values))} "
+                                                   f"to be written as {ms_name}="))
                 plan.args.append(arg)
                 continue
             if value != text:
@@ -195,7 +201,31 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
             plan.args.append(_kw_text(row.mindspore, default))
             emitted.add(row.mindspore)
             plan.notes.append(f"made PyTorch's default {row.mindspore}={default} explicit")
+        for name, value in entry.fixed:
+            if name not in emitted:
+                plan.args.append(_kw_text(name, value))
+                emitted.add(name)
+                plan.notes.append(f"{name}={value} written (MindSpore's default reads the other arguments differently)")
     return plan
+
+
+def _refusal(row, text: str) -> str:
+    """Why an argument was refused, with the curated advice where the supplement gives one."""
+    return f"{text}: {row.note}" if row is not None and row.note else text
+
+
+def _optional_first(args: list[cst.Arg], first: str, value: str, then: tuple[str, ...], plan: ArgPlan) -> list[cst.Arg]:
+    """randint(10, (3,)) is randint(0, 10, (3,)): PyTorch lets the first parameter go unsaid while the later
+    ones are given; MindSpore requires it, so its default is written in front."""
+    if any(a.star for a in args) or any(a.keyword is not None and a.keyword.value == first for a in args):
+        return args
+    positional = sum(1 for a in args if a.keyword is None)
+    named = sum(1 for a in args if a.keyword is not None and a.keyword.value in then)
+    if positional + named != len(then):
+        return args
+    plan.notes.append(f"{first}={value} written out (PyTorch's call left it out)")
+    return [cst.Arg(value=cst.parse_expression(value), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            *args]
 
 
 def _same_literal(text: str, default: str) -> bool:

@@ -13,7 +13,9 @@ user sees is written by this project (see analysis/knowledge/mapping.py).
 The classic table is then overlaid with data/classic_supplement.json: entries this
 project curated by hand (APIs the tables omit, names that do not exist in the
 MindSpore release we target, parameter correspondences the tables leave out), each
-checked against MindSpore on CPU. A supplement entry replaces the table's entry.
+checked against MindSpore on CPU. A supplement entry replaces the table's entry. Its
+"manual" section names APIs with no counterpart on MindSpore's CPU kernels and what to
+write instead; the converter shows that action where it leaves such a call marked.
 """
 from __future__ import annotations
 
@@ -26,6 +28,9 @@ from pathlib import Path
 DATA_DIR = Path(__file__).parent / "data"
 TARGETS = ("classic", "mint")
 SUPPLEMENTS = {"classic": DATA_DIR / "classic_supplement.json"}
+# optional fields a supplement entry / parameter row may carry into the tables (see mapping.py)
+ENTRY_EXTRAS = ("primitive_inputs", "constant", "passthrough", "fixed", "optional_first", "note")
+ROW_EXTRAS = ("values", "note", "scalar_only")
 SECTIONS = ("torch.nn.functional", "torch.nn", "torch.Tensor", "torch.optim", "torch.utils", "torch")
 
 # Row kinds in the source tables are spelled many ways; keep three.
@@ -130,7 +135,7 @@ def _supplement_entry(name: str, raw: dict) -> dict:
             "mindspore_signature": raw.get("mindspore_signature", ""),
             "params": [
                 {"kind": "param", "torch": p["torch"], "mindspore": p["mindspore"], "relation": p["relation"],
-                 **({"values": p["values"]} if p.get("values") else {})}
+                 **{key: p[key] for key in ROW_EXTRAS if p.get(key)}}
                 for p in raw.get("params", [])
             ],
         }
@@ -138,8 +143,9 @@ def _supplement_entry(name: str, raw: dict) -> dict:
         diff["mindspore_defaults"] = _signature_defaults(diff["mindspore_signature"])
     entry = {"section": section, "mindspore": list(raw["mindspore"]), "category": raw["category"], "diff": diff,
              "origin": "supplement"}
-    if raw.get("primitive_inputs"):
-        entry["primitive_inputs"] = list(raw["primitive_inputs"])
+    for key in ENTRY_EXTRAS:
+        if raw.get(key):
+            entry[key] = raw[key]
     return entry
 
 
@@ -165,16 +171,27 @@ def build(reference_dir: Path, out_dir: Path = DATA_DIR) -> list[Path]:
                 diff["mindspore_defaults"] = _signature_defaults(diff["mindspore_signature"])
                 entry["diff"] = diff
         digest = hashlib.sha256(source.read_bytes())
+        manual: dict[str, str] = {}  # APIs with no counterpart -> what to write instead
+        decorators: list[str] = []  # of those, decorators that do nothing outside PyTorch
         supplement = SUPPLEMENTS.get(target)
         if supplement is not None:
             digest.update(supplement.read_bytes())
-            for name, raw in json.loads(supplement.read_text(encoding="utf-8"))["apis"].items():
+            curated = json.loads(supplement.read_text(encoding="utf-8"))
+            for name, raw in curated["apis"].items():
                 apis[name] = _supplement_entry(name, raw)
+            for name, raw in curated.get("manual", {}).items():
+                manual[name] = raw["action"]
+                if raw.get("decorator"):
+                    decorators.append(name)
         payload = {
             "target": target,
             "source_digest": digest.hexdigest()[:16],
             "apis": dict(sorted(apis.items())),
         }
+        if manual:
+            payload["manual"] = dict(sorted(manual.items()))
+        if decorators:
+            payload["no_op_decorators"] = sorted(decorators)
         path = out_dir / f"api_mapping_{target}.json"
         path.write_text(json.dumps(payload, indent=1, sort_keys=False) + "\n", encoding="utf-8")
         written.append(path)

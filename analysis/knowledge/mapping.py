@@ -29,12 +29,22 @@ class ParamDiff:
     relation: str
     # torch literal -> MindSpore literal, where the two spell one setting differently (unbiased=True -> ddof=1)
     values: tuple[tuple[str, str], ...] = ()
+    note: str = ""  # what to do instead, shown when the converter refuses this argument
+    scalar_only: bool = False  # MindSpore reads a literal tuple/list here differently: refuse those
 
     def value_for(self, torch_text: str) -> str | None:
         """The MindSpore spelling of a PyTorch literal; the literal itself when no table applies."""
         if not self.values:
             return torch_text
-        return dict(self.values).get(torch_text)
+        table = dict(self.values)
+        if torch_text in table:
+            return table[torch_text]
+        # "bilinear" and 'bilinear' are one literal: the tables list string values single-quoted
+        if len(torch_text) >= 2 and torch_text[0] == torch_text[-1] == '"' and "'" not in torch_text:
+            single = f"'{torch_text[1:-1]}'"
+            if single in table:
+                return torch_text if table[single] == single else table[single]
+        return None
 
     @property
     def differs(self) -> bool:
@@ -54,6 +64,12 @@ class ApiEntry:
     mindspore_signature: str = ""
     # set when the counterpart is a primitive: built from the other arguments, then called on these
     primitive_inputs: tuple[str, ...] = ()
+    # curated rewrites that are no plain call (see classic_supplement.json's "about")
+    constant: str = ""  # the argument-less call is this expression: torch.jit.is_scripting() -> False
+    passthrough: str = ""  # the call is this argument of its own: torch.compile(m) -> m
+    fixed: tuple[tuple[str, str], ...] = ()  # MindSpore keywords always written: pad_mode='pad'
+    optional_first: tuple[str, tuple[str, ...]] | None = None  # randint(high, size): (first's default, later ones)
+    note: str = ""  # what a user should know about the curated rewrite (shown with the change)
 
     @property
     def primary(self) -> str:
@@ -85,6 +101,10 @@ class ApiMapping:
         self.target = target
         self.digest = payload["source_digest"]
         self._entries: dict[str, ApiEntry] = {}
+        # APIs with no counterpart, each with what to write instead (curated, see build.py)
+        self.manual: dict[str, str] = dict(payload.get("manual", {}))
+        # decorators that do nothing outside PyTorch (torch.jit.ignore): a converted function drops them
+        self.no_op_decorators: frozenset[str] = frozenset(payload.get("no_op_decorators", ()))
         for name, raw in payload["apis"].items():
             diff = raw.get("diff") or {}
             self._entries[name] = ApiEntry(
@@ -98,6 +118,11 @@ class ApiMapping:
                 torch_signature=diff.get("torch_signature", ""),
                 mindspore_signature=diff.get("mindspore_signature", ""),
                 primitive_inputs=tuple(raw.get("primitive_inputs", ())),
+                constant=raw.get("constant", ""),
+                passthrough=raw.get("passthrough", ""),
+                fixed=tuple(sorted((raw.get("fixed") or {}).items())),
+                optional_first=_optional_first(raw.get("optional_first")),
+                note=raw.get("note", ""),
             )
 
     def get(self, torch_name: str) -> ApiEntry | None:
@@ -115,7 +140,12 @@ class ApiMapping:
 
 def _param(raw: dict) -> ParamDiff:
     return ParamDiff(kind=raw["kind"], torch=raw["torch"], mindspore=raw["mindspore"], relation=raw["relation"],
-                     values=tuple(sorted((raw.get("values") or {}).items())))
+                     values=tuple(sorted((raw.get("values") or {}).items())), note=raw.get("note", ""),
+                     scalar_only=bool(raw.get("scalar_only")))
+
+
+def _optional_first(raw: dict | None) -> tuple[str, tuple[str, ...]] | None:
+    return (raw["value"], tuple(raw["then"])) if raw else None
 
 
 @lru_cache(maxsize=None)
