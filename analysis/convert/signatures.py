@@ -152,6 +152,8 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
             plan.args.append(arg)
             emitted.add(ms_name)
             continue
+        if relation == "differs" and _default_in_both(entry, tname, ms_name, code(arg.value).strip()):
+            relation = "same"  # PyTorch's default, spelled out, is MindSpore's default too: nothing differs
         if relation == "differs":
             plan.problems.append(_refusal(row, f"argument {tname}= means something else in MindSpore"))
             plan.args.append(arg)
@@ -207,6 +209,13 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
                 emitted.add(name)
                 plan.notes.append(f"{name}={value} written (MindSpore's default reads the other arguments differently)")
     return plan
+
+
+def _default_in_both(entry: ApiEntry, tname: str, ms_name: str, text: str) -> bool:
+    torch_default = entry.torch_defaults.get(tname)
+    ms_default = entry.mindspore_defaults.get(ms_name)
+    return torch_default is not None and ms_default is not None and _same_literal(text, torch_default) \
+        and _same_literal(torch_default, ms_default)
 
 
 def _refusal(row, text: str) -> str:
