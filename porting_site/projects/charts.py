@@ -74,12 +74,16 @@ def trend(points: list[dict]) -> dict | None:
     return {"data": data, "layout": layout}
 
 
-def layer_errors(layers: list[dict], first: str = "", source_urls: dict[str, str] | None = None) -> dict | None:
+def layer_errors(layers: list[dict], first: str = "", source_urls: dict[str, str] | None = None,
+                 mode: str = "eval") -> dict | None:
     """Per-layer max abs error (log scale) against its tolerance; the first failing layer stands out."""
     rows = [l for l in layers if isinstance(l, dict) and l.get("path")]
     if not rows:
         return None
     source_urls = source_urls or {}
+    # Highlight the culprit only in the mode where it fails (a momentum error passes eval).
+    if first and not any(l["path"] == first and l.get("status") == "fail" for l in rows):
+        first = ""
     labels, errors, tolerances, colors, widths, urls, hover = [], [], [], [], [], [], []
     for index, layer in enumerate(rows):
         label = layer["path"] + (f" ({layer['call']})" if layer.get("call") else "")
@@ -109,7 +113,7 @@ def layer_errors(layers: list[dict], first: str = "", source_urls: dict[str, str
             annotations.append({"x": labels[index], "y": math.log10(errors[index]), "text": "first diverging",
                                 "showarrow": True, "arrowhead": 2, "ax": 0, "ay": -35,
                                 "font": {"color": "#7a0d05"}})
-    layout = _layout("Per-layer error (eval forward)", yaxis={"type": "log", "title": {"text": "max abs error"},
+    layout = _layout(f"Per-layer error ({mode} forward)", yaxis={"type": "log", "title": {"text": "max abs error"},
                                                               "exponentformat": "e"},
                      xaxis={"tickangle": -35, "automargin": True}, annotations=annotations, bargap=0.25)
     return {"data": data, "layout": layout}

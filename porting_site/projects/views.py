@@ -296,6 +296,11 @@ def parity_detail(request, run_id: int, result_id: int):
     result = selectors.parity_get(run=run, result_id=result_id)
     layers = [l for l in result.layers if isinstance(l, dict)]
     details = result.details if isinstance(result.details, dict) else {}
+    # Train-mode rows matter on their own: a BatchNorm momentum error passes eval and fails here.
+    train_layers = [l for l in details.get("layers_train") or [] if isinstance(l, dict)]
+    by_call = {(l.get("path"), l.get("call")): l for l in train_layers}
+    for layer in layers:
+        layer["train"] = by_call.get((layer.get("path"), layer.get("call")))
     gradients = [g for g in details.get("gradients") or [] if isinstance(g, dict)]
     state = [s for s in details.get("state_after_step") or [] if isinstance(s, dict)]
     mismatches = [m for m in result.config_mismatches if isinstance(m, dict)]
@@ -316,6 +321,7 @@ def parity_detail(request, run_id: int, result_id: int):
     loss_extra = details.get("loss_curve") if isinstance(details.get("loss_curve"), dict) else {}
     figures = {
         "layers": charts.layer_errors(layers, result.first_diverging_layer, layer_urls),
+        "layers_train": charts.layer_errors(train_layers, result.first_diverging_layer, layer_urls, mode="train"),
         "gradients": charts.gradient_errors(gradients),
         "scatter": charts.output_scatter(details.get("output_sample")),
         "histogram": charts.error_histogram(details.get("abs_error_histogram")),
@@ -327,7 +333,7 @@ def parity_detail(request, run_id: int, result_id: int):
     context = {
         "run": run, "project": run.project, "result": result, "metrics": metrics,
         "headline": [(k, metrics.get(k)) for k in ("max_abs", "max_rel", "mean_abs", "cosine") if k in metrics],
-        "layers": layers, "gradients": gradients, "state": state, "mismatches": mismatches,
+        "layers": layers, "has_train_layers": bool(train_layers), "gradients": gradients, "state": state, "mismatches": mismatches,
         "state_failing": sum(1 for s in state if s.get("status") == "fail"),
         "first": next((l for l in layers if l.get("path") == result.first_diverging_layer), None),
         "figures": figures, "weights": details.get("weights") if isinstance(details.get("weights"), dict) else None,

@@ -54,11 +54,17 @@ def test_parity_page_links_the_first_diverging_layer_to_its_source_line(client, 
     parity = alice_run.parity_results.get()
     source = alice_run.files.get()
     html = client.get(reverse("projects:parity", args=[alice_run.pk, parity.pk])).content.decode()
-    layers = _figure(html, "fig-layers")
+    # The momentum error passes eval and fails in train mode: only the train chart blames bn1.
+    eval_bars = _figure(html, "fig-layers")["data"][0]
+    assert "#7a0d05" not in eval_bars["marker"]["color"]
+    layers = _figure(html, "fig-layers-train")
+    assert layers["layout"]["title"]["text"].startswith("Per-layer error (train forward)")
     bars, tolerance = layers["data"]
     assert bars["x"][1].startswith("bn1") and bars["marker"]["color"][1] == "#7a0d05"
     assert bars["customdata"][1] == reverse("projects:file", args=[alice_run.pk, source.pk]) + "#L12"
     assert all(t > 0 for t in tolerance["y"]) and layers["layout"]["yaxis"]["type"] == "log"
+    bn1_row = re.search(r'<tr class="first">(.*?)</tr>', html, re.S).group(1)
+    assert "st-pass" in bn1_row and "st-fail" in bn1_row  # eval pass, train fail, side by side
     loss = _figure(html, "fig-loss")
     assert [t["name"] for t in loss["data"]] == ["PyTorch", "MindSpore", "relative difference"]
     assert loss["data"][2]["y"][0] <= 1e-11 < loss["data"][2]["y"][-1]  # identical first step, drift later
