@@ -86,11 +86,14 @@ def test_pages_render_in_chromium(browser, two_runs):
 
     # Parity: figures drawn by plotly (SVG), the first diverging layer linked to its line.
     browser.get(reverse("projects:parity", args=[first.pk, parity.pk]))
-    for plot in ("#plot-layers", "#plot-gradients", "#plot-loss", "#plot-scatter", "#plot-hist"):
+    for plot in ("#plot-layers", "#plot-layers-train", "#plot-gradients", "#plot-loss", "#plot-scatter",
+                 "#plot-hist"):
         assert _svg_plots(browser, plot), plot
-    bars = browser.find_all("#plot-layers .bars .point")
+    bars = browser.find_all("#plot-layers-train .bars .point")
     assert len(bars) == len(parity.layers)
-    assert browser.find("#plot-layers").text.count("first diverging") == 1
+    # The momentum error shows in train mode only; eval blames nothing.
+    assert browser.find("#plot-layers-train").text.count("first diverging") == 1
+    assert "first diverging" not in browser.find("#plot-layers").text
     link = browser.find("#first-layer-source")
     assert link.get_attribute("href").endswith(f"/files/{lenet.pk}/#L12")
     browser.shot("07-parity")
