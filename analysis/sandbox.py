@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +63,7 @@ BLOCKED_AUDIT_EVENTS = frozenset(
 
 CLONE_NEWNET = 0x40000000
 STDERR_TAIL_CHARS = 4000
+STOP_POLL_S = 1.0  # how often should_stop() is asked
 
 
 @dataclass
@@ -83,6 +85,7 @@ class SandboxResult:
     records: list[dict] = field(default_factory=list)
     timed_out: bool = False
     memory_exceeded: bool = False
+    stopped: bool = False  # the caller's should_stop() said so (a cancelled run)
     stderr_tail: str = ""
     stdout_tail: str = ""
     wall_s: float = 0.0
@@ -90,9 +93,11 @@ class SandboxResult:
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and not self.memory_exceeded
+        return self.returncode == 0 and not self.timed_out and not self.memory_exceeded and not self.stopped
 
     def failure_reason(self) -> str:
+        if self.stopped:
+            return "stopped on request (process group killed)"
         if self.timed_out:
             return "timed out (wall-clock limit reached, process group killed)"
         if self.memory_exceeded:
@@ -240,6 +245,7 @@ def run_sandboxed(
     limits: SandboxLimits | None = None,
     python: str = sys.executable,
     keep_workdir: bool = False,
+    should_stop: Callable[[], bool] | None = None,
 ) -> SandboxResult:
     """Run `module.main(payload_path, records_path)` in a contained child.
 
@@ -284,6 +290,7 @@ def run_sandboxed(
                 close_fds=True,
             )
             offset, deadline = 0, time.monotonic() + limits.startup_s + limits.timeout_s
+            next_stop_poll = time.monotonic() + STOP_POLL_S
             while True:
                 try:
                     result.returncode = proc.wait(timeout=0.2)
@@ -298,7 +305,11 @@ def run_sandboxed(
                     result.timed_out = True
                 elif _rss_mb(proc.pid) > limits.memory_mb:
                     result.memory_exceeded = True
-                if result.timed_out or result.memory_exceeded:
+                elif should_stop is not None and time.monotonic() >= next_stop_poll:
+                    # Works whatever the broker: a cancelled run is seen here within a second or so.
+                    next_stop_poll = time.monotonic() + STOP_POLL_S
+                    result.stopped = bool(should_stop())
+                if result.timed_out or result.memory_exceeded or result.stopped:
                     _kill_group(proc)
                     result.returncode = proc.wait()
                     offset, _ = _read_records(records_path, offset, result.records)

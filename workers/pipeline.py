@@ -34,7 +34,8 @@ def tasks_revoke(task_ids: list[str]) -> None:
     """Stop these tasks: dropped if still queued, their pool process sent SIGTERM if running.
 
     A broker that cannot broadcast (the embedded SQLite one) or is down leaves
-    the tasks running; the run is cancelled anyway and its later stages skip.
+    the tasks running; the run is cancelled anyway, the parity stage sees it
+    within a second and kills its sandbox, and later stages skip.
     """
     from .celery_app import app
 

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ..sandbox import SandboxLimits, run_sandboxed
@@ -35,19 +36,22 @@ def check_parity(
     memory_mb: int = 6144,
     loss_steps: int = 20,
     checkpoint_dir: Path | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> dict:
     """Check every entry point of `original_dir` against its converted cell.
 
     Without `converted_dir` the tree is converted first. With
     `checkpoint_dir`, each checked cell's transferred weights are saved there
     as `<module>.<Class>.ckpt` (the .pth state as a MindSpore checkpoint).
+    `should_stop` is polled while the child runs; when it returns true the
+    child is killed and the entries not finished are reported as stopped.
     Never raises for problems in user code; they become entry points with
     status "error".
     """
     return check_parity_many(
         [(Path(original_dir), Path(converted_dir) if converted_dir else None, manifest)],
         device=device, timeout_s=timeout_s, memory_mb=memory_mb, loss_steps=loss_steps,
-        checkpoint_dir=checkpoint_dir,
+        checkpoint_dir=checkpoint_dir, should_stop=should_stop,
     )[0]
 
 
@@ -59,6 +63,7 @@ def check_parity_many(
     memory_mb: int = 6144,
     loss_steps: int = 20,
     checkpoint_dir: Path | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> list[dict]:
     """Several (original, converted, manifest) checks sharing sandboxed
     children: one report per tree, in order."""
@@ -91,7 +96,7 @@ def check_parity_many(
                 job["checkpoint_path"] = str(Path(checkpoint_dir).resolve() / f"{entry['module']}.{entry['class']}.ckpt")
             jobs.append((report, job))
     try:
-        _run_jobs(jobs, device=device, timeout_s=timeout_s, memory_mb=memory_mb)
+        _run_jobs(jobs, device=device, timeout_s=timeout_s, memory_mb=memory_mb, should_stop=should_stop)
     finally:
         for path in cleanup:
             shutil.rmtree(path.parent, ignore_errors=True)
@@ -123,7 +128,8 @@ def _convert(original: Path) -> Path:
     return target
 
 
-def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, memory_mb: int) -> None:
+def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, memory_mb: int,
+              should_stop: Callable[[], bool] | None = None) -> None:
     pending = list(jobs)
     threads = max(1, min(4, os.cpu_count() or 1))
     while pending:
@@ -132,7 +138,7 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
                                cpu_s=int(timeout_s * threads * (len(pending) + 1)),
                                address_space_mb=ACCELERATOR_ADDRESS_SPACE_MB if device != "cpu" else None)
         # The child imports the original tree's packages; their parent dirs go first on its path.
-        outcome = run_sandboxed(RUNNER, payload, limits=limits)
+        outcome = run_sandboxed(RUNNER, payload, limits=limits, should_stop=should_stop)
         results = {r["key"]: r["result"] for r in outcome.records if r.get("event") == "result"}
         started = [r["key"] for r in outcome.records if r.get("event") == "start"]
         remaining = []
@@ -140,6 +146,9 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
             report["protections"] = outcome.protections
             if job["key"] in results:
                 report["entry_points"].append(_finish(job, results[job["key"]], device))
+            elif outcome.stopped:  # nothing else runs after a stop request
+                report["entry_points"].append(_finish(job, {
+                    "status": "skipped", "reason": "the check was stopped before it finished"}, device))
             elif job["key"] in started or not started:
                 # The child died on this entry (or before any): blame it, move on.
                 reason = outcome.failure_reason() or "the check process ended without a result"
@@ -152,7 +161,7 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
                     continue
             else:
                 remaining.append((report, job))
-        if len(remaining) == len(pending):
+        if outcome.stopped or len(remaining) == len(pending):
             break
         pending = remaining
 

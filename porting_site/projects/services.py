@@ -350,7 +350,11 @@ def run_parity(*, run_id: int) -> None:
         memory_mb=settings.PORTING_PARITY_MEMORY_MB,
         loss_steps=settings.PORTING_PARITY_LOSS_STEPS,
         checkpoint_dir=storage.checkpoint_dir(run_id),
+        # Seen within a second whatever the broker (revoke needs one that can broadcast).
+        should_stop=lambda: Run.objects.filter(pk=run_id, status=Run.Status.CANCELLED).exists(),
     )
+    if not run_is_active(run_id):
+        return  # cancelled while checking: store nothing half-done
     entry_points = report.get("entry_points", [])
     with transaction.atomic():
         ParityResult.objects.filter(run=run).delete()

@@ -3,6 +3,7 @@ ends as an error with its reason, and the others in the same run still pass."""
 from __future__ import annotations
 
 import shutil
+import time
 
 import pytest
 
@@ -122,3 +123,21 @@ def test_import_error_is_reported(report):
 def test_the_rest_of_the_run_still_passes(report):
     assert _entry(report, "MLP")["status"] == "pass"
     assert report["protections"]["audit_hook"] == "processes and sockets refused"
+
+
+def test_a_stop_request_ends_the_check_and_skips_what_is_left(tmp_path):
+    # How a cancelled run stops its parity stage whatever the Celery broker.
+    original = tmp_path / "original"
+    shutil.copytree(TORCH_REPO, original)
+    (original / "models" / "sleeper.py").write_text(
+        "import time\nfrom torch import nn\n\n\nclass Sleeper(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        time.sleep(600)\n")
+    manifest = tmp_path / "porting.toml"
+    manifest.write_text("".join(f'[[entry]]\nclass = "models.{e}"\ninputs = [{{shape = [4, 20]}}]\n'
+                                for e in ("sleeper:Sleeper", "mlp:MLP")))
+    started = time.monotonic()
+    report = check_parity(original, MS_REPO, manifest=manifest, timeout_s=300,
+                          should_stop=lambda: time.monotonic() - started > 20)
+    assert time.monotonic() - started < 60
+    assert [(e["name"], e["status"]) for e in report["entry_points"]] == [("Sleeper", "skipped"), ("MLP", "skipped")]
+    assert "stopped" in report["entry_points"][0]["reason"]

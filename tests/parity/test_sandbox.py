@@ -125,3 +125,12 @@ def _alive(pid: int) -> bool:
             return fh.read().split(") ")[-1][0] != "Z"  # a zombie waiting for init has already died
     except FileNotFoundError:
         return False
+
+
+def test_should_stop_kills_the_child_promptly():
+    started = time.monotonic()
+    result = run_sandboxed(PROBE, {"code": "import time\ntime.sleep(60)"},
+                           limits=SandboxLimits(timeout_s=60, startup_s=0),
+                           should_stop=lambda: time.monotonic() - started > 1)
+    assert result.stopped and not result.ok and "stopped on request" in result.failure_reason()
+    assert time.monotonic() - started < 10
