@@ -1,6 +1,8 @@
 """Calls to PyTorch APIs that the knowledge base maps: renames and argument fixes."""
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from analysis.knowledge.mapping import ApiEntry
@@ -8,7 +10,7 @@ from analysis.knowledge.mapping import ApiEntry
 from . import rules
 from .context import ConversionContext
 from .names import code
-from .signatures import ArgPlan, fix_commas, parameter_names, plan_args
+from .signatures import HARMLESS_DROPS, ArgPlan, fix_commas, parameter_names, plan_args
 
 # torch dtypes and other plain names -> MindSpore names (references, not calls).
 DTYPES = {
@@ -65,6 +67,8 @@ def convert_call(
         return _constant(ctx, original, updated, qualified, entry)
     if entry is not None and entry.passthrough:
         return _passthrough(ctx, original, updated, qualified, entry)
+    if entry is not None and entry.template:
+        return _template(ctx, original, updated, qualified, entry)
     if entry is None or not (target or entry.primary):
         action = ctx.classic.manual.get(qualified) \
             or f"{qualified} has no MindSpore counterpart in the mapping tables; rewrite by hand"
@@ -149,3 +153,53 @@ def _passthrough(ctx: ConversionContext, original: cst.Call, updated: cst.Call, 
     if isinstance(kept, (cst.Lambda, cst.IfExp, cst.NamedExpr)) and not kept.lpar:
         kept = kept.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return kept
+
+
+def _template(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str,
+              entry: ApiEntry) -> cst.BaseExpression:
+    """torch.randperm(n) -> ops.shuffle(ops.arange(n)): the call becomes an expression written in the
+    supplement, its {name} slots filled with the arguments of those names. Any other argument that is
+    not a placement detail (device=, pin_memory= ...) leaves the call marked."""
+    names = parameter_names(entry.torch_signature)
+    values: dict[str, cst.BaseExpression] = {}
+    dropped, refused = [], []
+    for index, arg in enumerate(updated.args):
+        name = arg.keyword.value if arg.keyword is not None else (names[index] if index < len(names) else None)
+        if arg.star or name is None:
+            refused.append(code(arg.value))
+        elif f"{{{name}}}" in entry.template:
+            values[name] = arg.value
+        elif name in HARMLESS_DROPS:
+            dropped.append(f"{name}=")
+        else:
+            refused.append(f"{name}=")
+    slots = re.findall(r"\{(\w+)\}", entry.template)
+    if refused or any(slot not in values for slot in slots):
+        what = f"argument {', '.join(refused)} not handled" if refused else "an argument is missing"
+        ctx.mark(original, rules.API_DIFF, qualified, f"{what}: {entry.note or 'rewrite by hand'}")
+        return updated
+    text = re.sub(r"\{(\w+)\}", lambda m: f"__slot_{m.group(1)}", entry.template)
+    new = cst.parse_expression(text).visit(_Fill(ctx, values))
+    ctx.change(original, rules.API_ARGS, qualified, entry.primary,
+               f"{qualified} -> {re.sub(r'[{}]', '', entry.template).replace('mindspore.', '')}"
+               + (f", dropped {', '.join(dropped)}" if dropped else "") + (f" ({entry.note})" if entry.note else ""))
+    return new
+
+
+class _Fill(cst.CSTTransformer):
+    """Template slots become the call's arguments; mindspore.* names are spelled as the file imports them."""
+
+    def __init__(self, ctx: ConversionContext, values: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.ctx, self.values = ctx, values
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if updated.value.startswith("__slot_"):  # templates use slots as call arguments: no parentheses needed
+            return self.values[updated.value[len("__slot_"):]]
+        return updated
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        text = code(original)
+        if text.startswith("mindspore.") and text.count(".") >= 1 and all(p.isidentifier() for p in text.split(".")):
+            return self.ctx.ms_expr(text)
+        return updated

@@ -70,6 +70,7 @@ class ApiEntry:
     fixed: tuple[tuple[str, str], ...] = ()  # MindSpore keywords always written: pad_mode='pad'
     optional_first: tuple[str, tuple[str, ...]] | None = None  # randint(high, size): (first's default, later ones)
     note: str = ""  # what a user should know about the curated rewrite (shown with the change)
+    template: str = ""  # the call is this expression, {name} slots filled: randperm(n) -> shuffle(arange(n))
 
     @property
     def primary(self) -> str:
@@ -123,6 +124,7 @@ class ApiMapping:
                 fixed=tuple(sorted((raw.get("fixed") or {}).items())),
                 optional_first=_optional_first(raw.get("optional_first")),
                 note=raw.get("note", ""),
+                template=raw.get("template", ""),
             )
 
     def get(self, torch_name: str) -> ApiEntry | None:

@@ -86,16 +86,32 @@ def test_empty_becomes_zeros_with_sizes_packed_and_device_dropped():
     assert not result.unconverted
 
 
-def test_randint_gets_its_low_bound_and_randperm_stays_marked():
+def test_randint_gets_its_low_bound():
     result = convert("import torch\na = torch.randint(10, (3,))\nb = torch.randint(0, 2, p.size(), generator=g)\n"
-                     "c = torch.randint(5, size=(2,))\nd = torch.randint(low=1, high=4, size=(2,))\n"
-                     "p = torch.randperm(8)\n")
+                     "c = torch.randint(5, size=(2,))\nd = torch.randint(low=1, high=4, size=(2,))\n")
     assert "a = ops.randint(0, 10, (3,))" in result.text
     assert "b = ops.randint(0, 2, p.shape)" in result.text
     assert "c = ops.randint(0, 5, size=(2,))" in result.text
     assert "d = ops.randint(low=1, high=4, size=(2,))" in result.text
-    assert [u.torch_api for u in result.unconverted] == ["torch.randperm"]
-    assert "same permutation at every call" in result.unconverted[0].action  # the curated advice
+    assert not result.unconverted
+
+
+def test_randperm_becomes_a_shuffled_arange_unless_a_generator_fixes_the_order():
+    result = convert("import torch\na = torch.randperm(h * w, device=x.device)[:k]\nb = torch.randperm(n, generator=g)\n"
+                     "c = torch.randperm(n, dtype=torch.int32)\n")
+    assert "a = ops.shuffle(ops.arange(h * w))[:k]" in result.text
+    assert "dropped device=" in result.changes[0].description
+    assert [(u.line, u.torch_api) for u in result.unconverted] == [(3, "torch.randperm"), (4, "torch.randperm")]
+    assert "generator=" in result.unconverted[0].action and "seeded shuffle" in result.unconverted[0].action
+    assert "dtype=" in result.unconverted[1].action
+
+
+def test_pad_converts_checked_modes_without_a_default_value():
+    result = convert("import torch.nn.functional as F\na = F.pad(x, (1, 1), mode='reflect')\n"
+                     "b = F.pad(x, p, 'constant', 1.5)\nc = F.pad(x, p, mode=self.pad_mode)\n")
+    assert "a = ops.pad(x, (1, 1), mode='reflect')" in result.text  # value= would be refused by MindSpore here
+    assert "b = ops.pad(x, p, 'constant', 1.5)" in result.text
+    assert [u.line for u in result.unconverted] == [4]
 
 
 def test_interpolate_converts_checked_modes_only():

@@ -1,5 +1,5 @@
-# api: torch.empty, torch.empty_like, torch.randint
-# compare: e, f, f_is_int64, like_shape, like_f64, r_shape, r_in_range, r_int64, r2_in_range, r3_int32, fresh
+# api: torch.empty, torch.empty_like, torch.randint, torch.randperm
+# compare: e, f, f_is_int64, like_shape, like_f64, r_shape, r_in_range, r_int64, r2_in_range, r3_int32, fresh, perm_ok, perm_int64, perm_fresh
 # empty's values are unspecified: they are compared after being written; random draws by shape, dtype and range
 import numpy as np
 import torch
@@ -20,3 +20,7 @@ r2 = torch.randint(3, 7, (4, 5))
 r2_in_range = bool(((r2 >= 3) & (r2 < 7)).all()) and list(r2.shape) == [4, 5]
 r3_int32 = torch.randint(high=5, size=(50,), dtype=torch.int32).dtype == torch.int32
 fresh = bool((torch.randint(0, 1000, (50,)) != torch.randint(0, 1000, (50,))).any())
+perm = torch.randperm(10)
+perm_ok = sorted(perm.tolist()) == list(range(10))
+perm_int64 = perm.dtype == torch.int64
+perm_fresh = bool((torch.randperm(50) != torch.randperm(50)).any())
