@@ -9,6 +9,7 @@ from analysis.knowledge.mapping import ApiEntry
 from . import rules
 from .apis import convert_call
 from .context import ConversionContext
+from .layout import keyword_index, same_line
 from .names import code
 from .signatures import kwarg, plan_args
 
@@ -33,8 +34,27 @@ def _number_text(value: float) -> str:
     return text
 
 
-def _without(args: list[cst.Arg], *names: str) -> list[cst.Arg]:
-    return [a for a in args if not (a.keyword is not None and a.keyword.value in names)]
+def _put(args: list[cst.Arg], name: str, replacement: list[cst.Arg]) -> list[cst.Arg]:
+    """args with the keyword argument name replaced, where it stands, by replacement (nothing
+    removes it); replacement is appended when name is not passed (relayout places it)."""
+    index = keyword_index(args, name)
+    if index is None:
+        return [*args, *replacement]
+    old = args[index]
+    if replacement:
+        last = replacement[-1].with_changes(comma=old.comma, whitespace_after_arg=old.whitespace_after_arg)
+        replacement = [*(same_line(a) for a in replacement[:-1]), last]
+    elif index > 0 and not _has_comment(args[index - 1].comma):
+        # the argument goes: the one before takes its ending (line break, trailing comma, closing line)
+        args = [*args[:index - 1], args[index - 1].with_changes(comma=old.comma,
+                                                                whitespace_after_arg=old.whitespace_after_arg),
+                *args[index:]]
+    return [*args[:index], *replacement, *args[index + 1:]]
+
+
+def _has_comment(comma) -> bool:
+    whitespace = getattr(comma, "whitespace_after", None)
+    return isinstance(whitespace, cst.ParenthesizedWhitespace) and whitespace.first_line.comment is not None
 
 
 def _one_minus(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -54,18 +74,19 @@ def conv(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
                  f"padding_mode={code(mode)} has no Conv counterpart: pad the input with ops.pad first "
                  "and use pad_mode='valid'")
         return updated
-    args = _without(plan.args, "padding", "padding_mode")
+    # pad_mode goes where padding= stands (just before it when padding stays), so the call keeps its layout
+    args = _put(plan.args, "padding_mode", [])
     note = ""
     text = _literal_str(padding)
     number = _literal_number(padding)
     if padding is None or number == 0:
-        extra = [kwarg("pad_mode", '"valid"')]
+        args = _put(args, "padding", [kwarg("pad_mode", '"valid"')])
         note = "padding=0 -> pad_mode='valid'"
     elif text in ("same", "valid"):
-        extra = [kwarg("pad_mode", f'"{text}"')]
+        args = _put(args, "padding", [kwarg("pad_mode", f'"{text}"')])
         note = f"padding='{text}' -> pad_mode='{text}'"
     elif number is not None:
-        extra = [kwarg("pad_mode", '"pad"'), kwarg("padding", padding)]
+        args = _put(args, "padding", [kwarg("pad_mode", '"pad"'), kwarg("padding", padding)])
         note = "padding -> pad_mode='pad'"
     elif isinstance(padding, cst.Tuple) and dims > 1:
         items = [code(e.value) for e in padding.elements]
@@ -73,15 +94,14 @@ def conv(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
             ctx.mark(original, rules.CONV_PADMODE, qualified, "padding tuple length does not match the conv")
             return updated
         doubled = ", ".join(f"{v}, {v}" for v in items)
-        extra = [kwarg("pad_mode", '"pad"'), kwarg("padding", f"({doubled})")]
+        args = _put(args, "padding", [kwarg("pad_mode", '"pad"'), kwarg("padding", f"({doubled})")])
         note = "padding (per axis) -> pad_mode='pad' with (before, after) per axis"
     else:
         # an expression: MindSpore takes an int the same way, a tuple needs (before, after) pairs
-        extra = [kwarg("pad_mode", '"pad"'), kwarg("padding", padding)]
+        args = _put(args, "padding", [kwarg("pad_mode", '"pad"'), kwarg("padding", padding)])
         note = "padding -> pad_mode='pad' (review: a tuple value needs (before, after) pairs)"
     plan.args = args
-    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.CONV_PADMODE,
-                        plan=plan, extra=extra, note=note)
+    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.CONV_PADMODE, plan=plan, note=note)
 
 
 def pool(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
@@ -89,23 +109,22 @@ def pool(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
     kernel = plan.passed.get("kernel_size")
     stride = plan.passed.get("stride")
     padding = plan.passed.get("padding")
-    args = _without(plan.args, "stride", "padding")
-    extra: list[cst.Arg] = []
+    args = plan.args
     notes = []
     if stride is None or (isinstance(stride, cst.Name) and stride.value == "None"):
         if kernel is None:
             ctx.mark(original, rules.POOL_STRIDE, qualified, "set stride explicitly: MindSpore's default is 1")
             return updated
-        extra.append(kwarg("stride", kernel))
+        args = _put(args, "stride", [kwarg("stride", kernel)])
         notes.append("stride defaults to kernel_size in PyTorch: made explicit")
-    else:
-        extra.append(kwarg("stride", stride))
     if padding is not None and _literal_number(padding) != 0:
-        extra += [kwarg("pad_mode", '"pad"'), kwarg("padding", padding)]
+        args = _put(args, "padding", [kwarg("pad_mode", '"pad"'), kwarg("padding", padding)])
         notes.append("padding -> pad_mode='pad'")
+    elif padding is not None:
+        args = _put(args, "padding", [])  # 0: MindSpore's default pad_mode='valid'
     plan.args = args
     return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.POOL_STRIDE,
-                        plan=plan, extra=extra, note="; ".join(notes))
+                        plan=plan, note="; ".join(notes))
 
 
 def batchnorm(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
@@ -116,33 +135,34 @@ def batchnorm(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
         ctx.mark(original, rules.BN_MOMENTUM, qualified,
                  "momentum=None (cumulative average) has no MindSpore counterpart; choose a momentum")
         return updated
-    extra = [kwarg("momentum", _one_minus(momentum) if momentum is not None else cst.Float("0.9"))]
+    args = _put(plan.args, "momentum",
+                [kwarg("momentum", _one_minus(momentum) if momentum is not None else cst.Float("0.9"))])
     note = "momentum m -> 1 - m (MindSpore weights the running statistic, not the new batch)"
     if tracking is not None:
         if isinstance(tracking, cst.Name) and tracking.value == "False":
-            extra.append(kwarg("use_batch_statistics", "True"))
+            args = _put(args, "track_running_stats", [kwarg("use_batch_statistics", "True")])
             note += "; track_running_stats=False -> use_batch_statistics=True"
-        elif not (isinstance(tracking, cst.Name) and tracking.value == "True"):
+        elif isinstance(tracking, cst.Name) and tracking.value == "True":
+            args = _put(args, "track_running_stats", [])
+        else:
             ctx.mark(original, rules.BN_TRACK_STATS, qualified,
                      "track_running_stats from a variable: map False to use_batch_statistics=True by hand")
             return updated
-    plan.args = _without(plan.args, "momentum", "track_running_stats")
-    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.BN_MOMENTUM,
-                        plan=plan, extra=extra, note=note)
+    plan.args = args
+    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.BN_MOMENTUM, plan=plan, note=note)
 
 
 def dropout(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
     plan = plan_args(updated, entry, handled=frozenset({"p"}))
     p = plan.passed.get("p") or cst.Float("0.5")
     if ctx.ms_version >= (2,):
-        extra = [kwarg("p", p)]
+        replacement = kwarg("p", p)
         note = "probability passed as p= (MindSpore >= 2.0)"
     else:
-        extra = [kwarg("keep_prob", _one_minus(p))]
+        replacement = kwarg("keep_prob", _one_minus(p))
         note = "p -> keep_prob = 1 - p (MindSpore < 2.0)"
-    plan.args = _without(plan.args, "p")
-    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.DROPOUT_P,
-                        plan=plan, extra=extra, note=note)
+    plan.args = _put(plan.args, "p", [replacement])
+    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.DROPOUT_P, plan=plan, note=note)
 
 
 def layernorm(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
@@ -168,9 +188,10 @@ def layernorm(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     else:  # an int (a literal or, as almost always, a variable holding the feature size)
         shape_expr = cst.Tuple([cst.Element(shape)])
     eps = plan.passed.get("eps") or cst.Float("1e-05")
-    extra = [kwarg("normalized_shape", shape_expr), kwarg("epsilon", eps)]
-    plan.args = _without(plan.args, "normalized_shape", "eps", "elementwise_affine")
-    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.API_DIFF, plan=plan, extra=extra,
+    args = _put(plan.args, "normalized_shape", [kwarg("normalized_shape", shape_expr)])
+    args = _put(_put(args, "elementwise_affine", []), "eps", [kwarg("epsilon", eps)])
+    plan.args = args
+    return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.API_DIFF, plan=plan,
                         note="normalized_shape as a tuple, eps -> epsilon (PyTorch's 1e-5 kept; MindSpore "
                         "defaults to 1e-7)")
 

@@ -90,11 +90,17 @@ def save(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
         and obj.func.attr.value == "state_dict"
         and not obj.args
     ):
-        new_args = [cst.Arg(value=updated.args[0].value.func.value if isinstance(updated.args[0].value, cst.Call) and isinstance(updated.args[0].value.func, cst.Attribute) else obj.func.value),
-                    cst.Arg(value=updated.args[1].value)]
+        first, second = (a for a in updated.args if a.keyword is None)
+        if not isinstance(getattr(second.comma, "whitespace_after", None), cst.ParenthesizedWhitespace):
+            second = second.with_changes(comma=cst.MaybeSentinel.DEFAULT)  # options after it are dropped
+        value = first.value
+        model = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            else obj.func.value
         ctx.change(original, rules.CHECKPOINT, qualified, "mindspore.save_checkpoint",
                    "torch.save(model.state_dict(), path) -> mindspore.save_checkpoint(model, path)")
-        return cst.Call(func=ctx.ms_expr("mindspore.save_checkpoint"), args=new_args)
+        # the arguments keep their commas and line breaks (relayout closes the call as it was)
+        return updated.with_changes(func=ctx.ms_expr("mindspore.save_checkpoint"),
+                                    args=[first.with_changes(value=model), second])
     ctx.mark(original, rules.CHECKPOINT, qualified,
              "only model.state_dict() converts to save_checkpoint; pickle other objects yourself")
     return updated

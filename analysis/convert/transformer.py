@@ -10,6 +10,7 @@ from .apis import SUPPLEMENT, convert_call, dtype_name
 from .codegen import verbatim
 from .context import ConversionContext
 from .imports import rewrite_imports
+from .layout import relayout
 from .names import code, dotted, resolve
 from .result import Change, LayerRecord, Unconverted
 from .signatures import parameter_names
@@ -189,10 +190,10 @@ class Converter(cst.CSTTransformer):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.scopes.append((node, 0))
-        training.note_step(self.ctx, node.body)
+        training.note_step(self.ctx, node)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        training.note_step(self.ctx, node.body)
+        training.note_step(self.ctx, node)
 
     def visit_For(self, node: cst.For) -> None:
         self.loops.append(node)
@@ -317,6 +318,8 @@ class Converter(cst.CSTTransformer):
         if new is updated:
             self.ctx.keep(original)
         else:
+            if isinstance(new, cst.Call) and handler is not data.dataloader and _same_arguments(updated, new):
+                new = relayout(updated, new)
             if handler is data.dataloader:
                 self.loaders.add(id(new))
             if qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[1][:1].isupper() and isinstance(new, cst.Call):
@@ -603,6 +606,14 @@ def resolve_ms(call: cst.Call, ctx: ConversionContext) -> str:
         if text == local or text.startswith(local + "."):
             return prefix + text[len(local):]
     return text
+
+
+def _same_arguments(before: cst.Call, after: cst.Call) -> bool:
+    """Whether after edits before's own argument list (not a new call built around other values)."""
+    if after.args is before.args:
+        return False
+    values = {id(a.value) for a in before.args}
+    return not after.args or any(id(a.value) in values for a in after.args)
 
 
 def _iterator(node: cst.BaseExpression) -> cst.Call:

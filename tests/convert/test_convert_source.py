@@ -39,8 +39,8 @@ def test_conv_padding_bias_and_pool_stride_made_explicit():
         "d = nn.Conv2d(3, 8, 4, padding='same')\n"
         "p = nn.MaxPool2d(2)\n"
     ).text
-    assert 'a = nn.Conv2d(3, 8, 3, has_bias=True, pad_mode="pad", padding=1)' in text
-    assert 'b = nn.Conv2d(3, 8, 3, 1, has_bias=False, pad_mode="valid")' in text
+    assert 'a = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1, has_bias=True)' in text
+    assert 'b = nn.Conv2d(3, 8, 3, 1, pad_mode="valid", has_bias=False)' in text
     assert 'padding=(1, 1, 2, 2)' in text
     assert 'pad_mode="same"' in text
     assert "p = nn.MaxPool2d(kernel_size=2, stride=2)" in text
@@ -326,3 +326,194 @@ def test_ordered_dict_star_list_and_add_module_containers_keep_the_layer_map():
                      "body.act": "mindspore.nn.ReLU", "tail": "mindspore.nn.SequentialCell",
                      "tail.0": "mindspore.nn.Dense", "tail.1": "mindspore.nn.Tanh",
                      "heads": "mindspore.nn.CellDict", "heads.a": "mindspore.nn.Dense", "extra": "mindspore.nn.Dense"}
+
+
+# -- layout: added and rewritten arguments follow the call's own formatting ------------------------
+
+def test_padding_stays_on_its_line_in_a_multi_line_conv():
+    text = convert(
+        "import torch.nn as nn\n"
+        "conv = nn.Conv2d(\n"
+        "    inplanes,\n"
+        "    planes,\n"
+        "    kernel_size=3,\n"
+        "    padding=first_dilation,  # keeps the size\n"
+        "    groups=cardinality,\n"
+        "    bias=False,\n"
+        ")\n"
+    ).text
+    assert text.endswith(
+        "conv = nn.Conv2d(\n"
+        "    inplanes,\n"
+        "    planes,\n"
+        "    kernel_size=3,\n"
+        '    pad_mode="pad", padding=first_dilation,  # keeps the size\n'
+        "    group=cardinality,\n"
+        "    has_bias=False,\n"
+        ")\n"
+    )
+
+
+def test_keywords_added_to_a_multi_line_call_get_lines_of_their_own():
+    text = convert(
+        "import torch.nn as nn\n"
+        "a = nn.Conv2d(\n"
+        "    in_channels,\n"
+        "    out_channels,\n"
+        "    kernel_size,\n"
+        "    bias=False,\n"
+        "    **dd,\n"
+        ")\n"
+        "b = nn.Conv2d(\n"
+        "    in_channels,\n"
+        "    out_channels,  # wide\n"
+        "    kernel_size  # square\n"
+        ")\n"
+        "c = nn.Conv2d(in_channels, out_channels,\n"
+        "              kernel_size, padding_mode='zeros')\n"
+    ).text
+    assert (
+        "a = nn.Conv2d(\n"
+        "    in_channels,\n"
+        "    out_channels,\n"
+        "    kernel_size,\n"
+        "    has_bias=False,\n"
+        "    **dd,\n"
+        '    pad_mode="valid",\n'
+        ")\n"
+    ) in text
+    assert (
+        "b = nn.Conv2d(\n"
+        "    in_channels,\n"
+        "    out_channels,  # wide\n"
+        "    kernel_size,  # square\n"
+        "    has_bias=True,\n"
+        '    pad_mode="valid"\n'
+        ")\n"
+    ) in text
+    assert (
+        "c = nn.Conv2d(in_channels, out_channels,\n"
+        "              kernel_size,\n"
+        "              has_bias=True,\n"
+        '              pad_mode="valid")\n'
+    ) in text
+
+
+def test_single_line_calls_get_keywords_in_place_and_no_stray_commas():
+    text = convert(
+        "import torch.nn as nn\n"
+        "a = nn.Conv2d(3, 8, 1, stride=1, padding=0, bias=False, **dd)\n"
+        "b = nn.MaxPool2d(kernel_size=3, stride=1, padding=1)\n"
+        "c = nn.BatchNorm2d(8, momentum=0.1, affine=True)\n"
+        "d = nn.Dropout(0.2, inplace=True)\n"
+        "e = nn.LayerNorm(16, eps=1e-6, elementwise_affine=True)\n"
+    ).text
+    assert 'a = nn.Conv2d(3, 8, 1, stride=1, pad_mode="valid", has_bias=False, **dd)\n' in text
+    assert 'b = nn.MaxPool2d(kernel_size=3, stride=1, pad_mode="pad", padding=1)\n' in text
+    assert "c = nn.BatchNorm2d(8, momentum=0.9, affine=True)\n" in text
+    assert "d = nn.Dropout(p=0.2)\n" in text
+    assert "e = nn.LayerNorm(normalized_shape=(16,), epsilon=1e-6)\n" in text
+
+
+def test_other_rewrites_keep_multi_line_layout():
+    text = convert(
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "bn = nn.BatchNorm2d(\n"
+        "    8,\n"
+        "    momentum=0.1,\n"
+        "    track_running_stats=True,\n"
+        ")\n"
+        "opt = torch.optim.Adam(\n"
+        "    model.parameters(),  # all of them\n"
+        "    lr=0.1,\n"
+        "    betas=(0.9, 0.99),\n"
+        ")\n"
+        "act = nn.ReLU(\n"
+        "    inplace=True,\n"
+        ")\n"
+        "torch.save(\n"
+        "    model.state_dict(),\n"
+        "    'm.pt',\n"
+        ")\n"
+    ).text
+    assert "bn = nn.BatchNorm2d(\n    8,\n    momentum=0.9,\n)\n" in text
+    assert (
+        "opt = nn.Adam(\n"
+        "    model.trainable_params(),  # all of them\n"
+        "    learning_rate=0.1,\n"
+        "    beta1=0.9, beta2=0.99,\n"
+        ")\n"
+    ) in text
+    assert "act = nn.ReLU()\n" in text
+    assert "mindspore.save_checkpoint(\n    model,\n    'm.pt',\n)\n" in text
+
+
+# -- optimizers and the training step -------------------------------------------------------------
+
+def test_optimizers_go_where_the_update_rule_matches_pytorch():
+    result = convert(
+        "import torch\n"
+        "a = torch.optim.AdamW(model.parameters(), lr=0.01)\n"
+        "b = torch.optim.Adagrad(model.parameters(), lr=0.1)\n"
+        "c = torch.optim.Adadelta(model.parameters(), eps=1e-3)\n"
+        "d = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)\n"
+        "e = torch.optim.Adam(model.parameters(), lr=0.01, eps=1e-3)\n"
+    )
+    text = result.text
+    assert "a = optim.AdamW(model.trainable_params(), lr=0.01)" in text
+    assert "b = optim.Adagrad(model.trainable_params(), lr=0.1)" in text
+    assert "c = optim.Adadelta(model.trainable_params(), eps=1e-3)" in text
+    assert "from mindspore.experimental import optim" in text
+    assert "d = nn.SGD(model.trainable_params(), learning_rate=0.1, momentum=0.9)" in text
+    assert "e = nn.Adam(model.trainable_params(), learning_rate=0.01, eps=1e-3)" in text
+    adam = next(c for c in result.changes if c.torch_api == "torch.optim.Adam")
+    assert "review" in adam.description and "eps" in adam.description
+
+
+def test_scheduler_stepped_before_the_optimizer_is_not_taken_for_it():
+    for clear in ("    opt.zero_grad()\n", ""):
+        text = convert(
+            "import torch\n"
+            "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "sched = torch.optim.lr_scheduler.StepLR(opt, 2)\n"
+            "for x, y in data:\n"
+            f"{clear}"
+            "    loss = loss_fn(model(x), y)\n"
+            "    loss.backward()\n"
+            "    sched.step()\n"
+            "    opt.step()\n"
+        ).text
+        assert "value_and_grad(forward_fn, None, opt.parameters)" in text
+        assert "    sched.step()\n    opt(grads)\n" in text
+        assert "sched(grads)" not in text and "MIGRATE" not in text
+
+
+def test_step_receiver_falls_back_to_what_zero_grad_clears():
+    text = convert(
+        "import torch\n"
+        "def train(model, opt, sched, data):\n"
+        "    for x, y in data:\n"
+        "        opt.zero_grad()\n"
+        "        loss = model(x).sum()\n"
+        "        loss.backward()\n"
+        "        sched.step()\n"
+        "        opt.step()\n",
+    ).text
+    assert "value_and_grad(forward_fn, None, opt.parameters)" in text and "opt(grads)" in text
+
+
+def test_clip_rewrite_leaves_no_record_for_code_it_replaced():
+    result = convert(
+        "import torch\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in data:\n"
+        "    opt.zero_grad()\n"
+        "    loss = loss_fn(model(x), y)\n"
+        "    loss.backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    opt.step()\n"
+    )
+    assert "grads = ops.clip_by_norm(grads, 1.0)" in result.text
+    params = [c.line for c in result.changes if c.torch_api == "torch.nn.Module.parameters"]
+    assert params == [2]  # the optimizer's line only; line 7 became the clip on grads
