@@ -9,9 +9,10 @@ becomes a forward function, mindspore.value_and_grad over the optimizer's
 parameters, and optimizer(grads). Gradient clipping between backward() and
 step() becomes an operation on those grads. A backward()/step()/zero_grad()
 no such rewrite takes is marked: MindSpore keeps no gradients on parameters.
-When the file builds LR schedulers, its optimizers and schedulers go to
-mindspore.experimental.optim, whose classes keep PyTorch's arguments and
-step() protocol.
+Optimizers go to mindspore.experimental.optim, whose classes keep PyTorch's
+update rules, arguments and step() protocol, except SGD and Adam, whose classic
+mindspore.nn classes compute the same steps; those go experimental too when the
+file builds LR schedulers (mindspore.experimental.optim.lr_scheduler needs them).
 """
 from __future__ import annotations
 
@@ -24,21 +25,33 @@ from analysis.knowledge.mapping import ApiEntry
 from . import rules
 from .context import ConversionContext
 from .names import code, resolve
+from .result import Change
+from .layout import same_line
 from .signatures import kwarg
 
 # PyTorch optimizer keyword -> classic mindspore.nn optimizer keyword.
 OPTIMIZER_ARGS = {"lr": "learning_rate", "amsgrad": "use_amsgrad"}
-OPTIMIZER_DEFAULT_LR = {"SGD": "0.001", "Adam": "0.001", "AdamW": "0.001", "RMSprop": "0.01", "Adagrad": "0.01"}
+OPTIMIZER_DEFAULT_LR = {"SGD": "0.001", "Adam": "0.001"}
+# Optimizers whose classic mindspore.nn class updates weights as PyTorch's does (checked over training
+# steps: tests/convert/corpus/semantic/optim_*). The others go to mindspore.experimental.optim, whose
+# classes keep PyTorch's update rule, arguments and defaults: nn.AdamWeightDecay has no bias
+# correction, nn.Adagrad starts its accumulator at 0.1 and has no eps, nn.Adadelta names eps epsilon,
+# nn.Rprop and nn.ASGD default to another learning rate.
+CLASSIC_FAITHFUL = frozenset({"SGD", "Adam"})
+ADAM_EPS_NOTE = ("review: MindSpore's Adam classes add eps to the uncorrected second moment's root, so a "
+                 "non-negligible eps changes the steps; without weight_decay, PyTorch's Adam is "
+                 "mindspore.experimental.optim.AdamW(..., weight_decay=0.0)")
 
 
 def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
     name = qualified.rsplit(".", 1)[1]
     experimental = f"mindspore.experimental.optim.{name}"
-    if entry is not None and (ctx.uses_scheduler or not any(m.startswith("mindspore.nn.") for m in entry.mindspore)):
-        if experimental in entry.mindspore:
-            ctx.change(original, rules.OPTIMIZER, qualified, experimental,
-                       f"{qualified} -> {experimental} (same arguments; works with its LR schedulers)")
-            return updated.with_changes(func=ctx.ms_expr(experimental))
+    note = f"; {ADAM_EPS_NOTE}" if name == "Adam" and _eps_changed(updated) else ""
+    if entry is not None and experimental in entry.mindspore and (ctx.uses_scheduler or name not in CLASSIC_FAITHFUL):
+        why = "works with its LR schedulers" if name in CLASSIC_FAITHFUL else "PyTorch's update rule and defaults"
+        ctx.change(original, rules.OPTIMIZER, qualified, experimental,
+                   f"{qualified} -> {experimental} (same arguments; {why}{note})")
+        return updated.with_changes(func=ctx.ms_expr(experimental))
     classic = next((m for m in (entry.mindspore if entry else ()) if m.startswith("mindspore.nn.")), "")
     if not classic:
         ctx.mark(original, rules.OPTIMIZER_UNSUPPORTED, qualified, f"no MindSpore optimizer is mapped for {qualified}")
@@ -51,20 +64,39 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
             ctx.mark(original, rules.OPTIMIZER, qualified, "pass the optimizer's options by keyword")
             return updated
         passed.add(key)
+        # each argument keeps its comma and line break (and a comment after it)
         if key == "params":
             args.append(arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) if arg.keyword else arg)
         elif key == "betas":
             if not (isinstance(arg.value, cst.Tuple) and len(arg.value.elements) == 2):
                 ctx.mark(original, rules.API_DIFF, qualified, "betas from a variable: pass beta1= and beta2=")
                 return updated
-            args += [kwarg("beta1", arg.value.elements[0].value), kwarg("beta2", arg.value.elements[1].value)]
+            args += [same_line(kwarg("beta1", arg.value.elements[0].value)),
+                     _renamed(arg, "beta2", arg.value.elements[1].value)]
         else:
-            args.append(kwarg(OPTIMIZER_ARGS.get(key, key), arg.value))
+            args.append(_renamed(arg, OPTIMIZER_ARGS.get(key, key), arg.value))
     if "lr" not in passed and name in OPTIMIZER_DEFAULT_LR:
         args.append(kwarg("learning_rate", OPTIMIZER_DEFAULT_LR[name]))
+    if args and isinstance(args[-1].comma, cst.Comma) and not isinstance(args[-1].comma.whitespace_after,
+                                                                         cst.ParenthesizedWhitespace):
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     ctx.change(original, rules.OPTIMIZER, qualified, classic,
-               f"{qualified} -> {classic} (lr -> learning_rate; parameters() -> trainable_params())")
+               f"{qualified} -> {classic} (lr -> learning_rate; parameters() -> trainable_params(){note})")
     return updated.with_changes(func=ctx.ms_expr(classic), args=args)
+
+
+def _renamed(arg: cst.Arg, keyword: str, value: cst.BaseExpression) -> cst.Arg:
+    """arg as keyword=value, where it stood (its comma and the whitespace after it kept)."""
+    return kwarg(keyword, value).with_changes(comma=arg.comma, whitespace_after_arg=arg.whitespace_after_arg)
+
+
+def _eps_changed(call: cst.Call) -> bool:
+    """Whether an Adam call passes an eps other than the default 1e-8 (by keyword: eps is its fourth)."""
+    eps = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "eps"), None)
+    if eps is None:
+        return False
+    value = _number(eps)
+    return value is None or value != 1e-8
 
 
 def scheduler(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
@@ -121,16 +153,24 @@ def _expr_call(stmt: cst.BaseStatement) -> cst.Call | None:
     return small.value
 
 
-def plan_step(body: list[cst.BaseStatement]) -> StepPlan | None:
+def plan_step(body: list[cst.BaseStatement], optimizers: frozenset[str] | set[str] = frozenset()) -> StepPlan | None:
+    """The step sequence in body; optimizers: names known to be bound to torch.optim optimizers."""
     back = next((i for i, s in enumerate(body) if _is_method_stmt(s, "backward")), None)
     if back is None:
         return None
     loss = _is_method_stmt(body[back], "backward") or ""
-    step = next((i for i in range(back + 1, len(body)) if _is_method_stmt(body[i], "step")), None)
+    steps = {i: _is_method_stmt(body[i], "step") for i in range(back + 1, len(body))}
+    steps = {i: receiver for i, receiver in steps.items() if receiver}
     assign = next((i for i in range(back - 1, -1, -1) if loss in _assigned_names(body[i])), None)
-    if step is None or assign is None or not loss.isidentifier():
+    if not steps or assign is None or not loss.isidentifier():
         return None
-    opt = _is_method_stmt(body[step], "step") or ""
+    # scheduler.step() may come first: the optimizer is a name built from torch.optim, else the
+    # receiver of zero_grad(), else the first step() after backward()
+    cleared = {_is_method_stmt(s, "zero_grad", True) for s in body} - {None}
+    step = next((i for i, r in steps.items() if r in optimizers), None)
+    if step is None:
+        step = next((i for i, r in steps.items() if r in cleared), min(steps))
+    opt = steps[step]
     # zero_grad(set_to_none=...) too; model.zero_grad() clears the same gradients
     zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad", True) == opt), None)
     if zero is None:
@@ -138,12 +178,14 @@ def plan_step(body: list[cst.BaseStatement]) -> StepPlan | None:
     return StepPlan(loss, opt, back, step, assign, zero)
 
 
-def note_step(ctx: ConversionContext, body: list[cst.BaseStatement]) -> None:
+def note_step(ctx: ConversionContext, block: cst.Module | cst.IndentedBlock) -> None:
     """Before a block is converted: remember the calls its step rewrite will take (the others
     get a MIGRATE mark when they are left, see unplaced_call) and the clipping calls inside it."""
-    plan = plan_step(body)
+    body = block.body
+    plan = plan_step(body, ctx.optimizer_names)
     if plan is None:
         return
+    ctx.step_optimizers[id(block)] = plan.opt  # the rewrite, once the block is converted, takes the same one
     for index in (plan.back, plan.step, plan.zero):
         if index is not None:
             ctx.step_calls.add(id(_expr_call(body[index])))
@@ -261,9 +303,28 @@ def clip(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
         target = "mindspore.ops.clip_by_value"
     new = updated.with_changes()  # a new node: the step rewrite finds it by identity
     ctx.clip_rewrites[id(new)] = statement
+    _forget_changes_within(ctx, original)
     ctx.change(original, rules.GRAD_CLIP, qualified, target,
                f"{qualified} -> {statement} (on the grads value_and_grad returns)")
     return new
+
+
+def _forget_changes_within(ctx: ConversionContext, call: cst.Call) -> None:
+    """Drop the change records of code inside call (model.parameters() -> trainable_params()):
+    the step rewrite replaces the whole statement, so they describe code the output does not have."""
+    inside: set[int] = set()
+
+    class _Nodes(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            inside.add(id(node))
+            return True
+
+    for arg in call.args:
+        arg.visit(_Nodes())
+    gone = {id(record) for record, node, _ in ctx.located if id(node) in inside and isinstance(record, Change)}
+    if gone:
+        ctx.located[:] = [item for item in ctx.located if id(item[0]) not in gone]
+        ctx.changes[:] = [record for record in ctx.changes if id(record) not in gone]
 
 
 def _same_parameters(ctx: ConversionContext, opt: str, params: cst.BaseExpression | None) -> bool:
@@ -329,7 +390,8 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block):
     """Rewrite one zero_grad/backward/step sequence in a block (an indented block or the module).
     Returns the block and the optimizer's name when it rewrote one (else None)."""
     body = list(block.body)
-    plan = plan_step(body)
+    chosen = frozenset({ctx.step_optimizers[id(original)]}) if id(original) in ctx.step_optimizers else frozenset()
+    plan = plan_step(body, chosen)
     if plan is None:
         return block, None
     loss, opt, back, step, assign, zero = plan.loss, plan.opt, plan.back, plan.step, plan.assign, plan.zero
@@ -365,7 +427,7 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block):
             new_body.append(cst.parse_statement(statement).with_changes(leading_lines=stmt.leading_lines))
         else:
             new_body.append(stmt)
-    planned = plan_step(list(original.body))  # the record points at the original backward() line
+    planned = plan_step(list(original.body), chosen)  # the record points at the original backward() line
     where = original.body[planned.back] if planned is not None else original
     ctx.change(where, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
                f"zero_grad/backward/{opt}.step() -> forward_fn + value_and_grad + {opt}(grads)")

@@ -1,0 +1,19 @@
+# api: torch.optim.Adagrad
+# compare: losses, weight, bias
+# tolerance: 1e-5
+import numpy as np
+import torch
+import torch.nn as nn
+
+model = fill(nn.Linear(3, 2))
+x = torch.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+y = torch.tensor(np.linspace(0, 1, 8, dtype=np.float32).reshape(4, 2))
+optimizer = torch.optim.Adagrad(model.parameters(), lr=0.1, lr_decay=0.1, weight_decay=0.1, initial_accumulator_value=0.2, eps=1e-6)
+losses = []
+for step in range(5):
+    optimizer.zero_grad()
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+weight, bias = model.weight, model.bias
