@@ -109,7 +109,8 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
         if arg.keyword is None:
             tname = torch_params[min(index, star) if star is not None else index] \
                 if (star is not None or index < len(torch_params)) else None
-            if tname and tname.startswith("*") and index == star and ms_params:
+            both_star = star is not None and star < len(ms_params) and ms_params[star].startswith("*")
+            if tname and tname.startswith("*") and index == star and ms_params and not both_star:
                 tname = tname[1:]  # the sizes, packed into one argument above (or a single one)
         else:
             tname = arg.keyword.value
@@ -208,7 +209,20 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
                 plan.args.append(_kw_text(name, value))
                 emitted.add(name)
                 plan.notes.append(f"{name}={value} written (MindSpore's default reads the other arguments differently)")
+    if _positional_after_keyword(plan.args):  # never emit a call that does not parse: keep this one as it was
+        return ArgPlan(args=list(call.args), problems=["the arguments could not be mapped in order: convert this "
+                                                       "call by hand"])
     return plan
+
+
+def _positional_after_keyword(args: list[cst.Arg]) -> bool:
+    seen_keyword = False
+    for arg in args:
+        if arg.keyword is not None or arg.star == "**":
+            seen_keyword = True
+        elif seen_keyword and arg.star != "*":
+            return True
+    return False
 
 
 def _default_in_both(entry: ApiEntry, tname: str, ms_name: str, text: str) -> bool:

@@ -147,3 +147,10 @@ def test_apis_without_a_cpu_counterpart_carry_a_concrete_action():
 
 def test_no_op_decorators_are_listed_for_the_converter():
     assert {"torch.jit.ignore", "torch.jit.unused"} <= load_mapping("classic").no_op_decorators
+
+
+def test_star_parameters_on_both_sides_stay_positional():
+    # torch.meshgrid(*tensors, indexing) and ops.meshgrid(*inputs, indexing): once crashed the whole file.
+    result = convert("import torch\nx, y = torch.meshgrid(a, b, indexing='ij')\nz = torch.abs(a)\n")
+    assert "ops.meshgrid(a, b, indexing='ij')" in result.text and "ops.abs(a)" in result.text
+    assert not result.unconverted
