@@ -77,6 +77,19 @@ class ApiEntry:
         """The counterpart to suggest first ('' when the table names none)."""
         return self.mindspore[0] if self.mindspore else ""
 
+    @property
+    def rewritten_as(self) -> str:
+        """What the call becomes, in words, also for curated rewrites that name no MindSpore API."""
+        if self.primary:
+            return self.primary
+        if self.constant:
+            return f"the constant {self.constant}"
+        if self.passthrough:
+            return f"its argument {self.passthrough}"
+        if self.template:
+            return self.template
+        return "(see mapping)"
+
     def param(self, torch_name: str) -> ParamDiff | None:
         for row in self.params:
             if row.kind == "param" and row.torch == torch_name:

@@ -169,14 +169,14 @@ def _mapping_hit(use: Use, target: str, covered: bool) -> Hit | None:
     consistent = entry.category == "consistent" or (entry.category == "param_names_differ" and only_renames)
     if consistent and not extra.get("differing_args") or consistent and only_renames:
         rule = get_rule("MS-API-MAPPED")
-        message = rule.message.format_map(_Fields(api=name, mindspore=entry.primary or "(see mapping)"))
+        message = rule.message.format_map(_Fields(api=name, mindspore=entry.rewritten_as))
     else:
         rule = get_rule("MS-API-DIFF")
         args = ""
         if extra.get("differing_args"):
             args = "; arguments used that differ: " + ", ".join(
                 f"{d['arg']}->{d['mindspore'] or '(none)'}" for d in extra["differing_args"])
-        message = rule.message.format_map(_Fields(api=name, mindspore=entry.primary or "(see mapping)", args=args))
+        message = rule.message.format_map(_Fields(api=name, mindspore=entry.rewritten_as, args=args))
     status = UseStatus.UNRESOLVED if status_guess else rule.status
     if entry.mindspore[1:]:
         extra["alternatives"] = list(entry.mindspore[1:])
@@ -189,6 +189,10 @@ def classify(uses: list[Use], facts: set[str], *, target: str, ms_version: str) 
     hits: list[Hit] = []
     for use in uses:
         rules = matching_rules(use)
+        entry = load_mapping(target).get(use.name) if use.kind != "event" else None
+        if entry is not None and (entry.constant or entry.passthrough or entry.template):
+            # A curated rewrite handles this exact API: a rule matched by namespace only (torch.jit.*) is moot.
+            rules = [r for r in rules if use.name in r.trigger.get("apis", ())]
         mapping_hit = _mapping_hit(use, target, covered=bool(rules))
         first = len(hits)
         if mapping_hit is not None:

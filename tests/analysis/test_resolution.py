@@ -134,3 +134,13 @@ def test_calls_on_self_are_not_tensor_methods():
         "class Helper:\n    def relu(self, v):\n        return v\n    def go(self, v):\n        return self.relu(v)\n"
     )
     assert apis(source).count("torch.Tensor.relu") == 1
+
+
+def test_curated_constant_rewrite_is_not_also_a_manual_jit_finding():
+    source = "import torch\nif torch.jit.is_scripting():\n    pass\nnet = torch.jit.script(net)\n"
+    found = {(f.line, f.rule_id, f.status) for f in analyze_source(source, "m.py").findings}
+    assert (2, "MS-API-MAPPED", UseStatus.CONVERTED) in found
+    assert not any(line == 2 and rule == "MS-JIT" for line, rule, _ in found)
+    assert (4, "MS-JIT", UseStatus.MANUAL) in found  # scripting a module is still a person's job
+    message = next(f.message for f in analyze_source(source, "m.py").findings if f.line == 2)
+    assert "the constant False" in message
