@@ -45,6 +45,9 @@ class ConversionContext:
     torch_left: set[str] = field(default_factory=set)  # import names still referenced by unconverted code
     label_losses: set[str] = field(default_factory=set)  # variables bound to losses taking int32 labels
     dataset_columns: dict[str, list[str]] = field(default_factory=dict)  # Dataset subclass -> columns
+    slice_calls: set[int] = field(default_factory=set)  # converted calls giving MindSpore datasets (or split parts)
+    ms_datasets: set[str] = field(default_factory=set)  # variables bound to such MindSpore datasets
+    ms_dataset_uses: dict[str, int] = field(default_factory=dict)  # such variable -> pipelines built on it
     outline: object = None  # outline.Outline of the file, None when the stdlib ast could not be used
     device_call: object = None  # regex that code calling torch.device matches; None: the file has no such call
 

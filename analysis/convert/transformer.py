@@ -400,6 +400,14 @@ class Converter(cst.CSTTransformer):
             for target in updated.targets:
                 if isinstance(target.target, cst.Name):
                     self.ctx.dataset_names.add(target.target.value)
+        if value_id in self.ctx.slice_calls:  # a TensorDataset or the parts of its random_split
+            for target in updated.targets:
+                names = [target.target] if isinstance(target.target, cst.Name) else \
+                    [e.value for e in target.target.elements] if isinstance(target.target, (cst.Tuple, cst.List)) else []
+                for name in names:
+                    if isinstance(name, cst.Name):
+                        self.ctx.ms_datasets.add(name.value)
+                        self.ctx.dataset_names.add(name.value)  # iterated directly: create_tuple_iterator()
         records = self.layers.pop(value_id, None)
         if records and len(updated.targets) == 1:
             prefix = _self_path(updated.targets[0].target)

@@ -517,3 +517,44 @@ def test_clip_rewrite_leaves_no_record_for_code_it_replaced():
     assert "grads = ops.clip_by_norm(grads, 1.0)" in result.text
     params = [c.line for c in result.changes if c.torch_api == "torch.nn.Module.parameters"]
     assert params == [2]  # the optimizer's line only; line 7 became the clip on grads
+
+
+# -- datasets from tensors ----------------------------------------------------------------------
+
+def test_tensor_dataset_and_random_split_become_mindspore_datasets():
+    result = convert(
+        "import torch\n"
+        "from torch.utils.data import DataLoader, TensorDataset, random_split\n"
+        "data = TensorDataset(x, y + 1)\n"
+        "train, test = random_split(data, [8, 2], generator=g)\n"
+        "train_loader = DataLoader(train, batch_size=4, shuffle=True, drop_last=True)\n"
+        "test_loader = DataLoader(test, batch_size=4)\n"
+        "inline = DataLoader(TensorDataset(x), batch_size=2, shuffle=True)\n"
+        "for a, b in test_loader:\n"
+        "    pass\n"
+    )
+    text = result.text
+    assert "data = ds.NumpySlicesDataset((x.asnumpy(), (y + 1).asnumpy()), column_names=['data', 'label'], " \
+           "shuffle=False)" in text
+    assert "train, test = data.split([8, 2], randomize=True)" in text
+    assert "train_loader = train.shuffle(train.get_dataset_size()).batch(4, drop_remainder=True)" in text
+    assert "test_loader = test.batch(4)" in text
+    assert "inline = ds.NumpySlicesDataset((x.asnumpy(),), column_names=['data'], shuffle=True).batch(2)" in text
+    assert "for a, b in test_loader.create_tuple_iterator():" in text
+    assert not result.unconverted and "torch" not in text
+
+
+def test_second_pipeline_on_one_dataset_and_split_of_a_dataset_class_are_marked():
+    result = convert(
+        "import torch\n"
+        "from torch.utils.data import DataLoader, TensorDataset, random_split\n"
+        "data = TensorDataset(x, y)\n"
+        "a = DataLoader(data, batch_size=4)\n"
+        "b = DataLoader(data, batch_size=8)\n"
+        "parts = random_split(MyDataset(), [5, 5])\n"
+    )
+    assert "a = data.batch(4)" in result.text
+    marked = {(u.line, u.rule_id) for u in result.unconverted}
+    assert marked == {(5, "MS-DATASET-CLASS"), (6, "MS-DATASET-CLASS")}
+    assert "# MIGRATE(MS-DATASET-CLASS): data: a MindSpore dataset object feeds one pipeline" in result.text
+    assert "call .split(lengths, randomize=True)" in result.text
