@@ -289,7 +289,8 @@ class Converter(cst.CSTTransformer):
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
                 new = tensors.method_call(ctx, original, updated)
                 if new is not None:
-                    return new
+                    return relayout(updated, new) if isinstance(new, cst.Call) and _same_arguments(updated, new) \
+                        else new
             return updated
         if qualified in GRAD_CONTEXTS:
             if id(original) not in self.grad_items:

@@ -558,3 +558,21 @@ def test_second_pipeline_on_one_dataset_and_split_of_a_dataset_class_are_marked(
     assert marked == {(5, "MS-DATASET-CLASS"), (6, "MS-DATASET-CLASS")}
     assert "# MIGRATE(MS-DATASET-CLASS): data: a MindSpore dataset object feeds one pipeline" in result.text
     assert "call .split(lengths, randomize=True)" in result.text
+
+
+def test_dropped_last_argument_leaves_the_call_closed_as_it_was():
+    text = convert(
+        "import torch\n"
+        "a = torch.zeros(\n"
+        "    (2, 3),\n"
+        "    dtype=torch.float32,\n"
+        "    device=dev\n"
+        ")\n"
+        "b = torch.ones(\n"
+        "    (2, 3),\n"
+        "    dtype=torch.float32,  # explicit\n"
+        "    device=dev,\n"
+        ")\n"
+    ).text
+    assert "a = ops.zeros(\n    (2, 3),\n    dtype=mindspore.float32\n)\n" in text
+    assert "b = ops.ones(\n    (2, 3),\n    dtype=mindspore.float32,  # explicit\n)\n" in text
