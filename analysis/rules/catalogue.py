@@ -559,11 +559,12 @@ RULES: list[dict] = [
     dict(
         id="MS-OPTIM-UNSUPPORTED", title="optimizers without a MindSpore counterpart", severity="error",
         status="manual", autofix=False, versions=("1.6", None), guide=PT_COMPARE + "#优化器支持差异", mindspore="",
-        message="{api} is not provided by MindSpore's classic optimizers (LBFGS, NAdam and RAdam are missing)",
-        explanation="The comparison guide lists LBFGS, NAdam and RAdam as unsupported; pick another optimizer or "
-                    "implement the update rule as a custom Optimizer.",
-        example=("optim.RAdam(params)", "nn.Adam(params)  # or a custom optimizer"),
-        trigger={"apis": ["torch.optim.LBFGS", "torch.optim.NAdam", "torch.optim.RAdam"]}, check=None,
+        message="{api} has no MindSpore optimizer (neither mindspore.nn nor mindspore.experimental.optim has LBFGS)",
+        explanation="The comparison guide lists LBFGS, NAdam and RAdam as unsupported by the classic optimizers; "
+                    "mindspore.experimental.optim has since added NAdam and RAdam, but not LBFGS. Pick another "
+                    "optimizer or implement the update rule as a custom Optimizer.",
+        example=("optim.LBFGS(params)", "nn.Adam(params)  # or a custom optimizer"),
+        trigger={"apis": ["torch.optim.LBFGS"]}, check=None,
     ),
     dict(
         id="MS-OPTIM-RUNTIME-CHANGE", title="changing param_groups during training", severity="error",

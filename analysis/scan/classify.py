@@ -193,6 +193,10 @@ def classify(uses: list[Use], facts: set[str], *, target: str, ms_version: str) 
         if entry is not None and (entry.constant or entry.passthrough or entry.template):
             # A curated rewrite handles this exact API: a rule matched by namespace only (torch.jit.*) is moot.
             rules = [r for r in rules if use.name in r.trigger.get("apis", ())]
+        if entry is not None:
+            # A rule about one argument's MindSpore name is moot where the mapped counterpart keeps the name
+            # (experimental.optim.AdamW takes lr, as PyTorch's does).
+            rules = [r for r in rules if not _keeps_name(entry, RENAME_RULES.get(r.id))]
         mapping_hit = _mapping_hit(use, target, covered=bool(rules))
         first = len(hits)
         if mapping_hit is not None:
@@ -219,6 +223,15 @@ def classify(uses: list[Use], facts: set[str], *, target: str, ms_version: str) 
                 hits.pop(first)  # the use is removed by the converter: the API mapping is moot
                 mapping_hit = None
     return hits
+
+
+# Rules that report a PyTorch argument's other name in MindSpore -> that argument.
+RENAME_RULES = {"MS-OPTIM-LR": "lr"}
+
+
+def _keeps_name(entry: ApiEntry, arg: str | None) -> bool:
+    row = entry.param(arg) if arg else None
+    return row is not None and row.mindspore == arg
 
 
 # Rules whose finding replaces the generic mapping finding of the same use.

@@ -78,7 +78,7 @@ CASES: dict[str, tuple[str, str]] = {
                         module("        self.fc = nn.Linear(2, 2)") + "opt = optim.Adam(list(Net().parameters()))\n"),
     "MS-OPTIM-GROUPS": (H + "a = nn.Linear(2, 2)\nopt = optim.SGD([{'params': a.parameters(), 'momentum': 0.5}], lr=0.1)\n",
                         H + "a = nn.Linear(2, 2)\nopt = optim.SGD([{'params': a.parameters(), 'lr': 0.5}], lr=0.1)\n"),
-    "MS-OPTIM-UNSUPPORTED": (H + "opt = optim.RAdam([nn.Parameter(torch.ones(1))])\n",
+    "MS-OPTIM-UNSUPPORTED": (H + "opt = optim.LBFGS([nn.Parameter(torch.ones(1))])\n",
                              H + "opt = optim.Adam([nn.Parameter(torch.ones(1))])\n"),
     "MS-OPTIM-RUNTIME-CHANGE": (
         H + "opt = optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)\nfor g in opt.param_groups:\n    g['lr'] = 0.01\n",
