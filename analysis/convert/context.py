@@ -7,7 +7,7 @@ import libcst as cst
 from analysis.knowledge import load_mapping
 from analysis.knowledge.mapping import ApiMapping
 
-from .names import dotted_expr, spell
+from .names import Spelling, dotted_expr
 from .result import Change, LayerRecord, Unconverted
 
 
@@ -46,10 +46,14 @@ class ConversionContext:
     label_losses: set[str] = field(default_factory=set)  # variables bound to losses taking int32 labels
     dataset_columns: dict[str, list[str]] = field(default_factory=dict)  # Dataset subclass -> columns
     slice_calls: set[int] = field(default_factory=set)  # converted calls giving MindSpore datasets (or split parts)
-    ms_datasets: set[str] = field(default_factory=set)  # variables bound to such MindSpore datasets
+    ms_datasets: dict[str, int] = field(default_factory=dict)  # variables bound to such datasets -> loop_depth there
+    loop_depth: int = 0  # loop bodies the statement being converted sits in (a loop's iterable is outside its body)
     ms_dataset_uses: dict[str, int] = field(default_factory=dict)  # such variable -> pipelines built on it
     outline: object = None  # outline.Outline of the file, None when the stdlib ast could not be used
     device_call: object = None  # regex that code calling torch.device matches; None: the file has no such call
+    device_reads: set[str] | None = None  # dotted names read outside device moves (devices.read_elsewhere)
+    device_names: set[str] = field(default_factory=set)  # removed device variables: .to(name) moves to them
+    spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
 
     @classmethod
     def create(cls, *, target: str, ms_version: str, aliases: dict[str, str]) -> "ConversionContext":
@@ -73,7 +77,7 @@ class ConversionContext:
     # -- spelling -----------------------------------------------------------------
     def ms(self, qualified: str) -> str:
         """Code text for a MindSpore name; remembers the import it needs."""
-        text, statement = spell(qualified)
+        text, statement = self.spelling.spell(qualified)
         self.imports.add(statement)
         return text
 

@@ -5,8 +5,8 @@ __getitem__ and __len__); only their torch base class goes. TensorDataset
 becomes NumpySlicesDataset (it slices its arrays along the first axis, as
 TensorDataset indexes its tensors) and random_split becomes its split(); a
 DataLoader over such a MindSpore dataset batches it directly. A MindSpore
-dataset object feeds one pipeline only, so a second loader over the same one
-is marked.
+dataset object feeds one pipeline only, so a second loader over the same one,
+or a loader a loop builds again at every pass, is marked.
 """
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ DEFAULT_COLUMNS = ("data", "label")
 
 
 SPLIT_PARAMS = ("dataset", "lengths", "generator")
+ONE_PIPELINE_PER_LOOP = ("a MindSpore dataset object feeds one pipeline, and this loop builds one on it at every pass: "
+                         "build it once before the loop (iterating a batched dataset again starts a new epoch)")
 ONE_PIPELINE = ("a MindSpore dataset object feeds one pipeline: build another NumpySlicesDataset (or split) "
                 "for this use")
 
@@ -162,6 +164,9 @@ def _first_use(ctx: ConversionContext, original: cst.Call, qualified: str, datas
     ctx.ms_dataset_uses[dataset.value] = uses
     if uses > 1:
         ctx.mark(original, rules.DATASET_CLASS, qualified, f"{dataset.value}: {ONE_PIPELINE}")
+        return False
+    if ctx.loop_depth > ctx.ms_datasets.get(dataset.value, ctx.loop_depth):
+        ctx.mark(original, rules.DATASET_CLASS, qualified, f"{dataset.value}: {ONE_PIPELINE_PER_LOOP}")
         return False
     return True
 

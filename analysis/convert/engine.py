@@ -1,6 +1,7 @@
 """convert_source: one file's text in, converted text and records out. Never raises."""
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 
@@ -9,9 +10,12 @@ import libcst as cst
 from . import rules
 from .codegen import located_lines, module_code
 from .context import ConversionContext
+from .devices import read_elsewhere
 from .imports import gather_aliases
+from .names import Spelling
 from .outline import cst_kinds, outline
 from .result import ConversionResult, Unconverted
+from .scope import occupied
 from .tensors import relevant_methods
 from .transformer import LABEL_LOSSES, Converter
 
@@ -54,8 +58,11 @@ def convert_source(
     ctx.outline = outline(source, aliases, relevant_methods(ctx.classic), LABEL_LOSSES)
     if ctx.outline is not None and ctx.outline.kinds != cst_kinds(module):
         ctx.outline = None  # the two parsers cut the file differently: walk everything, locate by full codegen
+    ctx.spelling = Spelling(occupied(source, ctx.outline.tree if ctx.outline is not None else None))
     pattern = device_call_pattern(aliases)
     ctx.device_call = pattern if pattern is not None and pattern.search(source) else None
+    if ctx.device_call is not None:
+        ctx.device_reads = read_elsewhere(ctx.outline.tree if ctx.outline is not None else _tree(source), aliases)
     try:
         converted = module.visit(Converter(ctx))
         text = module_code(converted)
@@ -94,6 +101,13 @@ def device_call_pattern(aliases: dict[str, str]) -> re.Pattern | None:
     if not callees:
         return None
     return re.compile(rf"(?:{'|'.join(callees)})(?:{_GAP}\))*{_GAP}\(")
+
+
+def _tree(source: str):
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
 
 
 def _compiles(source: str, path: str) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import rules
-from .names import dotted
+from .names import bound_name, dotted
 
 TORCH_ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
 
@@ -119,12 +119,6 @@ def _prune(stmt: cst.Import | cst.ImportFrom, used: set[str]) -> tuple[cst.BaseS
 
 def _import_sort_key(statement: str) -> tuple[int, str]:
     return (0 if statement.startswith("import ") else 1, statement)
-
-
-def bound_name(statement: str) -> str:
-    """The local name an import statement text binds ('from mindspore import nn' -> 'nn')."""
-    words = statement.split()
-    return words[-1] if words[0] == "from" or "as" in words else words[1].split(".")[0]
 
 
 def rewrite_imports(module: cst.Module, needed: set[str], used: set[str]) -> tuple[cst.Module, list[str]]:

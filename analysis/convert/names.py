@@ -1,7 +1,8 @@
 """Dotted names: reading them from CST nodes and spelling MindSpore ones back.
 
 Converted code refers to MindSpore through a few conventional short module
-names (``nn``, ``ops``, ``ds`` ...); SPELLINGS is that convention as data.
+names (``nn``, ``ops``, ``ds`` ...); SPELLINGS is that convention as data, and
+Spelling steps aside from it where the file already uses one of those names.
 """
 from __future__ import annotations
 
@@ -58,13 +59,71 @@ def resolve_text(name: str, aliases: dict[str, str]) -> str | None:
     return f"{target}.{rest}" if rest else target
 
 
+def bound_name(statement: str) -> str:
+    """The local name an import statement text binds ('from mindspore import nn' -> 'nn')."""
+    words = statement.split()
+    return words[-1] if words[0] == "from" or "as" in words else words[1].split(".")[0]
+
+
+def bound_module(statement: str) -> str:
+    """What that name is bound to ('from mindspore import nn' -> 'mindspore.nn')."""
+    words = statement.split()
+    if words[0] == "from":
+        return f"{words[1]}.{words[3]}"
+    return words[1] if "as" in words else words[1].split(".")[0]
+
+
 def spell(qualified: str) -> tuple[str, str]:
-    """(code text, import statement) for a fully qualified MindSpore name."""
+    """(code text, import statement) for a fully qualified MindSpore name, in the conventional spelling."""
     for prefix in _BY_LENGTH:
         if qualified == prefix or qualified.startswith(prefix + "."):
             local, statement = SPELLINGS[prefix]
             return local + qualified[len(prefix):], statement
     return qualified, f"import {qualified.split('.')[0]}"
+
+
+class Spelling:
+    """spell() for one file: a conventional name the file already uses for something else
+    (`ds = make()`, `from mylib import ops`) gives way to ms_<name> (ms_ds, ms_ops ...)."""
+
+    def __init__(self, occupied) -> None:
+        self.occupied = occupied  # scope.Occupied, or None: every conventional name is free
+        self.heads: dict[str, str] = {}  # conventional import statement -> the name this file binds instead
+
+    def spell(self, qualified: str) -> tuple[str, str]:
+        text, statement = spell(qualified)
+        head = bound_name(statement)
+        name = self._name(statement, head)
+        if name == head:
+            return text, statement
+        words = statement.split()
+        if "as" in words:
+            renamed = " ".join(words[:-1] + [name])
+        else:
+            renamed = f"{statement} as {name}"
+        return name + text[len(head):], renamed
+
+    def qualify(self, text: str) -> str:
+        """The MindSpore name a spelled dotted name stands for (reverse of spell); text itself otherwise."""
+        for prefix, (local, statement) in sorted(SPELLINGS.items(), key=lambda kv: -len(kv[1][0])):
+            head = bound_name(statement)
+            local = self._name(statement, head) + local[len(head):]
+            if text == local or text.startswith(local + "."):
+                return prefix + text[len(local):]
+        return text
+
+    def _name(self, statement: str, head: str) -> str:
+        name = self.heads.get(statement)
+        if name is None:
+            module = bound_module(statement)
+            name = head
+            if self.occupied is not None and not self.occupied.free_for(head, module):
+                name = f"ms_{head}" if head != "mindspore" else "ms"
+                number = 2
+                while not self.occupied.free_for(name, module):
+                    name, number = f"ms_{head}_{number}", number + 1
+            self.heads[statement] = name
+        return name
 
 
 def expr(text: str) -> cst.BaseExpression:

@@ -41,6 +41,7 @@ class Outline:
     end_lines: list[int] = field(default_factory=list)  # line of its last token
     source: str = ""
     line_starts: list[int] = field(default_factory=list)  # offset in source where line n starts, at index n
+    tree: ast.Module | None = None  # the stdlib tree itself (scope.occupied reads it too)
 
     def source_lines(self, first: int, last: int) -> str:
         """Source text of lines first..last (1-based, inclusive), line breaks included."""
@@ -66,7 +67,7 @@ def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], labe
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    out = Outline()
+    out = Outline(tree=tree)
     spans: list[tuple[int, int]] = []
     names = set(aliases) | relevant | ACTED_ON
 

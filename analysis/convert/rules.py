@@ -50,6 +50,7 @@ DEVICE_OBJECT = "MS-DEVICE-TORCH-DEVICE"  # torch.device
 NO_GRAD = "MS-NO-GRAD"
 TRAIN_LOOP = "MS-TRAIN-LOOP"
 GRAD_CLIP = "MS-GRAD-CLIP"
+JIT = "MS-JIT"  # TorchScript decorators with no effect outside TorchScript (torch.jit.ignore ...)
 OPTIMIZER = "MS-OPTIM-LR"  # optimizer construction (lr -> learning_rate, betas ...)
 OPTIMIZER_PARAMS = "MS-OPTIM-PARAMS"  # parameters() -> trainable_params()
 OPTIMIZER_UNSUPPORTED = "MS-OPTIM-UNSUPPORTED"

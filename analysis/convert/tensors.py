@@ -35,6 +35,8 @@ def _looks_like_device(ctx: ConversionContext, node: cst.BaseExpression) -> bool
         return node.evaluated_value.split(":")[0] in ("cpu", "cuda", "mps", "xpu")
     if isinstance(node, cst.Call):
         return resolve(node.func, ctx.aliases) == "torch.device"
+    if isinstance(node, cst.Name) and node.value in ctx.device_names:
+        return True
     text = code(node).lower()
     return any(word in text for word in DEVICE_WORDS)
 

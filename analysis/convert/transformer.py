@@ -3,6 +3,8 @@ concern that owns it (api calls, layers, tensors, training, data, state, device,
 cells). Positions come from the original tree, so every record has its original line."""
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from . import data, layers, rules, state, tensors, training
@@ -22,6 +24,11 @@ GRAD_CONTEXTS = ("torch.no_grad", "torch.inference_mode", "torch.enable_grad", "
                  "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad")
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
+# torch.nn classes that are tensors, not layers: the layer map (parity aligns layers by it) leaves them out
+NOT_LAYERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer",
+                        "torch.nn.parameter.Buffer", "torch.nn.UninitializedParameter",
+                        "torch.nn.parameter.UninitializedParameter", "torch.nn.UninitializedBuffer",
+                        "torch.nn.parameter.UninitializedBuffer"})
 LABEL_LOSSES = ("torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss")
 # Whitespace, punctuation, operators and literals: no handler acts on them or below them.
 LEAF_TYPES = frozenset({
@@ -60,6 +67,7 @@ class Converter(cst.CSTTransformer):
         self.entry_edits: list[int] = []  # self.edits when each open statement was entered
         self.statement_count = 0  # statements seen, in source order, counted as the stdlib ast counts them
         self.loops: list[cst.CSTNode] = []  # open for/while statements
+        self.loop_bodies: set[int] = set()  # bodies of for/while statements (their else: runs once)
         self.scopes: list[tuple[cst.CSTNode, int]] = []  # open function definitions / the module, len(loops) on entry
         self.train_before: dict[int, list[str | None]] = {}  # loop -> networks to switch to training mode before it
         self.layer_lists: dict[str, list[tuple[str, LayerRecord]]] = {}  # `name = [layers...]` -> their records
@@ -194,12 +202,25 @@ class Converter(cst.CSTTransformer):
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         training.note_step(self.ctx, node)
+        if id(node) in self.loop_bodies:
+            self.ctx.loop_depth += 1
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        if id(node) in self.loop_bodies:
+            self.ctx.loop_depth += 1
+
+    def leave_SimpleStatementSuite(self, original: cst.SimpleStatementSuite, updated: cst.SimpleStatementSuite):
+        if id(original) in self.loop_bodies:
+            self.ctx.loop_depth -= 1
+        return updated
 
     def visit_For(self, node: cst.For) -> None:
         self.loops.append(node)
+        self.loop_bodies.add(id(node.body))
 
     def visit_While(self, node: cst.While) -> None:
         self.loops.append(node)
+        self.loop_bodies.add(id(node.body))
 
     def leave_While(self, original: cst.While, updated: cst.While):
         self.loops.pop()
@@ -255,14 +276,23 @@ class Converter(cst.CSTTransformer):
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
         self.functions.pop()
         self.scopes.pop()
-        decorators = [
-            d for o, d in zip(original.decorators, updated.decorators)
-            if resolve(o.decorator.func if isinstance(o.decorator, cst.Call) else o.decorator, self.ctx.aliases)
-            not in GRAD_CONTEXTS
-        ]
+        decorators = []
+        for o, d in zip(original.decorators, updated.decorators):
+            name = _decorator_name(o, self.ctx.aliases)
+            if name in GRAD_CONTEXTS:
+                self.ctx.change(o, rules.NO_GRAD, "torch.no_grad", "",
+                                "no_grad decorator removed: MindSpore computes gradients only inside value_and_grad")
+            elif name in self.ctx.classic.no_op_decorators:
+                self.ctx.change(o, rules.JIT, name, "",
+                                f"@{name} removed: MindSpore has no TorchScript, the function runs as written")
+            else:
+                decorators.append(d)
         if len(decorators) != len(updated.decorators):
-            self.ctx.change(original, rules.NO_GRAD, "torch.no_grad", "",
-                            "no_grad decorator removed: MindSpore computes gradients only inside value_and_grad")
+            if decorators:  # the first decorator's blank lines and comments stay above the definition
+                decorators[0] = decorators[0].with_changes(leading_lines=updated.decorators[0].leading_lines)
+            else:
+                updated = updated.with_changes(leading_lines=[*updated.leading_lines,
+                                                              *updated.decorators[0].leading_lines])
             updated = updated.with_changes(decorators=decorators)
         if self.classes and self.classes[-1][1] == "dataset" and len(self.functions) == self.classes[-1][2] \
                 and original.name.value == "__getitem__":
@@ -292,6 +322,8 @@ class Converter(cst.CSTTransformer):
                     return relayout(updated, new) if isinstance(new, cst.Call) and _same_arguments(updated, new) \
                         else new
             return updated
+        if id(original) in self.grad_items and qualified in self.ctx.classic.no_op_decorators:
+            return updated  # the function definition drops the decorator
         if qualified in GRAD_CONTEXTS:
             if id(original) not in self.grad_items:
                 ctx.mark(original, rules.NO_GRAD, qualified,
@@ -323,7 +355,8 @@ class Converter(cst.CSTTransformer):
                 new = relayout(updated, new)
             if handler is data.dataloader:
                 self.loaders.add(id(new))
-            if qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[1][:1].isupper() and isinstance(new, cst.Call):
+            if qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[1][:1].isupper() and isinstance(new, cst.Call) \
+                    and qualified not in NOT_LAYERS:
                 self._layer(original, updated, new, qualified)
         return new
 
@@ -407,7 +440,7 @@ class Converter(cst.CSTTransformer):
                     [e.value for e in target.target.elements] if isinstance(target.target, (cst.Tuple, cst.List)) else []
                 for name in names:
                     if isinstance(name, cst.Name):
-                        self.ctx.ms_datasets.add(name.value)
+                        self.ctx.ms_datasets[name.value] = self.ctx.loop_depth
                         self.ctx.dataset_names.add(name.value)  # iterated directly: create_tuple_iterator()
         records = self.layers.pop(value_id, None)
         if records and len(updated.targets) == 1:
@@ -520,6 +553,8 @@ class Converter(cst.CSTTransformer):
         qualified = resolve(original, self.ctx.aliases)
         if not qualified:
             return updated
+        if id(original) in self.grad_items and (qualified in GRAD_CONTEXTS or qualified in self.ctx.classic.no_op_decorators):
+            return updated  # a bare decorator the function definition drops: no reason to keep torch
         if "." not in qualified:
             self.ctx.keep(original)
             return updated
@@ -545,9 +580,26 @@ class Converter(cst.CSTTransformer):
             value = node.body[0].value
             if value is not None and self.ctx.device_call.search(code(value)) \
                     and _calls_any(value, self.ctx.aliases, ("torch.device",)):
+                targets = [t.target for t in node.body[0].targets] if isinstance(node.body[0], cst.Assign) \
+                    else [node.body[0].target]
+                names = [dotted(t) for t in targets]
+                read = self.ctx.device_reads
+                kept = [n or code(t) for n, t in zip(names, targets) if n is None or read is None or n in read]
+                if kept:
+                    self._keep_device_variable(node, value, kept)
+                    return False
+                self.ctx.device_names.update(names)  # .to(name) is a device move whatever the name
                 self.removed.add(id(node))
                 return False
         return True
+
+    def _keep_device_variable(self, node: cst.SimpleStatementLine, value: cst.BaseExpression, kept: list[str]) -> None:
+        """A device variable read elsewhere than in device moves stays, torch code and all, with a mark."""
+        names = " and ".join(kept)
+        self.ctx.mark(node, rules.DEVICE_OBJECT, "torch.device",
+                      f"{names} is also read outside .to()/device= in this file: MindSpore has no device objects, so set the "
+                      f"device once with mindspore.set_device and rewrite the code that uses {names}")
+        self.ctx.torch_left.update(n for n in re.findall(r"[^\W\d]\w*", code(value)) if n in self.ctx.aliases)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         if id(original) in self.removed:
@@ -586,6 +638,8 @@ class Converter(cst.CSTTransformer):
         return cst.FlattenSentinel(statements)
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
+        if id(original) in self.loop_bodies:
+            self.ctx.loop_depth -= 1
         updated, optimizer = training.rewrite_step(self.ctx, original, updated)
         if optimizer is not None:
             self._needs_train_mode(optimizer)
@@ -607,14 +661,14 @@ _LEAVES: dict[type, object] = {}
 
 
 def resolve_ms(call: cst.Call, ctx: ConversionContext) -> str:
-    """The MindSpore name a converted call spells (reverse of names.spell)."""
-    from .names import SPELLINGS, dotted
+    """The MindSpore name a converted call spells (reverse of ctx.ms)."""
+    return ctx.spelling.qualify(dotted(call.func) or "")
 
-    text = dotted(call.func) or ""
-    for prefix, (local, _) in sorted(SPELLINGS.items(), key=lambda kv: -len(kv[1][0])):
-        if text == local or text.startswith(local + "."):
-            return prefix + text[len(local):]
-    return text
+
+def _decorator_name(decorator: cst.Decorator, aliases: dict[str, str]) -> str | None:
+    """Qualified torch name of a decorator, called (@torch.no_grad()) or bare (@torch.jit.ignore)."""
+    node = decorator.decorator
+    return resolve(node.func if isinstance(node, cst.Call) else node, aliases)
 
 
 def _same_arguments(before: cst.Call, after: cst.Call) -> bool:
