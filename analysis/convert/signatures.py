@@ -15,7 +15,8 @@ from .names import code
 
 # Arguments that only tune PyTorch's memory or device handling: dropping them keeps the values.
 HARMLESS_DROPS = frozenset(
-    {"inplace", "device", "pin_memory", "non_blocking", "memory_format", "layout", "verbose", "requires_grad"}
+    {"inplace", "device", "pin_memory", "non_blocking", "memory_format", "layout", "verbose", "requires_grad",
+     "foreach", "fused", "capturable", "differentiable"}  # the last four: optimizer implementation switches
 )
 CHANGED_RELATIONS = ("default_differs", "renamed_default_differs")
 

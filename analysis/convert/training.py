@@ -26,8 +26,8 @@ from . import rules
 from .context import ConversionContext
 from .names import code, resolve
 from .result import Change
-from .layout import same_line
-from .signatures import kwarg
+from .layout import relayout, same_line
+from .signatures import HARMLESS_DROPS, kwarg
 
 # PyTorch optimizer keyword -> classic mindspore.nn optimizer keyword.
 OPTIMIZER_ARGS = {"lr": "learning_rate", "amsgrad": "use_amsgrad"}
@@ -49,9 +49,15 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     note = f"; {ADAM_EPS_NOTE}" if name == "Adam" and _eps_changed(updated) else ""
     if entry is not None and experimental in entry.mindspore and (ctx.uses_scheduler or name not in CLASSIC_FAITHFUL):
         why = "works with its LR schedulers" if name in CLASSIC_FAITHFUL else "PyTorch's update rule and defaults"
+        args, refused = _experimental_args(updated, entry)
+        if refused:
+            ctx.mark(original, rules.OPTIMIZER, qualified, refused)
+            return updated
+        dropped = [a.keyword.value for a in updated.args if a not in args]
         ctx.change(original, rules.OPTIMIZER, qualified, experimental,
-                   f"{qualified} -> {experimental} (same arguments; {why}{note})")
-        return updated.with_changes(func=ctx.ms_expr(experimental))
+                   f"{qualified} -> {experimental} (same arguments"
+                   f"{''.join(f', dropped {k}=' for k in dropped)}; {why}{note})")
+        return relayout(updated, updated.with_changes(func=ctx.ms_expr(experimental), args=args))
     classic = next((m for m in (entry.mindspore if entry else ()) if m.startswith("mindspore.nn.")), "")
     if not classic:
         ctx.mark(original, rules.OPTIMIZER_UNSUPPORTED, qualified, f"no MindSpore optimizer is mapped for {qualified}")
@@ -83,6 +89,23 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     ctx.change(original, rules.OPTIMIZER, qualified, classic,
                f"{qualified} -> {classic} (lr -> learning_rate; parameters() -> trainable_params(){note})")
     return updated.with_changes(func=ctx.ms_expr(classic), args=args)
+
+
+def _experimental_args(call: cst.Call, entry: ApiEntry) -> tuple[list[cst.Arg], str]:
+    """The call's arguments for the experimental class: PyTorch-only implementation switches
+    (foreach=, fused= ...) dropped, other PyTorch-only options refused unless they are off."""
+    args = []
+    for arg in call.args:
+        row = entry.param(arg.keyword.value) if arg.keyword is not None else None
+        if row is None or row.relation != "torch_only":
+            args.append(arg)
+        elif row.torch in HARMLESS_DROPS or code(arg.value).strip() in ("False", "None"):
+            continue
+        else:
+            return [], f"{row.torch}={code(arg.value).strip()}: " + (row.note or "MindSpore's optimizer has no such option")
+    if args and len(args) < len(call.args) and args[-1] is not call.args[-1]:
+        args[-1] = args[-1].with_changes(comma=call.args[-1].comma)  # the dropped last one's ending stays
+    return args, ""
 
 
 def _renamed(arg: cst.Arg, keyword: str, value: cst.BaseExpression) -> cst.Arg:

@@ -471,6 +471,20 @@ def test_optimizers_go_where_the_update_rule_matches_pytorch():
     assert "review" in adam.description and "eps" in adam.description
 
 
+def test_optimizer_implementation_switches_are_dropped_and_other_torch_only_options_marked():
+    result = convert(
+        "import torch\n"
+        "a = torch.optim.AdamW(\n    model.parameters(),\n    lr=1e-3,\n    foreach=True,\n)\n"
+        "b = torch.optim.Adagrad(model.parameters(), lr=0.1, fused=None, foreach=False)\n"
+        "c = torch.optim.NAdam(model.parameters(), maximize=True)\n"
+    )
+    assert "a = optim.AdamW(\n    model.trainable_params(),\n    lr=1e-3,\n)\n" in result.text
+    assert "b = optim.Adagrad(model.trainable_params(), lr=0.1)\n" in result.text
+    assert "c = torch.optim.NAdam(" in result.text
+    [item] = result.unconverted
+    assert item.line == 8 and "maximize=True" in item.action
+
+
 def test_scheduler_stepped_before_the_optimizer_is_not_taken_for_it():
     for clear in ("    opt.zero_grad()\n", ""):
         text = convert(
