@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from analysis.knowledge.mapping import ApiEntry
+from analysis.knowledge.mapping import ApiEntry, signature_parameters
 
 from .names import code
 
@@ -23,24 +23,8 @@ CHANGED_RELATIONS = ("default_differs", "renamed_default_differs")
 
 @lru_cache(maxsize=4096)
 def parameter_names(signature: str) -> tuple[str, ...]:
-    """Parameter names of the first parenthesised list in a signature ('*args' kept as 'args')."""
-    start = signature.find("(")
-    if start < 0:
-        return ()
-    depth, items, current = 0, [], []
-    for ch in signature[start + 1:]:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            if depth == 0:
-                break
-            depth -= 1
-        if ch == "," and depth == 0:
-            items.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    items.append("".join(current))
+    """Parameter names of the first parenthesised list in a signature ('*args' kept as '*args')."""
+    items = signature_parameters(signature)
     names = []
     for item in items:
         name = item.split("=")[0].split(":")[0].strip()

@@ -25,6 +25,8 @@ import json
 import re
 from pathlib import Path
 
+from analysis.knowledge.mapping import signature_parameters
+
 DATA_DIR = Path(__file__).parent / "data"
 TARGETS = ("classic", "mint")
 SUPPLEMENTS = {"classic": DATA_DIR / "classic_supplement.json"}
@@ -100,23 +102,7 @@ def _convert_diff(doc: dict) -> dict:
 
 def _signature_defaults(signature: str) -> dict[str, str]:
     """Parameter defaults written in a signature, e.g. {'has_bias': 'False'}."""
-    start = signature.find("(")
-    if start < 0:
-        return {}
-    depth, parts, current = 0, [], []
-    for ch in signature[start + 1:]:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            if depth == 0:
-                break
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    parts.append("".join(current))
+    parts = signature_parameters(signature)
     defaults = {}
     for part in parts:
         if "=" in part:

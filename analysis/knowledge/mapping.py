@@ -163,6 +163,28 @@ def _optional_first(raw: dict | None) -> tuple[str, tuple[str, ...]] | None:
     return (raw["value"], tuple(raw["then"])) if raw else None
 
 
+def signature_parameters(signature: str) -> list[str]:
+    """The raw items of a signature's first parenthesised list: 'x', 'dim=None', '*args'."""
+    start = signature.find("(")
+    if start < 0:
+        return []
+    depth, items, current = 0, [], []
+    for ch in signature[start + 1:]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    items.append("".join(current))
+    return items
+
+
 @lru_cache(maxsize=None)
 def load_mapping(target: str = "classic") -> ApiMapping:
     path = DATA_DIR / f"api_mapping_{target}.json"
