@@ -21,8 +21,8 @@ log = logging.getLogger(__name__)
 TRANSIENT = (OperationalError, InterfaceError, RedisConnectionError, ConnectionError)
 
 
-class StageTask(Task):
-    """A pipeline stage: late ack, requeued if its worker dies, retried on hiccups."""
+class ReliableTask(Task):
+    """Late ack, requeued if its worker dies, retried with backoff on database and broker hiccups."""
 
     abstract = True
     acks_late = True
@@ -31,6 +31,12 @@ class StageTask(Task):
     retry_backoff = 2
     retry_backoff_max = 60
     max_retries = 5
+
+
+class StageTask(ReliableTask):
+    """A pipeline stage; a failure leaves its run failed with the reason."""
+
+    abstract = True
     stage = ""
 
     def __call__(self, *args, **kwargs):
@@ -137,16 +143,10 @@ def finalize_run(self, _previous=None, run_id: int | None = None):
         warm_highlights.apply_async(kwargs={"run_id": run_id}, queue="analysis")
 
 
-class RecheckTask(Task):
-    """A knowledge-base re-check: late ack, retried on hiccups, left failed with the reason otherwise."""
+class RecheckTask(ReliableTask):
+    """A knowledge-base re-check, left failed with the reason when it cannot finish."""
 
     abstract = True
-    acks_late = True
-    reject_on_worker_lost = True
-    autoretry_for = TRANSIENT
-    retry_backoff = 2
-    retry_backoff_max = 60
-    max_retries = 5
 
     def on_failure(self, exc, task_id, args, kwargs, einfo):
         from porting_site.projects import kb
