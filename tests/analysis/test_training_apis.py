@@ -1,6 +1,6 @@
 """The analyzer advises the optimizer and dataset classes the converter writes: the knowledge
 base lists mindspore.experimental.optim first where the classic class computes other steps
-(checked by tests/convert/corpus/semantic/optim2_*), and maps TensorDataset/random_split."""
+(checked by the snippets tests/convert/corpus/optimizers.py generates), and maps TensorDataset/random_split."""
 from __future__ import annotations
 
 import pytest
