@@ -8,6 +8,7 @@ import re
 import libcst as cst
 
 from . import rules
+from .assignments import LABEL_LOSSES
 from .codegen import located_lines, module_code
 from .context import ConversionContext
 from .devices import read_elsewhere
@@ -17,7 +18,7 @@ from .outline import cst_kinds, outline
 from .result import ConversionResult, Unconverted
 from .scope import occupied
 from .tensors import relevant_methods
-from .transformer import LABEL_LOSSES, Converter
+from .transformer import Converter
 
 TARGETS = ("classic", "mint")
 

@@ -1,0 +1,159 @@
+"""Call dispatch: each call to a torch API goes to the handler that owns it (layers, state, training,
+data), else to the mapping tables; tensor methods, loss labels, add_module; torch names used as values."""
+from __future__ import annotations
+
+import libcst as cst
+
+from . import data, layers, rules, state, tensors, training
+from .apis import SUPPLEMENT, convert_call, dtype_name
+from .layermap import NOT_LAYERS, self_path
+from .layout import relayout
+from .names import resolve
+from .walk import GRAD_CONTEXTS, WalkState
+
+HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS}
+DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
+                "torch.backends.mps.is_available")
+
+
+class CallRewrites(WalkState):
+    """Calls, and torch names used as values (dtypes, classes, functions passed around)."""
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        ctx = self.ctx
+        qualified = resolve(original.func, ctx.aliases)
+        if qualified is None:
+            if isinstance(original.func, cst.Name) and original.func.value in ctx.label_losses:
+                return self._int_labels(original, updated)
+            if isinstance(original.func, cst.Attribute) and original.func.attr.value in training.STEP_METHODS:
+                training.unplaced_call(ctx, original)
+                return updated
+            if isinstance(original.func, cst.Attribute) and original.func.attr.value == "add_module":
+                return self._add_module(original, updated)
+            if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
+                new = tensors.method_call(ctx, original, updated)
+                if new is not None:
+                    return relayout(updated, new) if isinstance(new, cst.Call) and _same_arguments(updated, new) \
+                        else new
+            return updated
+        if id(original) in self.grad_items and qualified in self.ctx.classic.no_op_decorators:
+            return updated  # the function definition drops the decorator
+        if qualified in GRAD_CONTEXTS:
+            if id(original) not in self.grad_items:
+                ctx.mark(original, rules.NO_GRAD, qualified,
+                         "MindSpore computes gradients only inside value_and_grad: remove this switch")
+            return updated  # a with-item or decorator: the statement around it goes
+        if qualified in DEVICE_CALLS and qualified != "torch.device":
+            ctx.mark(original, rules.DEVICE_CUDA, qualified,
+                     "no CUDA query in MindSpore: choose the device once with mindspore.set_device")
+            return updated
+        mint = ctx.mint_entry(qualified)
+        handler = None if mint else HANDLERS.get(qualified)
+        entry = mint or ctx.classic.get(qualified)
+        if mint is not None:
+            new = convert_call(ctx, original, updated, qualified, mint)  # mint keeps PyTorch's semantics
+        elif handler is not None:
+            new = handler(ctx, original, updated, qualified, entry)
+        elif qualified == "torch.device":
+            ctx.mark(original, rules.DEVICE_OBJECT, qualified,
+                     "torch.device has no counterpart: set the target once with mindspore.set_device")
+            return updated
+        elif entry is None and qualified in SUPPLEMENT:
+            new = convert_call(ctx, original, updated, qualified, _supplement(qualified))
+        else:
+            new = convert_call(ctx, original, updated, qualified, entry)
+        if new is updated:
+            self.ctx.keep(original)
+        else:
+            if isinstance(new, cst.Call) and handler is not data.dataloader and _same_arguments(updated, new):
+                new = relayout(updated, new)
+            if handler is data.dataloader:
+                self.loaders.add(id(new))
+            if qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[1][:1].isupper() and isinstance(new, cst.Call) \
+                    and qualified not in NOT_LAYERS:
+                self._layer(original, updated, new, qualified)
+        return new
+
+    def _int_labels(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        positional = [a for a in updated.args if a.keyword is None and not a.star]
+        if len(positional) < 2:
+            return updated
+        label = positional[1]
+        cast = cst.Call(func=cst.Attribute(value=label.value, attr=cst.Name("astype")),
+                        args=[cst.Arg(value=self.ctx.ms_expr("mindspore.int32"))])
+        self.ctx.change(original, rules.LOSS_LABELS, "torch.nn.CrossEntropyLoss", "mindspore.nn.CrossEntropyLoss",
+                        "class-index labels cast to int32 (MindSpore's loss rejects int64; "
+                        "review if the targets are probabilities)")
+        args = [a.with_changes(value=cast) if a is label else a for a in updated.args]
+        return updated.with_changes(args=args)
+
+    def _add_module(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """m.add_module(name, layer) -> setattr(m, name, layer): Cell.__setattr__ registers the cell and
+        prefixes its parameter names (insert_child_to_cell does not, and checkpoints key on those names)."""
+        args = {a.keyword.value if a.keyword else ("name", "module")[i] if i < 2 else "*": a
+                for i, a in enumerate(updated.args)}
+        if set(args) != {"name", "module"} or any(a.star for a in updated.args):
+            return updated
+        receiver = updated.func.value
+        new = cst.Call(func=cst.Name("setattr"), args=[
+            cst.Arg(value=receiver), args["name"].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT,
+                                                               comma=cst.MaybeSentinel.DEFAULT),
+            args["module"].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, comma=cst.MaybeSentinel.DEFAULT),
+        ])
+        self.ctx.change(original, rules.CELL_API, "torch.nn.Module.add_module", "mindspore.nn.Cell.__setattr__",
+                        "add_module(name, cell) -> setattr(cell_owner, name, cell) (registers it and names its "
+                        "parameters as PyTorch does)")
+        name, owner = args["name"].value, self_path(original.func.value, allow_self=True)
+        records = self.layers.pop(id(args["module"].value), None)
+        if records and owner is not None and isinstance(name, cst.SimpleString):
+            self._bind(f"{owner}.{name.evaluated_value}" if owner else name.evaluated_value, records)
+        return new
+
+    # -- names used as values: dtypes, classes, functions passed around -------------------------
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        if id(original) in self.skip:
+            return updated
+        return self._reference(original, updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name):
+        if id(original) in self.skip or original.value not in self.ctx.aliases:
+            return updated
+        return self._reference(original, updated)
+
+    def _reference(self, original, updated):
+        qualified = resolve(original, self.ctx.aliases)
+        if not qualified:
+            return updated
+        if id(original) in self.grad_items and (qualified in GRAD_CONTEXTS or qualified in self.ctx.classic.no_op_decorators):
+            return updated  # a bare decorator the function definition drops: no reason to keep torch
+        if "." not in qualified:
+            self.ctx.keep(original)
+            return updated
+        target = dtype_name(qualified)
+        if target is None:
+            if qualified == "torch.Tensor":
+                target = "mindspore.Tensor"
+            else:
+                entry = self.ctx.mint_entry(qualified) or self.ctx.classic.get(qualified)
+                last = qualified.rsplit(".", 1)[1]
+                if entry and entry.primary and (entry.category == "consistent" or last[:1].isupper()):
+                    target = entry.primary
+        if target is None:
+            self.ctx.keep(original)
+            return updated
+        self.ctx.change(original, rules.API_RENAME, qualified, target, f"{qualified} -> {target}")
+        return self.ctx.ms_expr(target)
+
+
+def _same_arguments(before: cst.Call, after: cst.Call) -> bool:
+    """Whether after edits before's own argument list (not a new call built around other values)."""
+    if after.args is before.args:
+        return False
+    values = {id(a.value) for a in before.args}
+    return not after.args or any(id(a.value) in values for a in after.args)
+
+
+def _supplement(qualified: str):
+    from analysis.knowledge.mapping import ApiEntry
+
+    return ApiEntry(torch=qualified, mindspore=(SUPPLEMENT[qualified],), category="consistent", section="supplement")

@@ -1,0 +1,110 @@
+"""Statement-level rewrites: torch.device variables removed (or kept and marked), statements left empty
+by a removed device move dropped, no_grad blocks unwrapped, and at the module's end the straight-line
+training step and the imports."""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from . import rules, training
+from .imports import rewrite_imports
+from .names import code, dotted, resolve
+from .walk import GRAD_CONTEXTS, WalkState
+
+
+class StatementRewrites(WalkState):
+    """Device variables, no_grad blocks, and the module as a whole."""
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.scopes.append((node, 0))
+        training.note_step(self.ctx, node)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        if self.ctx.device_call is not None and len(node.body) == 1 \
+                and isinstance(node.body[0], (cst.Assign, cst.AnnAssign)):
+            value = node.body[0].value
+            if value is not None and self.ctx.device_call.search(code(value)) \
+                    and _calls_any(value, self.ctx.aliases, ("torch.device",)):
+                targets = [t.target for t in node.body[0].targets] if isinstance(node.body[0], cst.Assign) \
+                    else [node.body[0].target]
+                names = [dotted(t) for t in targets]
+                read = self.ctx.device_reads
+                kept = [n or code(t) for n, t in zip(names, targets) if n is None or read is None or n in read]
+                if kept:
+                    self._keep_device_variable(node, value, kept)
+                    return False
+                self.ctx.device_names.update(names)  # .to(name) is a device move whatever the name
+                self.removed.add(id(node))
+                return False
+        return True
+
+    def _keep_device_variable(self, node: cst.SimpleStatementLine, value: cst.BaseExpression, kept: list[str]) -> None:
+        """A device variable read elsewhere than in device moves stays, torch code and all, with a mark."""
+        names = " and ".join(kept)
+        self.ctx.mark(node, rules.DEVICE_OBJECT, "torch.device",
+                      f"{names} is also read outside .to()/device= in this file: MindSpore has no device objects, so set the "
+                      f"device once with mindspore.set_device and rewrite the code that uses {names}")
+        self.ctx.torch_left.update(n for n in re.findall(r"[^\W\d]\w*", code(value)) if n in self.ctx.aliases)
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if id(original) in self.removed:
+            self.ctx.change(original, rules.DEVICE_OBJECT, "torch.device", "",
+                            "torch.device variable removed: MindSpore picks the device from its context")
+            return cst.RemovalSentinel.REMOVE
+        if len(updated.body) == 1:
+            o, u = original.body[0], updated.body[0]
+            # a device move whose result was discarded, or `x = x` left after removing .to(device)
+            if isinstance(o, cst.Expr) and isinstance(o.value, cst.Call) and not isinstance(u.value, cst.Call):
+                return _keep_comments_remove(updated)
+            if isinstance(u, cst.Assign) and len(u.targets) == 1 and type(u.targets[0].target) is type(u.value) \
+                    and code(u.targets[0].target) == code(u.value) and code(o) != code(u):
+                return _keep_comments_remove(updated)
+        return updated
+
+    def leave_With(self, original: cst.With, updated: cst.With):
+        grad = [resolve(i.item.func if isinstance(i.item, cst.Call) else i.item, self.ctx.aliases) in GRAD_CONTEXTS
+                for i in original.items]
+        if not any(grad):
+            return updated
+        if not all(grad) or any(i.asname for i in original.items):
+            for item in original.items:
+                self.ctx.keep(item.item)
+            return updated.with_changes(items=[i for i, g in zip(updated.items, grad) if not g]) if not all(grad) else updated
+        self.ctx.change(original, rules.NO_GRAD, "torch.no_grad", "",
+                        "no_grad block unwrapped: MindSpore computes gradients only inside value_and_grad")
+        body = updated.body
+        if isinstance(body, cst.SimpleStatementSuite):
+            statements = [cst.SimpleStatementLine(body=list(body.body))]
+        else:
+            statements = list(body.body)
+        if not statements:
+            return cst.RemovalSentinel.REMOVE
+        statements[0] = statements[0].with_changes(leading_lines=[*updated.leading_lines, *statements[0].leading_lines])
+        return cst.FlattenSentinel(statements)
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        updated, _ = training.rewrite_step(self.ctx, original, updated)  # straight-line code: no loop to switch
+        if not updated.body:
+            return updated
+        module, _ = rewrite_imports(updated, self.ctx.imports, self.ctx.torch_left)
+        return module
+
+
+def _calls_any(node: cst.CSTNode, aliases: dict[str, str], names: tuple[str, ...]) -> bool:
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            nonlocal found
+            if resolve(call.func, aliases) in names:
+                found = True
+
+    node.visit(_Find())
+    return found
+
+
+def _keep_comments_remove(stmt: cst.SimpleStatementLine):
+    if any(line.comment for line in stmt.leading_lines):
+        return stmt.with_changes(body=[cst.Pass()])
+    return cst.RemovalSentinel.REMOVE

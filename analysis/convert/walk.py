@@ -1,0 +1,38 @@
+"""What the converter's one pass has seen so far: the state its concern mixins (cells, calls, layer
+map, assignments, statements, loops) share, each reading and updating it as the walk goes."""
+from __future__ import annotations
+
+import libcst as cst
+
+from .context import ConversionContext
+from .result import LayerRecord
+
+# Gradient-recording switches: with-blocks and decorators the converter unwraps or drops.
+GRAD_CONTEXTS = ("torch.no_grad", "torch.inference_mode", "torch.enable_grad", "torch.set_grad_enabled",
+                 "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad")
+
+
+class WalkState(cst.CSTTransformer):
+    """The fields every concern mixin reads or updates; transformer.Converter combines the mixins."""
+
+    def __init__(self, ctx: ConversionContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.skip: set[int] = set()  # nodes that are parts of a larger name, callees, keywords
+        self.classes: list[tuple[str, str, int]] = []  # (name, kind: cell/dataset/other, function depth)
+        self.functions: list[str] = []
+        self.cells: set[str] = set()
+        self.layers: dict[int, list[tuple[str, LayerRecord]]] = {}
+        self.loaders: set[int] = set()
+        self.removed: set[int] = set()
+        self.folded: set[int] = set()  # cpu()/detach() calls an outer numpy() rewrites
+        self.grad_items: set[int] = set()  # calls used as with-items or decorators
+        self.cold: dict[int, int] = {}  # simple statements left unwalked (nothing to convert: see outline.py)
+        self.edits = 0  # nodes a handler replaced so far: a statement during which none was is unchanged
+        self.entry_edits: list[int] = []  # self.edits when each open statement was entered
+        self.statement_count = 0  # statements seen, in source order, counted as the stdlib ast counts them
+        self.loops: list[cst.CSTNode] = []  # open for/while statements
+        self.loop_bodies: set[int] = set()  # bodies of for/while statements (their else: runs once)
+        self.scopes: list[tuple[cst.CSTNode, int]] = []  # open function definitions / the module, len(loops) on entry
+        self.train_before: dict[int, list[str | None]] = {}  # loop -> networks to switch to training mode before it
+        self.layer_lists: dict[str, list[tuple[str, LayerRecord]]] = {}  # `name = [layers...]` -> their records
