@@ -49,11 +49,10 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     note = f"; {ADAM_EPS_NOTE}" if name == "Adam" and _eps_changed(updated) else ""
     if entry is not None and experimental in entry.mindspore and (ctx.uses_scheduler or name not in CLASSIC_FAITHFUL):
         why = "works with its LR schedulers" if name in CLASSIC_FAITHFUL else "PyTorch's update rule and defaults"
-        args, refused = _experimental_args(updated, entry)
+        args, dropped, refused = _experimental_args(updated, entry)
         if refused:
             ctx.mark(original, rules.OPTIMIZER, qualified, refused)
             return updated
-        dropped = [a.keyword.value for a in updated.args if a not in args]
         ctx.change(original, rules.OPTIMIZER, qualified, experimental,
                    f"{qualified} -> {experimental} (same arguments"
                    f"{''.join(f', dropped {k}=' for k in dropped)}; {why}{note})")
@@ -91,21 +90,23 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     return updated.with_changes(func=ctx.ms_expr(classic), args=args)
 
 
-def _experimental_args(call: cst.Call, entry: ApiEntry) -> tuple[list[cst.Arg], str]:
-    """The call's arguments for the experimental class: PyTorch-only implementation switches
-    (foreach=, fused= ...) dropped, other PyTorch-only options refused unless they are off."""
-    args = []
+def _experimental_args(call: cst.Call, entry: ApiEntry) -> tuple[list[cst.Arg], list[str], str]:
+    """The call's arguments for the experimental class, the keywords dropped, and why it was refused:
+    PyTorch-only implementation switches (foreach=, fused= ...) go, other PyTorch-only options are
+    refused unless they are off."""
+    args, dropped = [], []
     for arg in call.args:
         row = entry.param(arg.keyword.value) if arg.keyword is not None else None
         if row is None or row.relation != "torch_only":
             args.append(arg)
         elif row.torch in HARMLESS_DROPS or code(arg.value).strip() in ("False", "None"):
-            continue
+            dropped.append(row.torch)
         else:
-            return [], f"{row.torch}={code(arg.value).strip()}: " + (row.note or "MindSpore's optimizer has no such option")
-    if args and len(args) < len(call.args) and args[-1] is not call.args[-1]:
+            return [], [], (f"{row.torch}={code(arg.value).strip()}: "
+                            + (row.note or "MindSpore's optimizer has no such option"))
+    if args and args[-1] is not call.args[-1]:
         args[-1] = args[-1].with_changes(comma=call.args[-1].comma)  # the dropped last one's ending stays
-    return args, ""
+    return args, dropped, ""
 
 
 def _renamed(arg: cst.Arg, keyword: str, value: cst.BaseExpression) -> cst.Arg:

@@ -477,10 +477,14 @@ def test_optimizer_implementation_switches_are_dropped_and_other_torch_only_opti
         "a = torch.optim.AdamW(\n    model.parameters(),\n    lr=1e-3,\n    foreach=True,\n)\n"
         "b = torch.optim.Adagrad(model.parameters(), lr=0.1, fused=None, foreach=False)\n"
         "c = torch.optim.NAdam(model.parameters(), maximize=True)\n"
+        "d = torch.optim.AdamW(model.parameters(), foreach=True)\n"
     )
     assert "a = optim.AdamW(\n    model.trainable_params(),\n    lr=1e-3,\n)\n" in result.text
     assert "b = optim.Adagrad(model.trainable_params(), lr=0.1)\n" in result.text
     assert "c = torch.optim.NAdam(" in result.text
+    assert "d = optim.AdamW(model.trainable_params())\n" in result.text  # once crashed the whole file
+    adamw = [c.description for c in result.changes if c.torch_api == "torch.optim.AdamW"]
+    assert any("dropped foreach=" in d and "lr=" not in d for d in adamw)
     [item] = result.unconverted
     assert item.line == 8 and "maximize=True" in item.action
 
