@@ -139,14 +139,13 @@ def differing_args(entry: ApiEntry, use: Use) -> dict:
     return out
 
 
-def _mapping_hit(use: Use, target: str, covered: bool) -> Hit | None:
+def _mapping_hit(use: Use, entry: ApiEntry | None, target: str, covered: bool) -> Hit | None:
+    """The API-mapping finding for a use; `entry` is its row in the target's table (None: not listed)."""
     name = use.name
     if use.kind == "event" or use.context == "base":
         return None
     if use.kind == "method" and use.receiver not in ("tensor", "unknown"):
         return None
-    mapping = load_mapping(target)
-    entry = mapping.get(name)
     status_guess = use.confidence < UNRESOLVED_BELOW
     if entry is None:
         if name in SUPPLEMENT:
@@ -197,7 +196,7 @@ def classify(uses: list[Use], facts: set[str], *, target: str, ms_version: str) 
             # A rule about one argument's MindSpore name is moot where the mapped counterpart keeps the name
             # (experimental.optim.AdamW takes lr, as PyTorch's does).
             rules = [r for r in rules if not _keeps_name(entry, RENAME_RULES.get(r.id))]
-        mapping_hit = _mapping_hit(use, target, covered=bool(rules))
+        mapping_hit = _mapping_hit(use, entry, target, covered=bool(rules))
         first = len(hits)
         if mapping_hit is not None:
             hits.append(mapping_hit)
