@@ -107,10 +107,65 @@ def align(torch_model, ms_model, layer_map: list[dict] | None = None) -> Alignme
     return Alignment(pairs, torch_left, ms_left)
 
 
+class BufferSlot:
+    """A MindSpore buffer (a Tensor registered with register_buffer, or a
+    plain Tensor attribute) with the Parameter methods transfer and compare
+    use: buffers are state, moved and compared like parameters."""
+
+    requires_grad = False
+
+    def __init__(self, owner, name: str, registered: bool) -> None:
+        self.owner, self.name, self.registered = owner, name, registered
+
+    @property
+    def value(self):
+        return self.owner._buffers[self.name] if self.registered else getattr(self.owner, self.name)
+
+    @property
+    def shape(self):
+        return tuple(self.value.shape)
+
+    @property
+    def dtype(self):
+        return self.value.dtype
+
+    def asnumpy(self):
+        return self.value.asnumpy()
+
+    def set_data(self, tensor) -> None:
+        if self.registered:
+            self.owner._buffers[self.name] = tensor
+        else:
+            object.__setattr__(self.owner, self.name, tensor)
+
+
+def _buffers(cell) -> dict[str, object]:
+    return {name: BufferSlot(cell, name, True) for name, value in getattr(cell, "_buffers", {}).items()
+            if value is not None}
+
+
 def _ms_tensors(cell, recurse: bool) -> dict[str, object]:
     if recurse:
-        return {name: param for name, param in cell.parameters_and_names()}
-    return dict(cell._params)  # direct parameters only (no public accessor)
+        found = {name: param for name, param in cell.parameters_and_names()}
+        for prefix, sub in cell.cells_and_names():
+            found.update({f"{prefix}.{n}" if prefix else n: slot for n, slot in _buffers(sub).items()})
+        return found
+    return {**dict(cell._params), **_buffers(cell)}  # direct parameters only (no public accessor)
+
+
+def _tensor_attribute(cell, name: str):
+    """A plain (unregistered) Tensor attribute of that name on the cell: the
+    converted form of a buffer written as `self.mask = ops.tril(...)`."""
+    import mindspore as ms
+
+    owner, _, attr = name.rpartition(".")
+    try:
+        for part in owner.split(".") if owner else []:
+            cell = getattr(cell, part)
+        value = cell.__dict__.get(attr)
+    except AttributeError:
+        return None
+    return BufferSlot(cell, attr, False) if isinstance(value, ms.Tensor) and not isinstance(value, ms.Parameter) else None
 
 
 def transfer_weights(torch_model, ms_model, alignment: Alignment) -> Alignment:
@@ -136,6 +191,11 @@ def transfer_weights(torch_model, ms_model, alignment: Alignment) -> Alignment:
                 alignment.by_design.append({"name": full, "reason": tables.NO_COUNTERPART[base]})
                 continue
             target = _find_ms_name(renames.get(name, name), ms_tensors)
+            if target is None and kind == "buffer":
+                slot = _tensor_attribute(cell, renames.get(name, name))
+                if slot is not None:
+                    target = renames.get(name, name)
+                    ms_tensors[target] = slot
             if target is None:
                 alignment.unmatched_torch.append(
                     {"name": full, "layer": pair.torch_path, "reason": f"no MindSpore parameter for '{name}' in "

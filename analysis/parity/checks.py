@@ -15,7 +15,7 @@ import mindspore as ms
 from . import frameworks as fw
 from . import tables
 from .align import align, map_path, transfer_weights
-from .compare import Capture, Tolerances, metrics, output_figures
+from .compare import Capture, Tolerances, metrics, noise_of, output_figures
 from .config import compare_config
 from .dataset import Batch, DatasetError
 from .sources import layer_source
@@ -56,13 +56,21 @@ def infer_inputs(model, device: str) -> tuple[list[dict] | None, str]:
     return None, f"no input shape from {kind} '{name}' ran the forward (" + "; ".join(errors[:3]) + ")"
 
 
-def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Path | None) -> dict:
+def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Path | None,
+              progress=None) -> dict:
+    """Every check of one entry point. `progress(result, next_phase)` gets the
+    result so far after each phase, so a timeout later keeps what was done."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     result: dict = {"inputs": entry["inputs"], "input_source": entry.get("input_source", "manifest")}
     tols = Tolerances(entry.get("tolerance"), entry.get("layer_tolerance"))
     loss_name = entry.get("loss", "mse")
     layer_map = entry.get("layer_map") or []
+
+    def report(next_phase: str) -> None:
+        result["timings_s"] = {k: round(v, 4) for k, v in timings.items()}
+        if progress is not None:
+            progress(result, next_phase)
 
     alignment = align(torch_model, ms_model, layer_map)
     transfer_weights(torch_model, ms_model, alignment)
@@ -75,42 +83,72 @@ def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Pa
 
     lines = _lines(torch_model, alignment, layer_map, root)
     result["config_mismatches"] = [dict(m, **_where(lines, m["layer"])) for p in alignment.pairs for m in compare_config(p)]
+    ref, why = _float64_twin(torch_model)
+    result["reference"] = {"float64": ref is not None, "noise_factor": tables.NOISE_FACTOR,
+                           **({"reason": why} if why else {})}
 
     initial_torch = copy.deepcopy(torch_model.state_dict())
     initial_ms = {name: p.asnumpy().copy() for name, p in ms_model.parameters_and_names()}
-    hooked = [p for p in alignment.pairs if p.torch_path]
+    hooked = list(alignment.pairs)  # the root too: a bug in its own forward is its own
     seed = int(entry.get("seed", 0))
     batches = entry.get("dataset_batches")
     # The repo's first batch drives the forward checks unless the manifest gave inputs.
     from_dataset = bool(batches) and str(entry.get("input_source", "")).startswith("dataset")
     arrays = batches[0].inputs if from_dataset else fw.make_arrays(entry["inputs"], seed)
+    report("forward_eval")
 
     # Forward, eval mode.
     t0 = time.perf_counter()
-    fw.train_mode(torch_model, ms_model, False)
-    eval_out = _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, lines)
+    fw.train_mode(torch_model, ms_model, False, *([ref] if ref is not None else []))
+    eval_out = _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, lines, ref)
     result.update(layers=eval_out["layers"], metrics=eval_out["metrics"], outputs=eval_out["outputs"])
     result.update({k: eval_out[k] for k in ("output_sample", "abs_error_histogram") if k in eval_out})
     timings["forward_eval"] = time.perf_counter() - t0
     if eval_out["crash"]:
         result["crash"] = eval_out["crash"]
+    if eval_out["reference_error"]:
+        result["reference"].update(float64=False, reason=eval_out["reference_error"])
+        ref = None  # the fixed tolerances alone judge the rest
+    trainable = any(p.requires_grad for p in torch_model.parameters())
 
     if entry.get("mode", "both") in ("both", "train") and not eval_out["crash"]:
+        report("train_step")
         t0 = time.perf_counter()
+        result["random_parts_off"] = fw.train_mode(torch_model, ms_model, True, *([ref] if ref is not None else []))
+        if entry.get("functional_dropout_off"):
+            result["random_parts_off"].append({"side": "both", "layer": "", "what": "functional dropout is the identity: "
+                                               + ", ".join(entry["functional_dropout_off"])})
         step = _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, tols, lines,
-                           loss_name, seed)
+                           loss_name, seed, ref)
         result.update(step)
         timings["train_step"] = time.perf_counter() - t0
         steps = int(entry.get("loss_steps", 20))
-        if steps > 0:
+        if steps > 0 and not trainable:
+            result["loss_curve"] = {"status": "skipped", "reason": "no parameters: nothing to train", "steps": 0}
+        elif steps > 0:
+            report("loss_curve")
             t0 = time.perf_counter()
-            _restore(torch_model, ms_model, initial_torch, initial_ms)
+            _restore(torch_model, ms_model, initial_torch, initial_ms, ref)
             result["loss_curve"] = _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name,
-                                               seed, steps)
+                                               seed, steps, ref)
             timings["loss_curve"] = time.perf_counter() - t0
     result["timings_s"] = {k: round(v, 4) for k, v in timings.items()}
     _verdict(result, alignment, lines)
     return result
+
+
+def _float64_twin(torch_model):
+    """The same module, same weights, in float64: the reference PyTorch's own
+    float32 round-off is measured against. None (and why) when it cannot be
+    made, e.g. code that builds float32 tensors itself."""
+    try:
+        return copy.deepcopy(torch_model).double(), None
+    except Exception as exc:  # user code (deepcopy of odd attributes)
+        return None, f"no float64 copy of the module ({type(exc).__name__}: {exc}); the fixed tolerances alone apply"
+
+
+def _as64(arrays) -> list[np.ndarray]:
+    return [a.astype(np.float64) if np.issubdtype(a.dtype, np.floating) else a for a in arrays]
 
 
 def _lines(torch_model, alignment, layer_map: list[dict], root: Path | None) -> dict[str, dict]:
@@ -131,12 +169,13 @@ def _where(lines: dict, layer: str) -> dict:
     return {"file": where.get("file"), "line": where.get("line")}
 
 
-def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, lines) -> dict:
+def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, lines, ref=None) -> dict:
     t_rec, m_rec, comparer = _recorders(hooked, tols, lines)
     m_out, crash = None, None
     try:
         with torch.no_grad():
             t_out = torch_model(*fw.to_torch(arrays, torch_device))
+        r_out = _reference_run(ref, hooked, t_rec, comparer, lambda: ref(*fw.to_torch(_as64(arrays), torch_device)))
         try:
             m_out = ms_model(*fw.to_ms(arrays))
         except Exception as exc:  # keep what the hooks saw up to the crash
@@ -149,22 +188,53 @@ def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, 
         outputs = [{"index": 0, "status": "fail", "label": crash}]
         figures = {}
     else:
-        outputs = _compare_outputs(t_out, m_out, tols)
+        outputs = _compare_outputs(t_out, m_out, tols, r_out)
         t_arrays, m_arrays = fw.flat_tensors(t_out, "torch"), fw.flat_tensors(m_out, "ms")
         figures = output_figures(t_arrays[0], m_arrays[0]) if t_arrays and m_arrays else {}
     return {"layers": layers, "first": first, "metrics": _headline(outputs), "outputs": outputs, "crash": crash,
-            **figures}
+            "reference_error": comparer.reference_error, **figures}
 
 
-def _compare_outputs(t_out, m_out, tols) -> list[dict]:
+def _reference_run(ref, hooked, t_rec, comparer, call):
+    """Run the float64 twin through `call` with hooks on the same layers, and
+    hand the comparer PyTorch's float32-vs-float64 error per layer call."""
+    if ref is None:
+        return None
+    modules = dict(ref.named_modules())
+    r_rec = fw.Recorder("torch").attach([(p.torch_path, modules[p.torch_path]) for p in hooked
+                                         if p.torch_path in modules])
+    try:
+        with torch.set_grad_enabled(comparer.training):
+            out = call()
+    except Exception as exc:  # float64 unsupported somewhere in user code: floors only
+        comparer.reference_error = f"the float64 reference failed ({type(exc).__name__}: {str(exc)[:200]})"
+        return None
+    finally:
+        r_rec.detach()
+    for path, calls in r_rec.calls.items():
+        for index, (r_in, r_out) in enumerate(calls):
+            t_calls = t_rec.calls.get(path, [])
+            if index < len(t_calls):
+                t_in, t_out = t_calls[index]
+                comparer.noise[(path, index)] = (noise_of(t_in, r_in), noise_of(t_out, r_out))
+            for capture in (r_in, r_out):
+                if capture is not None:
+                    capture.release()
+    return out
+
+
+def _compare_outputs(t_out, m_out, tols, r_out=None) -> list[dict]:
     t_arrays, m_arrays = fw.flat_tensors(t_out, "torch"), fw.flat_tensors(m_out, "ms")
+    r_arrays = fw.flat_tensors(r_out, "torch") if r_out is not None else []
     outputs = []
     for index, t in enumerate(t_arrays):
         if index >= len(m_arrays):
             outputs.append({"index": index, "status": "fail", "label": "missing in MindSpore output"})
             continue
         atol, rtol, used = tols.pick("output", str(t.dtype))
-        outputs.append(dict(index=index, **metrics(Capture(t), Capture(m_arrays[index]), atol, rtol), tolerance=used))
+        noise = noise_of(Capture(t), Capture(r_arrays[index])) if index < len(r_arrays) else None
+        outputs.append(dict(index=index, **metrics(Capture(t), Capture(m_arrays[index]), atol, rtol, noise),
+                            tolerance=used))
     if len(m_arrays) > len(t_arrays):
         outputs.append({"index": len(t_arrays), "status": "fail", "label": "extra MindSpore output"})
     return outputs
@@ -178,33 +248,42 @@ def _headline(outputs: list[dict]) -> dict:
     return {k: v for k, v in head.items() if k not in ("index",)}
 
 
+ROOT_LAYER = "(root)"  # how the report names the entry module's own forward
+
+
 class LayerComparer:
     """Called from the MindSpore hooks: compares each call with the PyTorch
-    capture of the same layer and call index, then frees both tensors."""
+    capture of the same layer and call index, then frees both tensors.
+    `noise[(path, call)]` holds PyTorch's own float32-vs-float64 error of that
+    call's (input, output) when the float64 reference ran."""
 
-    def __init__(self, torch_recorder, hooked, tols, lines) -> None:
+    def __init__(self, torch_recorder, hooked, tols, lines, training: bool = False) -> None:
         self.torch = torch_recorder
         self.pairs = {p.torch_path: p for p in hooked}
         self.tols, self.lines = tols, lines
+        self.training = training
         self.rows: dict[tuple[str, int], dict] = {}
+        self.noise: dict[tuple[str, int], tuple[float | None, float | None]] = {}
+        self.reference_error: str | None = None
 
     def __call__(self, path: str, call: int, m_in, m_out) -> None:
         t_calls = self.torch.calls.get(path, [])
         if call >= len(t_calls):
             return  # MindSpore called it more often: reported from the PyTorch side's view
         t_in, t_out = t_calls[call]
+        noise_in, noise_out = self.noise.get((path, call), (None, None))
         row: dict = {}
         if t_out is None or m_out is None:
             row.update(status="skipped", label="no tensor output")
         else:
             pair = self.pairs[path]
             atol, rtol, used = self.tols.pick(pair.torch_type, t_out.dtype, path)
-            out = metrics(t_out, m_out, atol, rtol)
+            out = metrics(t_out, m_out, atol, rtol, noise_out)
             row["tolerance"] = used
             input_ok = True
             if t_in is not None and m_in is not None:
                 in_atol, in_rtol, _ = self.tols.pick("input", t_in.dtype)
-                inm = metrics(t_in, m_in, in_atol, in_rtol)
+                inm = metrics(t_in, m_in, in_atol, in_rtol, noise_in)
                 input_ok = inm["status"] == "pass"
                 row["input_max_abs"] = inm.get("max_abs")
             status = out["status"]
@@ -223,6 +302,8 @@ class LayerComparer:
             pair = self.pairs[path]
             row = {"path": path, "call": call, "torch_type": pair.torch_type, "mindspore_type": pair.ms_type,
                    "mindspore_path": pair.ms_path, **_where(self.lines, path)}
+            if not path:
+                row["root"] = True
             found = self.rows.get((path, call))
             if found is None:
                 row.update(status="missing", label="not called (this many times) in MindSpore")
@@ -230,29 +311,31 @@ class LayerComparer:
                 row.update(found)
             layers.append(row)
             if row["status"] == "fail" and first is None:
-                first = path
+                first = path or ROOT_LAYER
         return layers, first
 
 
-def _recorders(hooked, tols, lines):
+def _recorders(hooked, tols, lines, training: bool = False):
     t_rec = fw.Recorder("torch").attach([(p.torch_path, p.module) for p in hooked])
-    comparer = LayerComparer(t_rec, hooked, tols, lines)
+    comparer = LayerComparer(t_rec, hooked, tols, lines, training)
     m_rec = fw.Recorder("ms", on_call=comparer).attach([(p.torch_path, p.cell) for p in hooked])
     return t_rec, m_rec, comparer
 
 
-def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, tols, lines, loss_name, seed):
+def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, tols, lines, loss_name, seed,
+                ref=None):
     """One train-mode forward (hooked), backward and plain SGD step on both
-    sides; compares layer outputs, gradients (parameters and input) and the
-    state afterwards (updated parameters, running statistics)."""
+    sides and on the float64 reference; compares layer outputs, gradients
+    (parameters and input) and the state afterwards (updated parameters,
+    buffers such as running statistics and masks)."""
     t_loss_fn, m_loss_fn = fw.LOSSES[loss_name]
-    fw.train_mode(torch_model, ms_model, True)
     t_inputs = fw.to_torch(arrays, torch_device, grad=True)
     m_inputs = fw.to_ms(arrays)
-    t_rec, m_rec, comparer = _recorders(hooked, tols, lines)
+    t_rec, m_rec, comparer = _recorders(hooked, tols, lines, training=True)
     params = [link for link in alignment.links if link.kind == "parameter" and link.ms_param.requires_grad]
     ms_weights = [link.ms_param for link in params]
     float_pos = tuple(i for i, a in enumerate(arrays) if np.issubdtype(a.dtype, np.floating))
+    r_inputs, m_grads_raw = None, None
     try:
         torch_model.zero_grad(set_to_none=True)
         t_out = torch_model(*t_inputs)
@@ -260,6 +343,20 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
         target = fw.make_target(loss_name, t_first.detach().cpu().numpy(), seed)
         t_loss = t_loss_fn(t_first, fw.to_torch([target], torch_device)[0])
         t_loss.backward()
+        r_loss = None
+        if ref is not None:
+            ref.zero_grad(set_to_none=True)
+            r_inputs = fw.to_torch(_as64(arrays), torch_device, grad=True)
+            box = {}
+
+            def ref_call():
+                out = fw.first_tensor(ref(*r_inputs), "torch")
+                box["loss"] = t_loss_fn(out, fw.to_torch(_as64([target]), torch_device)[0])
+                box["loss"].backward()
+                return out
+
+            _reference_run(ref, hooked, t_rec, comparer, ref_call)
+            r_loss = box.get("loss")
         m_target = fw.to_ms([target])[0]
         m_out_holder = []
 
@@ -268,76 +365,112 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
             m_out_holder.append(out)
             return m_loss_fn(fw.first_tensor(out, "ms"), m_target)
 
-        grad_fn = ms.value_and_grad(forward, grad_position=float_pos or None, weights=ms_weights)
-        m_loss, grads = grad_fn(*m_inputs)
+        if ms_weights or float_pos:
+            grad_fn = ms.value_and_grad(forward, grad_position=float_pos or None, weights=ms_weights or None)
+            m_loss, m_grads_raw = grad_fn(*m_inputs)
+        else:  # nothing to differentiate: the forward (and its buffers) still count
+            m_loss = forward(*m_inputs)
     finally:
         t_rec.detach()
         m_rec.detach()
-    if float_pos:
-        m_in_grads, m_w_grads = grads
+    m_in_grads, m_w_grads = (), ()
+    if m_grads_raw is not None:
+        if float_pos and ms_weights:
+            m_in_grads, m_w_grads = m_grads_raw
+        elif float_pos:
+            m_in_grads = m_grads_raw
+        else:
+            m_w_grads = m_grads_raw
         m_in_grads = m_in_grads if isinstance(m_in_grads, tuple) else (m_in_grads,)
-    else:
-        m_in_grads, m_w_grads = (), grads
 
     layers, _first = comparer.layers()
     outputs = _compare_outputs(t_out, m_out_holder[0] if m_out_holder else None, tols)
     kinds = {p.torch_path: p.torch_type for p in alignment.pairs}
+    r_tensors = _named_tensors(ref)
 
     gradients = []
     for link, m_grad in zip(params, m_w_grads):
         t_grad = link.tensor.grad
         t_arr = np.zeros(tuple(link.tensor.shape), np.float32) if t_grad is None else t_grad.detach().cpu().numpy()
         m_arr = m_grad.asnumpy().reshape(t_arr.shape) if m_grad.size == t_arr.size else m_grad.asnumpy()
+        r_grad = getattr(r_tensors.get(link.torch_name), "grad", None)
+        noise = noise_of(Capture(t_arr), Capture(r_grad.detach().cpu().numpy())) if r_grad is not None else None
         atol, rtol, used = tols.pick(kinds.get(link.layer, ""), str(t_arr.dtype), link.layer, tables.GRADIENT_FACTOR)
         gradients.append({"name": link.torch_name, "mindspore_name": link.ms_name, "layer": link.layer,
-                          **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol),
+                          **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol, noise),
                           "tolerance": used})
     input_gradients = []
     for pos, m_grad in zip(float_pos, m_in_grads):
         t_grad = t_inputs[pos].grad
         if t_grad is None:
             continue
+        r_grad = r_inputs[pos].grad if r_inputs is not None else None
+        t_cap = Capture(t_grad.cpu().numpy())
+        noise = noise_of(t_cap, Capture(r_grad.cpu().numpy())) if r_grad is not None else None
         atol, rtol, _ = tols.pick("input", "float32", None, tables.GRADIENT_FACTOR)
-        input_gradients.append({"input": pos, **metrics(Capture(t_grad.cpu().numpy()), Capture(m_grad.asnumpy()),
-                                                         atol, rtol)})
+        input_gradients.append({"input": pos, **metrics(t_cap, Capture(m_grad.asnumpy()), atol, rtol, noise)})
 
     # Plain SGD step, then every linked tensor compared (parameters and buffers).
     with torch.no_grad():
         for link in params:
             if link.tensor.grad is not None:
                 link.tensor -= STATE_STEP_LR * link.tensor.grad
+            r_param = r_tensors.get(link.torch_name)
+            if r_param is not None and r_param.grad is not None:
+                r_param -= STATE_STEP_LR * r_param.grad
     for link, m_grad in zip(params, m_w_grads):
         link.ms_param.set_data(link.ms_param - STATE_STEP_LR * m_grad)
     state = []
     for link in alignment.links:
         t_arr = link.tensor.detach().cpu().numpy()
         m_arr = link.ms_param.asnumpy().reshape(t_arr.shape)
+        r_tensor = r_tensors.get(link.torch_name)
+        noise = (noise_of(Capture(t_arr), Capture(r_tensor.detach().cpu().numpy()))
+                 if r_tensor is not None and r_tensor.is_floating_point() else None)
         atol, rtol, used = tols.pick(kinds.get(link.layer, ""), str(t_arr.dtype), link.layer, tables.GRADIENT_FACTOR)
         state.append({"name": link.torch_name, "mindspore_name": link.ms_name, "layer": link.layer, "kind": link.kind,
-                      **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol),
+                      **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol, noise),
                       "tolerance": used})
     loss_pair = {"torch": float(t_loss.item()), "mindspore": float(m_loss.asnumpy())}
-    return {"layers_train": layers, "metrics_train": _headline(outputs), "loss_train_step": loss_pair,
+    if ref is not None and r_loss is not None:
+        loss_pair["torch_float64"] = float(r_loss.item())
+    step = {"layers_train": layers, "metrics_train": _headline(outputs), "loss_train_step": loss_pair,
             "gradients": gradients, "input_gradients": input_gradients, "state_after_step": state}
+    if not params:
+        step["gradients_note"] = "no parameters: forward and buffers checked, nothing to differentiate"
+    if comparer.reference_error:
+        step["reference_error_train"] = comparer.reference_error
+    return step
 
 
-def _restore(torch_model, ms_model, initial_torch, initial_ms) -> None:
+def _named_tensors(model) -> dict:
+    if model is None:
+        return {}
+    return {**dict(model.named_buffers()), **dict(model.named_parameters())}
+
+
+def _restore(torch_model, ms_model, initial_torch, initial_ms, ref=None) -> None:
     torch_model.load_state_dict(initial_torch)
+    if ref is not None:
+        ref.load_state_dict(initial_torch)  # copied into its float64 tensors
     for name, param in ms_model.parameters_and_names():
         if name in initial_ms:
             param.set_data(ms.Tensor(initial_ms[name]))
 
 
-def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name, seed, steps) -> dict:
-    """N optimizer steps from identical weights over identical batches."""
+def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name, seed, steps, ref=None) -> dict:
+    """N optimizer steps from identical weights over identical batches, the
+    float64 twin alongside: its distance from PyTorch float32 at each step is
+    the noise band MindSpore is judged against (rtol is the floor)."""
     t_loss_fn, m_loss_fn = fw.LOSSES[loss_name]
     torch_spec = entry.get("optimizer") or {"name": "SGD", "lr": 0.01}
     ms_spec = entry.get("converted_optimizer") or torch_spec
-    fw.train_mode(torch_model, ms_model, True)
     t_opt = fw.torch_optimizer(torch_spec, torch_model.parameters())
+    r_opt = fw.torch_optimizer(torch_spec, ref.parameters()) if ref is not None else None
     m_params = ms_model.trainable_params()
     m_opt, m_opt_name = fw.ms_optimizer(ms_spec, m_params)
     t_sched = fw.scheduler(entry.get("scheduler"), t_opt, "torch")
+    r_sched = fw.scheduler(entry.get("scheduler"), r_opt, "torch") if r_opt is not None else None
     m_sched = fw.scheduler(entry.get("converted_scheduler") or entry.get("scheduler"), m_opt, "ms")
     drawn = entry.get("dataset_batches")
     if drawn:
@@ -345,17 +478,21 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
         origin = {"source": "dataset", "class": entry["dataset"]["class"],
                   "batch_size": int(entry["dataset"].get("batch_size", 8))}
     else:
-        batches = [fw.make_arrays(entry["inputs"], seed + 1 + b) for b in range(int(entry.get("batches", 4)))]
+        count = int(entry.get("batches", max(steps, 1)))
+        batches = [fw.make_arrays(entry["inputs"], seed + 1 + b) for b in range(count)]
         origin = {"source": "random", "spec": entry["inputs"]}
     n_batches = len(batches)
     with torch.no_grad():
         torch_model.eval()
-        ref = fw.first_tensor(torch_model(*fw.to_torch(batches[0], torch_device)), "torch").cpu().numpy()
-        fw.train_mode(torch_model, ms_model, True)
+        refs = [fw.first_tensor(torch_model(*fw.to_torch(b, torch_device)), "torch").cpu().numpy()
+                for b in (batches if not drawn else batches[:1])]
+        fw.train_mode(torch_model, ms_model, True, *([ref] if ref is not None else []))
     if drawn and drawn[0].label is not None:
-        targets = [dataset_target(loss_name, b.label, ref) for b in drawn]
+        targets = [dataset_target(loss_name, b.label, refs[0]) for b in drawn]
+        origin["targets"] = "the dataset's labels"
     else:
-        targets = [fw.make_target(loss_name, ref, seed + 100 + b) for b in range(n_batches)]
+        targets = [fw.learnable_target(loss_name, out, seed + 100 + b) for b, out in enumerate(refs)]
+        origin["targets"] = fw.LEARNABLE_TARGET_NOTE[loss_name]
     origin.update(count=n_batches, digests=[Batch(list(a), t).digest() for a, t in zip(batches, targets)])
     box = {}
 
@@ -363,7 +500,7 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
         return m_loss_fn(fw.first_tensor(ms_model(*xs), "ms"), box["target"])
 
     grad_fn = ms.value_and_grad(forward, None, weights=m_params)
-    t_curve, m_curve = [], []
+    t_curve, m_curve, r_curve = [], [], []
     for step in range(steps):
         arrays, target = batches[step % n_batches], targets[step % n_batches]
         t_opt.zero_grad(set_to_none=True)
@@ -371,25 +508,60 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
         t_loss = t_loss_fn(t_out, fw.to_torch([target], torch_device)[0])
         t_loss.backward()
         t_opt.step()
+        if r_opt is not None:
+            r_opt.zero_grad(set_to_none=True)
+            r_out = fw.first_tensor(ref(*fw.to_torch(_as64(arrays), torch_device)), "torch")
+            r_loss = t_loss_fn(r_out, fw.to_torch(_as64([target]), torch_device)[0])
+            r_loss.backward()
+            r_opt.step()
+            r_curve.append(float(r_loss.item()))
         box["target"] = fw.to_ms([target])[0]
         m_loss, grads = grad_fn(*fw.to_ms(arrays))
         m_opt(grads)
-        if t_sched is not None:
-            t_sched.step()
-        if m_sched is not None:
-            m_sched.step()
+        for sched in (t_sched, r_sched, m_sched):
+            if sched is not None:
+                sched.step()
         t_curve.append(float(t_loss.item()))
         m_curve.append(float(m_loss.asnumpy()))
     rtol = float((entry.get("tolerance") or {}).get("loss_rtol", tables.LOSS_CURVE_RTOL))
     rel = [abs(a - b) / max(abs(a), 1e-8) for a, b in zip(t_curve, m_curve)]
-    first_bad = next((i for i, r in enumerate(rel) if not r <= rtol), None)
-    return {"torch": t_curve, "mindspore": m_curve, "relative_difference": rel, "rtol": rtol,
-            "max_relative_difference": max(rel) if rel else 0.0, "first_diverging_step": first_bad,
-            "status": "pass" if first_bad is None else "fail", "steps": steps,
-            "optimizer": {"torch": torch_spec, "mindspore": ms_spec, "mindspore_class": m_opt_name,
-                          "scheduler": entry.get("scheduler"),
-                          "converted_scheduler": entry.get("converted_scheduler") or entry.get("scheduler")},
-            "loss": loss_name, "batches": origin}
+    allowed = [rtol] * len(rel)
+    noise_rel = []
+    if r_curve:
+        # Round-off compounds over steps: the band at a step is the largest
+        # float32-vs-float64 gap so far, times the noise factor.
+        worst = 0.0
+        for a, r in zip(t_curve, r_curve):
+            gap = abs(a - r) / max(abs(r), 1e-8)
+            noise_rel.append(gap)
+            worst = max(worst, gap)
+            allowed[len(noise_rel) - 1] = max(rtol, tables.NOISE_FACTOR * worst)
+    first_bad = next((i for i, (r, a) in enumerate(zip(rel, allowed)) if not r <= a), None)
+    curve = {"torch": t_curve, "mindspore": m_curve, "relative_difference": rel, "rtol": rtol,
+             "max_relative_difference": max(rel) if rel else 0.0, "first_diverging_step": first_bad,
+             "status": "pass" if first_bad is None else "fail", "steps": steps,
+             "optimizer": {"torch": torch_spec, "mindspore": ms_spec, "mindspore_class": m_opt_name,
+                           "scheduler": entry.get("scheduler"),
+                           "converted_scheduler": entry.get("converted_scheduler") or entry.get("scheduler")},
+             "loss": loss_name, "batches": origin, "mode": "train, random parts off"}
+    if r_curve:
+        curve.update(torch_float64=r_curve, noise_relative=noise_rel, allowed_relative=allowed,
+                     noise_factor=tables.NOISE_FACTOR)
+    curve["description"] = _curve_description(curve)
+    return curve
+
+
+def _curve_description(curve: dict) -> str:
+    """One sentence for the page: which data, loss, optimizer, how many steps."""
+    batches, opt = curve["batches"], curve["optimizer"]["torch"]
+    data = (f"{batches['count']} batches of {batches['batch_size']} from {batches['class']}"
+            if batches["source"] == "dataset" else f"{batches['count']} random batches of shape "
+            f"{', '.join(str(s['shape']) for s in batches['spec'])}")
+    opt_text = opt.get("name", "SGD") + "(" + ", ".join(f"{k}={v}" for k, v in opt.items() if k != "name") + ")"
+    sched = curve["optimizer"].get("scheduler")
+    sched_text = f", {sched['name']} schedule" if sched else ""
+    return (f"{curve['steps']} {opt_text} steps{sched_text} on {data}, {curve['loss']} loss against "
+            f"{batches.get('targets', 'targets')}; train mode with dropout off")
 
 
 def dataset_target(loss_name: str, label: np.ndarray, output: np.ndarray) -> np.ndarray:

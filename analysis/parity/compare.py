@@ -96,9 +96,31 @@ class Tolerances:
         return atol, rtol, info
 
 
-def metrics(reference: Capture, candidate: Capture, atol: float, rtol: float) -> dict:
-    """Errors of `candidate` (MindSpore) against `reference` (PyTorch)."""
+def noise_of(reference: Capture | None, exact: Capture | None) -> float | None:
+    """PyTorch's own float32 round-off at one point: the largest |float32 -
+    float64| of the same tensor from the same weights and inputs (None when
+    the float64 reference has no such tensor)."""
+    if reference is None or exact is None or reference.values is None or exact.values is None:
+        return None
+    if reference.shape != exact.shape or reference.values.size != exact.values.size:
+        return None
+    diff = np.abs(reference.values.astype(np.float64) - exact.values.astype(np.float64))
+    diff = diff[np.isfinite(diff)]
+    return _f(diff.max()) if diff.size else 0.0
+
+
+def metrics(reference: Capture, candidate: Capture, atol: float, rtol: float, noise: float | None = None) -> dict:
+    """Errors of `candidate` (MindSpore) against `reference` (PyTorch float32).
+
+    `atol + rtol*|a|` is the floor; with `noise` (PyTorch's own float32-vs-
+    float64 error at this point) the allowance widens to the noise band,
+    NOISE_FACTOR times that error, wherever float32 itself is that inexact:
+    a difference the size of float32 round-off is noise, not drift.
+    """
     result = {"shape_torch": list(reference.shape), "shape_mindspore": list(candidate.shape), "atol": atol, "rtol": rtol}
+    band = tables.NOISE_FACTOR * noise if noise is not None and math.isfinite(noise) else 0.0
+    if noise is not None:
+        result.update(noise_max_abs=noise, noise_band=band)
     if reference.shape != candidate.shape and reference.values.size != candidate.values.size:
         result.update(status="fail", label="shape mismatch", max_abs=None, max_rel=None, mean_abs=None, cosine=None)
         return result
@@ -110,7 +132,9 @@ def metrics(reference: Capture, candidate: Capture, atol: float, rtol: float) ->
     if diff.size and np.isnan(diff).any():
         max_abs = math.inf
     rel = diff / np.maximum(np.abs(a), 1e-12)
-    allowed = atol + rtol * np.abs(a)
+    floor = atol + rtol * np.abs(a)
+    allowed = np.maximum(floor, band)
+    within_floor = bool(np.all(diff <= floor)) if diff.size else True
     within = bool(np.all(diff <= allowed)) if diff.size else True
     result.update(
         max_abs=max_abs,
@@ -126,8 +150,10 @@ def metrics(reference: Capture, candidate: Capture, atol: float, rtol: float) ->
         result.update(status="fail", label="shape mismatch")
     elif max_abs == 0.0:
         result.update(status="pass", label="exact")
-    elif within:
+    elif within_floor:
         result.update(status="pass", label="kernel noise")  # within the op's known float error
+    elif within:
+        result.update(status="pass", label="float32 noise")  # as far off as PyTorch float32 is from float64
     else:
         result.update(status="fail", label="drift")
     return result

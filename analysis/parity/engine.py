@@ -140,6 +140,7 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
         # The child imports the original tree's packages; their parent dirs go first on its path.
         outcome = run_sandboxed(RUNNER, payload, limits=limits, should_stop=should_stop)
         results = {r["key"]: r["result"] for r in outcome.records if r.get("event") == "result"}
+        partials = {r["key"]: r for r in outcome.records if r.get("event") == "partial"}  # the last one wins
         started = [r["key"] for r in outcome.records if r.get("event") == "start"]
         remaining = []
         for report, job in pending:
@@ -152,10 +153,8 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
             elif job["key"] in started or not started:
                 # The child died on this entry (or before any): blame it, move on.
                 reason = outcome.failure_reason() or "the check process ended without a result"
-                report["entry_points"].append(_finish(job, {
-                    "status": "error", "reason": f"{reason} while checking {job['class']}",
-                    "stderr_tail": outcome.stderr_tail[-2000:], "stdout_tail": outcome.stdout_tail[-1000:],
-                }, device))
+                report["entry_points"].append(_finish(job, _cut_short(job, reason, partials.get(job["key"]), outcome),
+                                                      device))
                 if not started:
                     # Nothing ran at all: the same will happen again; fail the rest too.
                     continue
@@ -164,6 +163,30 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
         if outcome.stopped or len(remaining) == len(pending):
             break
         pending = remaining
+
+
+PHASES = {
+    "import": "importing the PyTorch class", "construct": "constructing the PyTorch module",
+    "dataset": "loading the dataset", "inputs": "inferring the input shape",
+    "import_converted": "importing the MindSpore cell", "construct_converted": "constructing the MindSpore cell",
+    "forward_eval": "the eval forward", "train_step": "the train step (forward, gradients, state after a step)",
+    "loss_curve": "the loss curves",
+}
+
+
+def _cut_short(job: dict, reason: str, partial: dict | None, outcome) -> dict:
+    """An entry whose child died or hung: what it had finished is kept, and
+    the reason says which phase was cut short."""
+    result = dict((partial or {}).get("result") or {})
+    phase = (partial or {}).get("phase")
+    where = f" during {PHASES.get(phase, phase)}" if phase else ""
+    kept = " (the results of the phases before it are kept)" if result else ""
+    result.update(status="error", reason=f"{reason}{where} while checking {job['class']}{kept}",
+                  stderr_tail=outcome.stderr_tail[-2000:], stdout_tail=outcome.stdout_tail[-1000:])
+    if phase:
+        result["cut_short"] = {"phase": phase, "what": PHASES.get(phase, phase),
+                               "completed": list((result.get("timings_s") or {}).keys())}
+    return result
 
 
 ENTRY_ORDER = ("name", "module", "status", "reason", "first_diverging_layer", "config_mismatches", "layers",

@@ -119,18 +119,97 @@ def first_tensor(value, framework: str):
     return None
 
 
-def train_mode(torch_model, ms_model, train: bool) -> None:
-    """Train or eval mode; in train mode Dropout stays off on both sides so
-    the two forwards are deterministic (probabilities are checked in config)."""
-    torch_model.train(train)
+def train_mode(torch_model, ms_model, train: bool, *more_torch) -> list[dict]:
+    """Train or eval mode; in train mode every random part is off on both
+    sides so the forwards are deterministic (the probabilities themselves are
+    checked in config, before this runs): Dropout layers stay in eval mode and
+    a module's own float `dropout`/`dropout_p` (RNN/LSTM/GRU, MultiheadAttention,
+    attention written by hand) is set to 0. Returns what was turned off."""
+    turned_off: list[dict] = []
+    for model in (torch_model, *more_torch):
+        model.train(train)
     ms_model.set_train(train)
-    if train:
-        for module in torch_model.modules():
+    if not train:
+        return turned_off
+    for side, model in (("torch", torch_model), *(("torch", m) for m in more_torch)):
+        for path, module in model.named_modules():
             if isinstance(module, DROPOUT_TORCH):
                 module.eval()
-        for _, cell in ms_model.cells_and_names():
-            if "Dropout" in type(cell).__name__:
-                cell.set_train(False)
+                turned_off.append({"side": side, "layer": path, "what": f"{type(module).__name__} kept in eval mode"})
+            else:
+                turned_off += _zero_dropout_attrs(side, path, module)
+    for path, cell in ms_model.cells_and_names():
+        if "Dropout" in type(cell).__name__:
+            cell.set_train(False)
+            turned_off.append({"side": "mindspore", "layer": path,
+                               "what": f"{type(cell).__name__} kept in inference mode"})
+        else:
+            turned_off += _zero_dropout_attrs("mindspore", path, cell)
+    # The extra (reference) copies repeat the first model's rows: report each layer once per side.
+    seen, unique = set(), []
+    for row in turned_off:
+        key = (row["side"], row["layer"], row["what"])
+        if key not in seen:
+            seen.add(key)
+            unique.append(row)
+    return unique
+
+
+DROPOUT_ATTRS = ("dropout", "dropout_p", "attn_dropout_p", "p_dropout")
+
+
+def _zero_dropout_attrs(side: str, path: str, module) -> list[dict]:
+    off = []
+    for attr in DROPOUT_ATTRS:
+        value = module.__dict__.get(attr)
+        if isinstance(value, float) and not isinstance(value, bool) and value > 0:
+            object.__setattr__(module, attr, 0.0)
+            off.append({"side": side, "layer": path, "what": f"{attr}={value:g} set to 0"})
+    return off
+
+
+def disable_functional_dropout() -> list[str]:
+    """Make the functional dropouts of both frameworks the identity for this
+    child (user code calling F.dropout(x, p) is random even in eval mode),
+    and force attention dropout to 0. Returns the functions replaced."""
+    import functools
+
+    import torch.nn.functional as tf
+
+    replaced = []
+
+    def identity(x, *args, **kwargs):
+        return x
+
+    for name in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"):
+        if hasattr(tf, name):
+            setattr(tf, name, identity)
+            replaced.append(f"torch.nn.functional.{name}")
+    sdpa = getattr(tf, "scaled_dot_product_attention", None)
+    if sdpa is not None:
+        @functools.wraps(sdpa)
+        def no_dropout_sdpa(query, key, value, attn_mask=None, dropout_p=0.0, *args, **kwargs):
+            return sdpa(query, key, value, attn_mask, 0.0, *args, **kwargs)
+
+        tf.scaled_dot_product_attention = no_dropout_sdpa
+        replaced.append("torch.nn.functional.scaled_dot_product_attention(dropout_p=0)")
+
+    def ms_identity(x, *args, **kwargs):
+        return x
+
+    import importlib
+
+    for module_name, name in (("mindspore.ops", "dropout"), ("mindspore.ops.function.nn_func", "dropout"),
+                              ("mindspore.mint.nn.functional", "dropout"), ("mindspore.ops", "dropout1d"),
+                              ("mindspore.ops", "dropout2d"), ("mindspore.ops", "dropout3d")):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        if hasattr(module, name):
+            setattr(module, name, ms_identity)
+            replaced.append(f"{module_name}.{name}")
+    return replaced
 
 
 class Recorder:
@@ -199,6 +278,24 @@ def make_target(loss: str, output: np.ndarray, seed: int) -> np.ndarray:
     if loss == "cross_entropy":
         return rng.integers(0, output.shape[-1], size=output.shape[:-1]).astype(np.int64)
     return rng.standard_normal(output.shape).astype(output.dtype if output.dtype != np.float64 else np.float64)
+
+
+# Loss-curve targets when the repository gives no labels: a fixed function of
+# each batch's own input (through the untrained model), so a correct model can
+# fit them and the curve shows training rather than noise.
+LEARNABLE_TARGET_NOTE = {
+    "mse": "half the untrained model's output on the same batch",
+    "cross_entropy": "the untrained model's own top class on the same batch",
+    "sum": "fixed random weights",
+}
+
+
+def learnable_target(loss: str, output: np.ndarray, seed: int) -> np.ndarray:
+    if loss == "cross_entropy":
+        return output.argmax(axis=-1).astype(np.int64)
+    if loss == "mse":
+        return (0.5 * output).astype(output.dtype)
+    return make_target(loss, output, seed)
 
 
 def torch_optimizer(spec: dict, params):

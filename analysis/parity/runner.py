@@ -83,6 +83,7 @@ def main(payload_path: str, records_path: str) -> None:
         devices = {"torch": torch_device, "mindspore": ms_target}
     except fw.DeviceUnavailable as exc:
         unavailable = f"device {device} not available on this worker: {exc}"
+    dropout_off = fw.disable_functional_dropout()  # every random part off, on both sides
     _emit(records_path, {"protections": lockdown()})
     for job in payload["jobs"]:
         _emit(records_path, {"event": "start", "key": job["key"], "reset_timeout": True})
@@ -90,8 +91,9 @@ def main(payload_path: str, records_path: str) -> None:
             _emit(records_path, {"event": "result", "key": job["key"],
                                  "result": {"status": "error", "reason": unavailable}})
             continue
+        job["functional_dropout_off"] = dropout_off
         try:
-            result = run_job(job, torch_device, checks, fw)
+            result = run_job(job, torch_device, checks, fw, _progress(records_path, job["key"]))
         except Exception as exc:  # user code failed somewhere: report, go on
             result = {"status": "error", "reason": f"{type(exc).__name__}: {exc}",
                       "traceback": traceback.format_exc()[-4000:]}
@@ -100,18 +102,40 @@ def main(payload_path: str, records_path: str) -> None:
         _emit(records_path, {"event": "result", "key": job["key"], "result": result})
 
 
-def run_job(job: dict, torch_device: str, checks, fw) -> dict:
+PHASE_WORDS = {
+    "import": "importing the PyTorch class", "construct": "constructing the PyTorch module",
+    "dataset": "loading the dataset", "inputs": "inferring the input shape",
+    "import_converted": "importing the MindSpore cell", "construct_converted": "constructing the MindSpore cell",
+}
+
+
+def _progress(records_path: str, key: str):
+    """The result so far after each phase, so a timeout keeps it."""
+    def emit(result: dict, next_phase: str) -> None:
+        _emit(records_path, {"event": "partial", "key": key, "phase": next_phase, "result": result})
+
+    return emit
+
+
+def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
     import torch
 
     import mindspore as ms
 
     entry = dict(job)
     phase = "importing the PyTorch class"
+
+    def at(key: str) -> str:
+        if progress is not None:
+            progress({"inputs": entry.get("inputs")} if entry.get("inputs") else {}, key)
+        return PHASE_WORDS[key]
+
     try:
+        at("import")
         torch_cls = load_class(job["original_dir"], job["module"], job["class"])
         if not (isinstance(torch_cls, type) and issubclass(torch_cls, torch.nn.Module)):
             return {"status": "skipped", "reason": f"{job['class']} is not a torch.nn.Module"}
-        phase = "constructing the PyTorch module"
+        phase = at("construct")
         fw.seed_all(int(job.get("seed", 0)))
         try:
             torch_model = torch_cls(*job.get("args", []), **job.get("kwargs", {})).to(torch_device)
@@ -121,18 +145,18 @@ def run_job(job: dict, torch_device: str, checks, fw) -> dict:
             raise
         spec = job.get("dataset")
         if spec:
-            phase = f"loading the dataset {spec['class']}"
+            phase = at("dataset") + f" {spec['class']}"
             entry["dataset_batches"] = _dataset_batches(job, spec)
             if not job.get("inputs"):
                 entry["inputs"] = dataset.input_specs(entry["dataset_batches"][0])
                 entry["input_source"] = f"dataset {spec['class']}"
         if not entry.get("inputs"):
-            phase = "inferring the input shape"
+            phase = at("inputs")
             specs, how = checks.infer_inputs(torch_model, torch_device)
             if specs is None:
                 return {"status": "skipped", "reason": how}
             entry["inputs"], entry["input_source"] = specs, how
-        phase = "importing the MindSpore cell"
+        phase = at("import_converted")
         try:
             ms_cls = load_class(job["converted_dir"], job["module"], job["class"])
         except (ImportError, AttributeError) as exc:
@@ -140,11 +164,11 @@ def run_job(job: dict, torch_device: str, checks, fw) -> dict:
                     "inputs": entry["inputs"]}
         if not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
             return {"status": "error", "reason": f"converted {job['class']} is not a mindspore.nn.Cell"}
-        phase = "constructing the MindSpore cell"
+        phase = at("construct_converted")
         ms_model = ms_cls(*job.get("args", []), **job.get("kwargs", {}))
         phase = "running the checks"
         return checks.run_entry(entry, torch_model, ms_model, torch_device=torch_device,
-                                root=Path(job["original_dir"]))
+                                root=Path(job["original_dir"]), progress=progress)
     except dataset.DatasetError as exc:
         return {"status": "error", "reason": f"dataset {job['dataset']['class']}: {exc}",
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
