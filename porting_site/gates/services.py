@@ -68,6 +68,17 @@ def _check(name: str, passed: bool, message: str, value=None, threshold=None) ->
     return {"name": name, "passed": passed, "message": message, "value": value, "threshold": threshold}
 
 
+def gate_scope(policy: GatePolicy | dict | None) -> str:
+    """One sentence saying what the finding thresholds count (run page, gate page, JUnit)."""
+    get = (policy.get if isinstance(policy, dict) else lambda name, default=False: getattr(policy, name, default)) \
+        if policy is not None else (lambda name, default=False: default)
+    left_out = [label for field, label in (("count_accepted", "accepted"), ("count_false_positive", "false positive"),
+                                           ("count_fixed", "fixed by hand")) if not get(field, False)]
+    marks = f", nor those a person marked {' / '.join(left_out)}" if left_out else ""
+    return ("The finding thresholds count what is left for a person: uses the converter rewrote "
+            f"(status converted) are not counted{marks}.")
+
+
 def uncounted_marks(policy: GatePolicy) -> list[str]:
     """The marks whose findings the gate leaves out under this policy."""
     return [mark for field, mark in MARK_POLICY if not getattr(policy, field)]
@@ -75,22 +86,39 @@ def uncounted_marks(policy: GatePolicy) -> list[str]:
 
 def _new_count(run: Run, baseline: Run | None, severity: str, limit: int | None,
                policy: GatePolicy | None = None) -> dict | None:
+    """New findings of a severity that are left for a person.
+
+    The converter's own fixes (status converted) never count: on a first upload
+    every finding is new, and the gate must judge what a person still has to do.
+    Marked findings count only when the policy says so (count_accepted...).
+    """
     if limit is None:
         return None
     ids = new_finding_ids(run=run, baseline=baseline, severities=[severity])
     skipped = uncounted_marks(policy) if policy is not None else []
-    left_out = 0
-    if skipped and ids:
-        marked = set(Finding.objects.filter(run=run, pk__in=ids, triage__in=skipped).values_list("pk", flat=True))
-        ids -= marked
-        left_out = len(marked)
+    converted = marked = 0
+    if ids:
+        rows = Finding.objects.filter(run=run, pk__in=ids).values_list("pk", "status", "triage")
+        for pk, status, triage in rows:
+            if status == "converted":
+                ids.discard(pk)
+                converted += 1
+            elif triage and triage in skipped:
+                ids.discard(pk)
+                marked += 1
     count = len(ids)
     against = f"run #{baseline.number}" if baseline else "no baseline run (every finding counts as new)"
     ok = count <= limit
-    note = f" ({left_out} marked {' / '.join(s.replace('_', ' ') for s in skipped)} not counted)" if left_out else ""
+    notes = []
+    if converted:
+        notes.append(f"{converted} converted automatically")
+    if marked:
+        notes.append(f"{marked} marked {' / '.join(s.replace('_', ' ') for s in skipped)}")
+    note = f" ({'; '.join(notes)}: not counted)" if notes else ""
     return _check(
         f"new_{severity}s", ok,
-        f"{count} new {severity} finding(s) versus {against}{note}; at most {limit} allowed", count, limit,
+        f"{count} new {severity} finding(s) left for a person versus {against}{note}; at most {limit} allowed",
+        count, limit,
     )
 
 

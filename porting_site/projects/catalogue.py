@@ -17,6 +17,10 @@ def _as_dict(rule) -> dict:
         data = dict(rule)
     else:
         data = {name: getattr(rule, name) for name in FIELDS if hasattr(rule, name)}
+    # Enum members (Severity.WARNING) print their class name in templates: keep the plain value.
+    for name in ("severity", "status"):
+        if hasattr(data.get(name), "value"):
+            data[name] = data[name].value
     example = data.get("example")
     if isinstance(example, (list, tuple)) and len(example) == 2:
         data["example"] = {"torch": example[0], "mindspore": example[1]}

@@ -64,14 +64,46 @@ def by(findings: QuerySet[Finding], field: str, keys: tuple[str, ...] | None = N
     return {row.pop(field): finish(row) for row in rows}
 
 
+# Parity, one definition for every page, the API, JUnit and the CI client: an entry point
+# is checked unless it was skipped; the pass rate is passing / checked; skipped ones are
+# named beside it ("0 / 5 pass, 2 skipped"), never counted in the denominator.
+PARITY_AGGREGATES = {
+    "parity_pass": Count("id", filter=Q(status=ParityResult.Status.PASS)),
+    "parity_total": Count("id", filter=~Q(status=ParityResult.Status.SKIPPED)),
+    "parity_skipped": Count("id", filter=Q(status=ParityResult.Status.SKIPPED)),
+}
+
+
+def parity_counts(run_ids) -> dict[int, dict]:
+    """Per run: parity_pass, parity_total (checked: skipped ones aside) and parity_skipped."""
+    rows = ParityResult.objects.filter(run_id__in=list(run_ids)).order_by().values("run_id").annotate(
+        **PARITY_AGGREGATES)
+    counts = {rid: dict.fromkeys(PARITY_AGGREGATES, 0) for rid in run_ids}
+    for row in rows:
+        counts[row.pop("run_id")] = row
+    return counts
+
+
+def parity_from_statuses(by_status: dict[str, int]) -> dict:
+    """The same three figures from a {status: n} tally already at hand (no query)."""
+    skipped = by_status.get(ParityResult.Status.SKIPPED, 0)
+    return {"parity_pass": by_status.get(ParityResult.Status.PASS, 0),
+            "parity_total": sum(by_status.values()) - skipped, "parity_skipped": skipped}
+
+
 def run_progress(*, run: Run) -> dict:
-    result = of(Finding.objects.filter(run=run))
-    parity = ParityResult.objects.filter(run=run).aggregate(
-        parity_total=Count("id", filter=~Q(status=ParityResult.Status.SKIPPED)),
-        parity_pass=Count("id", filter=Q(status=ParityResult.Status.PASS)),
-    )
-    result.update(parity)
+    """The run's figures: uses found / done / left (by status, mark and severity) and parity."""
+    result = of(Finding.objects.filter(run=run), **left_by_severity())
+    result.update(parity_counts([run.pk])[run.pk])
     return result
+
+
+SEVERITIES = ("error", "warning", "info")
+
+
+def left_by_severity() -> dict:
+    """left_error / left_warning / left_info: what is left for a person, per severity."""
+    return {f"left_{sev}": Count("id", filter=~DONE & Q(severity=sev)) for sev in SEVERITIES}
 
 
 def files_progress(*, file_ids, keys: tuple[str, ...] | None = BRIEF) -> dict[int, dict]:

@@ -82,24 +82,18 @@ def run_progress(*, run: Run) -> dict:
 
 
 def _run_counts(run_ids) -> dict[int, dict]:
-    """Per run: PyTorch uses found, by status and mark, done, left by severity, parity passing/total."""
+    """Per run: PyTorch uses found, by status and mark, done, left by severity, parity passing/checked."""
     from . import progress
 
-    left = ~progress.DONE
-    by_severity = {f"left_{sev}": Count("id", filter=left & Q(severity=sev)) for sev in SEVERITIES}
+    empty_parity = dict.fromkeys(progress.PARITY_AGGREGATES, 0)
     counts: dict[int, dict] = defaultdict(
         lambda: dict(progress.finish({k: 0 for k in progress.TREND}), left_error=0, left_warning=0, left_info=0,
-                     parity_pass=0, parity_total=0)
+                     **empty_parity)
     )
-    for run_id, figures in progress.runs_counts(run_ids, **by_severity).items():  # one grouped query
+    for run_id, figures in progress.runs_counts(run_ids, **progress.left_by_severity()).items():  # one grouped query
         counts[run_id].update(figures)
-    parity = (
-        ParityResult.objects.filter(run_id__in=run_ids)
-        .values("run_id")
-        .annotate(total=Count("id"), passing=Count("id", filter=Q(status=ParityResult.Status.PASS)))
-    )
-    for row in parity:
-        counts[row["run_id"]].update(parity_pass=row["passing"], parity_total=row["total"])
+    for run_id, parity in progress.parity_counts(run_ids).items():
+        counts[run_id].update(parity)
     return counts
 
 
@@ -140,7 +134,9 @@ def run_summary(*, run: Run) -> dict:
     )
     from . import progress
 
-    figures = progress.of(findings, **{f"sev_{s}": Count("id", filter=Q(severity=s)) for s in SEVERITIES})
+    figures = progress.of(findings, **{f"sev_{s}": Count("id", filter=Q(severity=s)) for s in SEVERITIES},
+                          **progress.left_by_severity())
+    figures.update(progress.parity_from_statuses(parity))
     by_severity = {s: n for s in SEVERITIES if (n := figures.pop(f"sev_{s}"))}
     by_status = {s: figures[s] for s in progress.STATUSES if figures[s]}
     total = figures["found"]
@@ -152,7 +148,8 @@ def run_summary(*, run: Run) -> dict:
         "by_status": by_status,
         "by_rule": by_rule,
         "parity": parity,
-        "parity_total": sum(parity.values()),
+        "parity_total": figures["parity_total"],  # checked: skipped ones aside (progress.parity_counts)
+        "parity_skipped": figures["parity_skipped"],
         "top_files": top_files,
         "files": SourceFile.objects.filter(run=run).count(),
         "uses": total,
@@ -182,12 +179,6 @@ def file_list(*, run: Run, query: str = "", order: str = "path", show: str = "")
     if key not in FILE_ORDERS:
         order = "path"
     return files.order_by(order, "path") if order.lstrip("-") != "path" else files.order_by(order)
-
-
-def conversion_counts(*, file_ids) -> dict[int, dict]:
-    """Converted / left counts for one page of files (one query, not one per row)."""
-    rows = ConvertedFile.objects.filter(file_id__in=list(file_ids)).values_list("file_id", "changes", "unconverted")
-    return {fid: {"converted": len(changes or []), "unconverted": len(left or [])} for fid, changes, left in rows}
 
 
 def file_get(*, run: Run, file_id: int) -> SourceFile:
@@ -353,15 +344,10 @@ def _compare_totals(tallies: dict[int, dict]) -> dict[int, dict]:
         Finding.objects.filter(run_id__in=list(tallies), triage__in=progress.MARKS).exclude(status="converted")
         .filter(progress.DONE).order_by().values_list("run_id").annotate(n=Count("id")).values_list("run_id", "n")
     )
-    parity = {
-        row["run_id"]: row for row in ParityResult.objects.filter(run_id__in=list(tallies)).values("run_id").annotate(
-            total=Count("id"), passing=Count("id", filter=Q(status=ParityResult.Status.PASS)))
-    }
+    parity = progress.parity_counts(list(tallies))
     totals = {}
     for run_id, t in tallies.items():
         found = t.get("found", 0)
         done = t.get("by_status", {}).get("converted", 0) + marked_done.get(run_id, 0)
-        p = parity.get(run_id, {})
-        totals[run_id] = {"found": found, "done": done, "left": found - done,
-                          "parity_pass": p.get("passing", 0), "parity_total": p.get("total", 0)}
+        totals[run_id] = {"found": found, "done": done, "left": found - done, **parity[run_id]}
     return totals

@@ -86,7 +86,13 @@ def grouped_counts(tallies: dict) -> dict[tuple, int]:
 
 def tallies_delta(older: dict, newer: dict) -> tuple[list[dict], list[dict]]:
     """New and fixed findings between two runs' tallies, as selectors.findings_delta returns them."""
+    from porting_site.gates.paths import path_alignment
+
     before, after = older.get("grouped", {}), newer.get("grouped", {})
+    # The same code with and without a top-level folder (browser zip vs CI upload) is the same file.
+    old_key, new_key = path_alignment(before, after)
+    before = {old_key(p): c for p, c in before.items()}
+    after = {new_key(p): c for p, c in after.items()}
     changed: dict[tuple, int] = {}
     for path in before.keys() | after.keys():
         old, new = before.get(path, {}), after.get(path, {})

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from urllib.parse import quote
 
 from django import forms
 from django.contrib import messages
@@ -211,9 +212,9 @@ def file_list(request, run_id: int):
     q, order, show = request.GET.get("q", ""), request.GET.get("order", "path"), request.GET.get("show", "")
     files = selectors.file_list(run=run, query=q, order=order, show=show)
     page = Paginator(files, 100).get_page(request.GET.get("page"))
-    counts = selectors.conversion_counts(file_ids=[f.pk for f in page])
-    done = progress.files_progress(file_ids=[f.pk for f in page])
-    rows = [{"file": f, "conv": counts.get(f.pk), "progress": done.get(f.pk)} for f in page]
+    # "Left for a person" is the one definition (progress.DONE), as on the run page and in the API.
+    done = progress.files_progress(file_ids=[f.pk for f in page], keys=(*progress.BRIEF, "converted"))
+    rows = [{"file": f, "progress": done.get(f.pk)} for f in page]
     columns = [("path", "Path", ""), ("lines", "Lines", "num"), ("errors", "Errors", "num"),
                ("warnings", "Warnings", "num"), ("infos", "Info", "num hide-narrow")]
     headers = [
@@ -247,6 +248,10 @@ def file_detail(request, run_id: int, file_id: int):
     context = {
         "run": run, "project": run.project, "file": source_file, "severity": severity, "rule": rule, "view": view,
         "converted": converted, "rule_counts": selectors.file_rule_counts(source_file=source_file),
+        # Both views show the file's figures: "left for a person" is progress.DONE's, never the converter's list.
+        "figures": progress.files_progress(file_ids=[source_file.pk], keys=None).get(source_file.pk)
+        or progress.empty(),
+        "findings_url": reverse("projects:findings", args=[run.pk]) + "?path=" + quote(source_file.path),
     }
     if view == "diff" and converted is not None:
         todo = {item.get("line") for item in converted.unconverted if isinstance(item, dict)}
@@ -264,8 +269,6 @@ def file_detail(request, run_id: int, file_id: int):
         context["finding_count"] = len(findings)
         context["source_html"] = render_source(text, findings, offsets, rules_url=reverse("projects:rules"),
                                                finding_url=reverse("projects:finding", args=[run.pk, 0]))
-        context["figures"] = progress.files_progress(file_ids=[source_file.pk], keys=None).get(source_file.pk)
-        context["findings_url"] = reverse("projects:findings", args=[run.pk]) + "?path=" + source_file.path
         from porting_site.triage.views import ACTION_LABELS, _members
 
         context["actions"], context["members"] = ACTION_LABELS, _members(run.project)

@@ -73,25 +73,32 @@ def run_junit_xml(*, run: Run, gate=None) -> bytes:
             ET.SubElement(case, "system-out").text = metrics
     parity.attrib.update({k: str(v) for k, v in counts.items()})
 
+    # One test case per file with error findings left for a person (progress.DONE: converted or
+    # marked uses are done), so the JUnit failures are the run page's "left" errors.
+    from porting_site.projects import progress
+
     analysis = ET.SubElement(root, "testsuite", name="analysis")
-    files = SourceFile.objects.filter(run=run, errors__gt=0).order_by("path")
     errors = defaultdict(list)
-    for row in Finding.objects.filter(run=run, severity="error", file__in=files).order_by("line", "column"):
-        errors[row.file_id].append(row)
-    tests = 0
-    for source in files:
-        tests += 1
-        case = ET.SubElement(analysis, "testcase", classname="analysis", name=source.path, file=source.path)
-        lines = [f"{source.path}:{f.line}:{f.column + 1}: {f.rule_id}: {f.message}" for f in errors[source.pk]]
-        ET.SubElement(case, "failure", message=f"{len(lines)} error finding(s)", type="analysis").text = "\n".join(lines)
-    analysis.attrib.update(tests=str(tests), failures=str(tests), errors="0", skipped="0")
+    left = Finding.objects.filter(run=run, severity="error").exclude(progress.DONE).select_related("file")
+    for row in left.order_by("file__path", "line", "column"):
+        errors[row.file.path].append(row)
+    for path, rows in errors.items():
+        case = ET.SubElement(analysis, "testcase", classname="analysis", name=path, file=path)
+        lines = [f"{path}:{f.line}:{f.column + 1}: {f.rule_id}: {f.message}" for f in rows]
+        ET.SubElement(case, "failure", message=f"{len(lines)} error finding(s) left for a person",
+                      type="analysis").text = "\n".join(lines)
+    analysis.attrib.update(tests=str(len(errors)), failures=str(len(errors)), errors="0", skipped="0")
 
     if gate is not None and gate.status != "pending":
+        from porting_site.gates.services import gate_scope
+
         suite = ET.SubElement(root, "testsuite", name="quality-gate", tests="1",
                               failures="0" if gate.status == "passed" else "1", errors="0", skipped="0")
         case = ET.SubElement(suite, "testcase", classname="gate", name="quality gate")
+        checks = "\n".join(f"[{'ok' if c['passed'] else 'FAIL'}] {c['message']}" for c in gate.checks)
         if gate.status != "passed":
             ET.SubElement(case, "failure", message="the quality gate failed", type="gate").text = "\n".join(gate.reasons)
+        ET.SubElement(case, "system-out").text = f"{gate_scope(gate.policy)}\n{checks}"
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 

@@ -18,6 +18,8 @@ from django.utils import timezone
 from porting_site.accounts.models import Membership
 from porting_site.projects.models import Finding, Project, Run
 
+from porting_site.gates.paths import path_alignment
+
 from .models import Mark, MarkEvent, State
 
 # What a person can do to a finding; the state each action sets (None: state unchanged).
@@ -225,15 +227,17 @@ def marks_carry_over(*, run: Run) -> dict:
     """
     findings = list(Finding.objects.filter(run=run).exclude(fingerprint="")
                     .values_list("id", "file__path", "fingerprint", "line"))
-    by_key = {(path, fp): (fid, line) for fid, path, fp, line in findings}
-    by_fp: dict[str, list[tuple[int, str, int]]] = defaultdict(list)
-    for fid, path, fp, line in findings:
-        by_fp[fp].append((fid, path, line))
     marks = list(
         Mark.objects.filter(project_id=run.project_id, first_run__number__lte=run.number)
         .filter(last_run__number__lte=run.number)
         .order_by("closed_at", "id")  # open marks (null) first, then closed ones that may come back
     )
+    # Marks set on a browser upload (one top-level folder) follow the code into a CI upload (none).
+    mark_key, run_key = path_alignment({m.path for m in marks}, {path for _, path, _, _ in findings})
+    by_key = {(run_key(path), fp): (fid, line, path) for fid, path, fp, line in findings}
+    by_fp: dict[str, list[tuple[int, str, int]]] = defaultdict(list)
+    for fid, path, fp, line in findings:
+        by_fp[fp].append((fid, path, line))
     used: set[int] = set()
     now = timezone.now()
     links: list[Finding] = []
@@ -241,8 +245,8 @@ def marks_carry_over(*, run: Run) -> dict:
     done_events = set(MarkEvent.objects.filter(run=run, mark__in=marks).values_list("mark_id", "action"))
     counts = {"carried": 0, "closed": 0, "reopened": 0}
     for mark in marks:
-        match = by_key.get((mark.path, mark.fingerprint))
-        path = mark.path
+        found = by_key.get((mark_key(mark.path), mark.fingerprint))
+        match, path = (found[:2], found[2]) if found else (None, mark.path)
         if match is None or match[0] in used:
             candidates = [c for c in by_fp.get(mark.fingerprint, ()) if c[0] not in used]
             match = (candidates[0][0], candidates[0][2]) if len(candidates) == 1 else None

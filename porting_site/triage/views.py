@@ -86,7 +86,8 @@ def finding_list_triage(request, run_id: int):
         findings = findings.filter(pk__in=ids)
     back = _back(request, reverse("projects:findings", args=[run.pk]) + "?" + urlencode(filters))
     action = request.POST.get("action", "")
-    kwargs = {"assignee": request.POST.get("assignee", "")} if action == "assign" else {}
+    # The new assignee is "assign_to": "assignee" is the list's filter, posted back as a hidden field.
+    kwargs = {"assignee": request.POST.get("assign_to", "")} if action == "assign" else {}
     try:
         counts = findings_bulk_triage(findings=findings, user=request.user, action=action,
                                       reason=request.POST.get("reason", ""), **kwargs)

@@ -49,7 +49,7 @@ def test_explicit_baseline_none_makes_every_warning_new(world):
     run_gate_set_baseline(run=run2, baseline=None)
     gate = gate_evaluate(run=run2)
     assert gate.status == RunGate.Status.FAILED
-    assert gate.reasons == ["1 new warning finding(s) versus no baseline run (every finding counts as new); "
+    assert gate.reasons == ["1 new warning finding(s) left for a person versus no baseline run (every finding counts as new); "
                             "at most 0 allowed"]
 
 

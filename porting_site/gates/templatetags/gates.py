@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from django import template
 
-from porting_site.gates.services import gate_evaluate
+from porting_site.gates.services import gate_evaluate, gate_policy_get, gate_scope
 
 register = template.Library()
 
 
 @register.inclusion_tag("gates/gate_panel.html")
 def gate_panel(run):
-    return {"run": run, "gate": gate_evaluate(run=run)}
+    gate = gate_evaluate(run=run)
+    return {"run": run, "gate": gate, "scope": gate_scope(gate.policy or gate_policy_get(project=run.project))}
