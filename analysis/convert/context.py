@@ -39,7 +39,8 @@ class ConversionContext:
     optimizer_models: dict[str, str] = field(default_factory=dict)  # optimizer variable -> network it trains
     optimizer_params: dict[str, str] = field(default_factory=dict)  # optimizer variable -> its params expression
     step_calls: set[int] = field(default_factory=set)  # backward/step/zero_grad calls a training step rewrite takes
-    step_optimizers: dict[int, str] = field(default_factory=dict)  # block -> optimizer its step rewrite takes
+    step_optimizers: dict[int, tuple[str, ...]] = field(default_factory=dict)  # block -> optimizers its step rewrites take
+    zero_grads: set[int] = field(default_factory=set)  # zero_grad() statements the step rewrite drops
     step_clips: dict[int, str] = field(default_factory=dict)  # clip_grad_* call inside such a step -> its optimizer
     clip_rewrites: dict[int, str] = field(default_factory=dict)  # kept clip call -> statement acting on grads
     torch_left: set[str] = field(default_factory=set)  # import names still referenced by unconverted code

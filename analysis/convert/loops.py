@@ -99,8 +99,9 @@ class LoopRewrites(WalkState):
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
         if id(original) in self.loop_bodies:
             self.ctx.loop_depth -= 1
-        updated, optimizer = training.rewrite_step(self.ctx, original, updated)
-        if optimizer is not None:
+        scope = self.scopes[-1][0] if self.scopes else None
+        updated, optimizers = training.rewrite_step(self.ctx, original, updated, scope)
+        for optimizer in optimizers:
             self._needs_train_mode(optimizer)
         if not updated.body:
             updated = updated.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])

@@ -16,8 +16,6 @@ file builds LR schedulers (mindspore.experimental.optim.lr_scheduler needs them)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from analysis.knowledge.mapping import ApiEntry
@@ -28,6 +26,7 @@ from .names import code, resolve
 from .result import Change
 from .layout import relayout, same_line
 from .signatures import HARMLESS_DROPS, kwarg
+from .steps import STEP_METHODS, expr_call, is_zero_grad, plan_steps, read_counts, split_region
 
 # PyTorch optimizer keyword -> classic mindspore.nn optimizer keyword.
 OPTIMIZER_ARGS = {"lr": "learning_rate", "amsgrad": "use_amsgrad"}
@@ -137,8 +136,6 @@ def scheduler(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     return updated
 
 
-# Method calls the step rewrite acts on, or marks when it cannot: their lines are never skipped (outline.py).
-STEP_METHODS = frozenset({"backward", "step", "zero_grad"})
 CLIP_NORM = ("torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
              "torch.nn.utils.clip_grad.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm")
 CLIP_VALUE = ("torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad.clip_grad_value_")
@@ -148,80 +145,31 @@ NO_STORED_GRADS = ("gradients come from mindspore.value_and_grad: wrap the loss 
                    "function, and apply the grads it returns with optimizer(grads)")
 
 
-@dataclass(frozen=True)
-class StepPlan:
-    """Indices, in one block's statements, of a zero_grad/backward/step sequence it can rewrite."""
-    loss: str
-    opt: str
-    back: int
-    step: int
-    assign: int
-    zero: int | None
-
-
-def _is_method_stmt(stmt: cst.BaseStatement, method: str, any_args: bool = False) -> str | None:
-    """Receiver name when stmt is exactly `<name>.<method>()` (with any arguments when any_args)."""
-    call = _expr_call(stmt)
-    if call is None or (call.args and not any_args) or not isinstance(call.func, cst.Attribute) or call.func.attr.value != method:
-        return None
-    return code(call.func.value)
-
-
-def _expr_call(stmt: cst.BaseStatement) -> cst.Call | None:
-    """The call when stmt is one call statement."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return None
-    small = stmt.body[0]
-    if type(small) is not cst.Expr or type(small.value) is not cst.Call:
-        return None
-    return small.value
-
-
-def plan_step(body: list[cst.BaseStatement], optimizers: frozenset[str] | set[str] = frozenset()) -> StepPlan | None:
-    """The step sequence in body; optimizers: names known to be bound to torch.optim optimizers."""
-    back = next((i for i, s in enumerate(body) if _is_method_stmt(s, "backward")), None)
-    if back is None:
-        return None
-    loss = _is_method_stmt(body[back], "backward") or ""
-    steps = {i: _is_method_stmt(body[i], "step") for i in range(back + 1, len(body))}
-    steps = {i: receiver for i, receiver in steps.items() if receiver}
-    assign = next((i for i in range(back - 1, -1, -1) if loss in _assigned_names(body[i])), None)
-    if not steps or assign is None or not loss.isidentifier():
-        return None
-    # scheduler.step() may come first: the optimizer is a name built from torch.optim, else the
-    # receiver of zero_grad(), else the first step() after backward()
-    cleared = {_is_method_stmt(s, "zero_grad", True) for s in body} - {None}
-    step = next((i for i, r in steps.items() if r in optimizers), None)
-    if step is None:
-        step = next((i for i, r in steps.items() if r in cleared), min(steps))
-    opt = steps[step]
-    # zero_grad(set_to_none=...) too; model.zero_grad() clears the same gradients
-    zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad", True) == opt), None)
-    if zero is None:
-        zero = next((i for i, s in enumerate(body) if _is_method_stmt(s, "zero_grad", True)), None)
-    return StepPlan(loss, opt, back, step, assign, zero)
-
-
 def note_step(ctx: ConversionContext, block: cst.Module | cst.IndentedBlock) -> None:
-    """Before a block is converted: remember the calls its step rewrite will take (the others
-    get a MIGRATE mark when they are left, see unplaced_call) and the clipping calls inside it."""
+    """Before a block is converted: remember the calls its step rewrites will take (the others get a
+    MIGRATE mark when they are left, see unplaced_call), the clipping calls inside them, and the
+    zero_grad() statements (dropped: MindSpore keeps no gradients to clear)."""
     body = block.body
-    plan = plan_step(body, ctx.optimizer_names)
-    if plan is None:
+    for stmt in body:
+        if is_zero_grad(stmt):
+            ctx.step_calls.add(id(expr_call(stmt)))
+            ctx.zero_grads.add(id(stmt))
+    plans = plan_steps(body, ctx.optimizer_names)
+    if not plans:
         return
-    ctx.step_optimizers[id(block)] = plan.opt  # the rewrite, once the block is converted, takes the same one
-    for index in (plan.back, plan.step, plan.zero):
-        if index is not None:
-            ctx.step_calls.add(id(_expr_call(body[index])))
-    for index in range(plan.back + 1, plan.step):
-        call = _expr_call(body[index])
-        if call is not None and resolve(call.func, ctx.aliases) in (*CLIP_NORM, *CLIP_VALUE):
-            ctx.step_clips[id(call)] = plan.opt
+    ctx.step_optimizers[id(block)] = tuple(p.opt for p in plans)  # the rewrite takes the same ones
+    for plan in plans:
+        for index in (plan.back, plan.step):
+            ctx.step_calls.add(id(expr_call(body[index])))
+        for index in range(plan.back + 1, plan.step):
+            call = expr_call(body[index])
+            if call is not None and resolve(call.func, ctx.aliases) in (*CLIP_NORM, *CLIP_VALUE):
+                ctx.step_clips[id(call)] = plan.opt
 
 
 def unplaced_call(ctx: ConversionContext, original: cst.Call) -> None:
-    """Mark a backward()/step()/zero_grad() call that no step rewrite takes (PyTorch's stored
-    gradients do not exist in MindSpore, so leaving it silently would fail at run time)."""
+    """Mark a backward()/step() call that no step rewrite takes (PyTorch's stored gradients do not
+    exist in MindSpore, so leaving it silently would fail at run time)."""
     if id(original) in ctx.step_calls or not isinstance(original.func, cst.Attribute):
         return
     method = original.func.attr.value
@@ -373,89 +321,75 @@ def _number(node: cst.BaseExpression) -> float | None:
     return None
 
 
-def _assigned_names(stmt: cst.BaseStatement) -> set[str]:
-    names: set[str] = set()
-
-    class _Targets(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            _collect(node.target, names)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            _collect(node.target, names)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            _collect(node.target, names)
-
-    stmt.visit(_Targets())
-    return names
-
-
-def _collect(target: cst.BaseExpression, names: set[str]) -> None:
-    if isinstance(target, cst.Name):
-        names.add(target.value)
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            _collect(element.value, names)
-
-
-def _read_names(nodes: list[cst.BaseStatement]) -> set[str]:
-    names: set[str] = set()
-
-    class _Reads(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            names.add(node.value)
-
-    for node in nodes:
-        node.visit(_Reads())
-    return names
-
-
-def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block):
-    """Rewrite one zero_grad/backward/step sequence in a block (an indented block or the module).
-    Returns the block and the optimizer's name when it rewrote one (else None)."""
-    body = list(block.body)
-    chosen = frozenset({ctx.step_optimizers[id(original)]}) if id(original) in ctx.step_optimizers else frozenset()
-    plan = plan_step(body, chosen)
-    if plan is None:
-        return block, None
-    loss, opt, back, step, assign, zero = plan.loss, plan.opt, plan.back, plan.step, plan.assign, plan.zero
-    start = zero + 1 if zero is not None and zero < assign else assign
-    region = body[start:back]
-    after = [s for i, s in enumerate(body[back + 1:], back + 1) if i != step]
-    reads_after = _read_names(after)
-    aux = sorted(n for s in region for n in _assigned_names(s) if n != loss and n in reads_after)
-    returned = ", ".join([loss, *aux])
-    forward = cst.FunctionDef(
-        name=cst.Name("forward_fn"),
-        params=cst.Parameters(),
-        body=cst.IndentedBlock(body=[*region, cst.parse_statement(f"return {returned}")]),
-        leading_lines=body[back].leading_lines,
-    )
-    has_aux = ", has_aux=True" if aux else ""
-    grad_call = cst.parse_statement(
-        f"grad_fn = {ctx.ms('mindspore.value_and_grad')}(forward_fn, None, {opt}.parameters{has_aux})"
-    )
-    outputs = f"({returned})" if aux else loss
-    run = cst.parse_statement(f"{outputs}, grads = grad_fn()")
-    apply = cst.parse_statement(f"{opt}(grads)").with_changes(leading_lines=body[step].leading_lines)
+def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cst.CSTNode | None = None):
+    """Rewrite the backward()/step() pairs in a block (an indented block or the module) and drop its
+    zero_grad() statements. scope: the enclosing function or module (the forward returns the names it
+    assigns that are read there, outside the forward). Returns the block and the optimizers it
+    rewrote steps for."""
+    body = [s for s in block.body if not _dropped_zero_grad(ctx, s)]
+    if len(body) != len(block.body):
+        for stmt in original.body:
+            if id(stmt) in ctx.zero_grads:
+                ctx.change(stmt, rules.TRAIN_LOOP, "torch.optim.Optimizer.zero_grad", "",
+                           "zero_grad() removed: MindSpore keeps no gradients on parameters to clear")
+    chosen = frozenset(ctx.step_optimizers.get(id(original), ()))
+    plans = plan_steps(body, chosen)
+    if not plans:
+        return (block.with_changes(body=body) if len(body) != len(block.body) else block), ()
+    scope_reads = read_counts([scope if scope is not None else original])
+    vg = ctx.ms("mindspore.value_and_grad")
     new_body: list[cst.BaseStatement] = []
-    for i, stmt in enumerate(body):
-        if i == zero or start <= i < back:
-            continue
-        if i == back:
-            new_body += [forward, grad_call, run]
-        elif i == step:
-            new_body.append(apply)
-        elif back < i < step and id(_expr_call(stmt)) in ctx.clip_rewrites:
-            statement = ctx.clip_rewrites[id(_expr_call(stmt))]
-            new_body.append(cst.parse_statement(statement).with_changes(leading_lines=stmt.leading_lines))
-        else:
-            new_body.append(stmt)
-    planned = plan_step(list(original.body), chosen)  # the record points at the original backward() line
-    where = original.body[planned.back] if planned is not None else original
-    ctx.change(where, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
-               f"zero_grad/backward/{opt}.step() -> forward_fn + value_and_grad + {opt}(grads)")
-    return block.with_changes(body=new_body), opt
+    done = 0
+    originals = plan_steps([s for s in original.body if id(s) not in ctx.zero_grads], chosen)
+    for n, plan in enumerate(plans):
+        new_body += body[done:plan.lo]
+        # names read outside this region: the scope's reads less the region's own (the scope is the
+        # original code, the region converted code: torch names differ, the user's names do not)
+        outside = scope_reads - read_counts(body[plan.lo:plan.back])
+        seg = split_region(body, plan, {k for k, v in outside.items() if v > 0})
+        name, grad_name = ("forward_fn", "grad_fn") if n == 0 else (f"forward_fn{n + 1}", f"grad_fn{n + 1}")
+        returned = ", ".join(seg.returned)
+        params = ", ".join(seg.params)
+        forward = cst.FunctionDef(
+            name=cst.Name(name),
+            params=cst.parse_expression(f"lambda {params}: 0").params,
+            body=cst.IndentedBlock(body=[*(body[i] for i in seg.forward), cst.parse_statement(f"return {returned}")]),
+            leading_lines=body[seg.forward[0]].leading_lines if seg.forward else body[plan.back].leading_lines,
+        )
+        if seg.forward:
+            first = seg.forward[0]
+            forward = forward.with_changes(body=forward.body.with_changes(body=[
+                body[first].with_changes(leading_lines=[]), *forward.body.body[1:]]))
+        has_aux = ", has_aux=True" if len(seg.returned) > 1 else ""
+        outputs = f"({returned})" if len(seg.returned) > 1 else plan.loss
+        new_body += [body[i] for i in seg.before]
+        new_body += [forward,
+                     cst.parse_statement(f"{grad_name} = {vg}({name}, None, {plan.opt}.parameters{has_aux})"),
+                     cst.parse_statement(f"{outputs}, grads = {grad_name}({params})")]
+        new_body += [body[i] for i in seg.after]
+        for i in range(plan.back + 1, plan.step + 1):
+            stmt = body[i]
+            if i == plan.step:
+                new_body.append(cst.parse_statement(f"{plan.opt}(grads)").with_changes(leading_lines=stmt.leading_lines))
+            elif id(expr_call(stmt)) in ctx.clip_rewrites:
+                statement = ctx.clip_rewrites[id(expr_call(stmt))]
+                new_body.append(cst.parse_statement(statement).with_changes(leading_lines=stmt.leading_lines))
+            else:
+                new_body.append(stmt)
+        done = plan.step + 1
+        kept = [s for s in original.body if id(s) not in ctx.zero_grads]
+        where = kept[originals[n].back] if n < len(originals) else original  # the record points at backward()
+        ctx.change(where, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
+                   f"zero_grad/backward/{plan.opt}.step() -> {name} (the computation from the inputs to "
+                   f"{plan.loss}) + value_and_grad + {plan.opt}(grads)")
+    new_body += body[done:]
+    return block.with_changes(body=new_body), tuple(p.opt for p in plans)
+
+
+def _dropped_zero_grad(ctx: ConversionContext, stmt: cst.BaseStatement) -> bool:
+    """A zero_grad() statement noted before the block was converted (converted nodes are new objects,
+    so it is recognised by its shape)."""
+    return bool(ctx.zero_grads) and is_zero_grad(stmt)
 
 
 OPTIMIZERS = ("SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "RMSprop", "Rprop", "ASGD", "NAdam", "RAdam", "LBFGS", "SparseAdam")

@@ -1,0 +1,254 @@
+"""Training steps in a block: each `loss.backward() ... opt.step()` becomes a forward function,
+mindspore.value_and_grad over the optimizer's parameters, and opt(grads).
+
+The forward function holds exactly the statements the loss depends on (its backward slice inside the
+block, wherever zero_grad() stood): the computation from the inputs to the loss. The block's other
+statements stay outside: those that read nothing the forward computes stay before it, those that read
+its results (`total += loss.item()`, a score taken from the outputs) go after the gradient call and read
+the values the forward returns. A statement that cannot move without changing what it sees (it reads a
+name the forward assigns again later) goes into the forward, in order. Names the forward reads before
+it assigns them (`x = x.reshape(...)`, `total += ...`) become its parameters, so Python never sees them
+as unbound locals. Several backward()/step() pairs in one block (a GAN's two networks) are rewritten one
+after the other, each with its own forward function; zero_grad() is dropped (no gradients are stored).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .names import code
+
+STEP_METHODS = frozenset({"backward", "step", "zero_grad"})
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """Indices, in one block's statements, of one backward()/step() pair and the region before it."""
+    loss: str
+    opt: str
+    lo: int  # first statement of the region the forward is taken from
+    back: int
+    step: int
+
+
+@dataclass
+class Segment:
+    """How one plan's region is split: statements before the forward, in it, after the gradient call."""
+    before: list[int]
+    forward: list[int]
+    after: list[int]
+    params: list[str]
+    returned: list[str]  # the loss first, then the names read outside the forward
+
+
+def method_receiver(stmt: cst.BaseStatement, method: str, any_args: bool = False) -> str | None:
+    """Receiver code when stmt is exactly `<expr>.<method>()` (with any arguments when any_args)."""
+    call = expr_call(stmt)
+    if call is None or (call.args and not any_args) or not isinstance(call.func, cst.Attribute) \
+            or call.func.attr.value != method:
+        return None
+    return code(call.func.value)
+
+
+def expr_call(stmt: cst.BaseStatement) -> cst.Call | None:
+    """The call when stmt is one call statement."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if type(small) is not cst.Expr or type(small.value) is not cst.Call:
+        return None
+    return small.value
+
+
+def is_zero_grad(stmt: cst.BaseStatement) -> bool:
+    return method_receiver(stmt, "zero_grad", True) is not None
+
+
+def plan_steps(body: list[cst.BaseStatement], optimizers: frozenset[str] | set[str] = frozenset()) -> list[StepPlan]:
+    """Every backward()/step() pair in body, in order. optimizers: names bound to torch.optim optimizers.
+    A backward() whose loss is no plain name, or that no step() follows before the next backward(),
+    gets no plan (it stays and is marked)."""
+    backs = [i for i, s in enumerate(body) if method_receiver(s, "backward")]
+    cleared = {method_receiver(s, "zero_grad", True) for s in body} - {None}
+    plans: list[StepPlan] = []
+    lo = 0
+    for n, back in enumerate(backs):
+        end = backs[n + 1] if n + 1 < len(backs) else len(body)
+        loss = method_receiver(body[back], "backward") or ""
+        steps = {i: method_receiver(body[i], "step") for i in range(back + 1, end)}
+        steps = {i: r for i, r in steps.items() if r}
+        if not steps or not loss.isidentifier() \
+                or not any(loss in assigned_names(body[i]) for i in range(lo, back)):
+            continue
+        # scheduler.step() may come first: the optimizer is a name built from torch.optim, else the
+        # receiver of zero_grad(), else the first step() after backward()
+        step = next((i for i, r in steps.items() if r in optimizers), None)
+        if step is None:
+            step = next((i for i, r in steps.items() if r in cleared), min(steps))
+        plans.append(StepPlan(loss, steps[step], lo, back, step))
+        lo = step + 1
+    return plans
+
+
+def split_region(body: list[cst.BaseStatement], plan: StepPlan, outside_reads: set[str]) -> Segment:
+    """Split body[plan.lo:plan.back] (zero_grad() statements left out) around the forward function.
+    outside_reads: names read in the enclosing scope outside this region."""
+    region = [i for i in range(plan.lo, plan.back) if not is_zero_grad(body[i])]
+    reads = {i: read_names([body[i]]) for i in region}
+    writes = {i: assigned_names(body[i]) for i in region}
+    augmented = {i: _aug_targets(body[i]) for i in region}
+    # backward slice of the loss
+    needed, in_slice = {plan.loss}, set()
+    for i in reversed(region):
+        if writes[i] & needed:
+            in_slice.add(i)
+            needed = (needed - (writes[i] - augmented[i])) | reads[i]
+    forward_writes: set[str] = set().union(*(writes[i] for i in in_slice)) if in_slice else set()
+    before, forward, after = [], [], []
+    for i in region:
+        if i in in_slice:
+            forward.append(i)
+            continue
+        earlier = set().union(*(writes[j] for j in forward)) if forward else set()
+        later_reads = set().union(*(reads[j] for j in in_slice if j > i)) if in_slice else set()
+        later_writes = set().union(*(writes[j] for j in in_slice if j > i)) if in_slice else set()
+        slice_reads = set().union(*(reads[j] for j in in_slice)) if in_slice else set()
+        deps = reads[i] & earlier
+        if not deps and not (writes[i] & slice_reads) and not (reads[i] & later_writes):
+            before.append(i)  # independent of the forward: runs first, as it would have
+        elif deps and not (deps & later_writes) and not (writes[i] & (slice_reads | later_reads)):
+            after.append(i)  # reads the forward's final values: runs on what it returns
+        else:
+            forward.append(i)  # order matters: it runs inside the forward, its results returned
+            forward_writes |= writes[i]
+    forward.sort()
+    params: list[str] = []
+    bound: set[str] = set()
+    for i in forward:
+        for name in sorted((reads[i] | augmented[i]) & forward_writes - bound):
+            if name not in params:
+                params.append(name)
+        bound |= writes[i]
+    after_reads = set().union(*(reads[i] for i in after)) if after else set()
+    aux = sorted(n for n in forward_writes if n != plan.loss and n in (outside_reads | after_reads))
+    return Segment(before, forward, after, params, [plan.loss, *aux])
+
+
+def _aug_targets(stmt: cst.BaseStatement) -> set[str]:
+    names: set[str] = set()
+
+    class _Aug(cst.CSTVisitor):
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if isinstance(node.target, cst.Name):
+                names.add(node.target.value)
+
+    stmt.visit(_Aug())
+    return names
+
+
+def assigned_names(stmt: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            _collect(node.target, names)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            _collect(node.target, names)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            _collect(node.target, names)
+
+        def visit_For(self, node: cst.For) -> None:
+            _collect(node.target, names)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                _collect(node.asname.name, names)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            _collect(node.target, names)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            names.add(node.name.value)
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            names.add(node.name.value)
+            return False
+
+    stmt.visit(_Targets())
+    return names
+
+
+def _collect(target: cst.BaseExpression, names: set[str]) -> None:
+    if isinstance(target, cst.Name):
+        names.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _collect(element.value, names)
+    elif isinstance(target, cst.StarredElement):
+        _collect(target.value, names)
+
+
+def read_names(nodes: list[cst.CSTNode]) -> set[str]:
+    """Plain names the nodes read (attribute names, keywords and store targets excluded)."""
+    return set(read_counts(nodes))
+
+
+def read_counts(nodes: list[cst.CSTNode]) -> Counter[str]:
+    """How often the nodes read each plain name."""
+    names: Counter[str] = Counter()
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            names[node.value] += 1
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+            self._store(node.target)
+            return False
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+            self._store(node.target)
+            node.annotation.visit(self)
+            if node.value is not None:
+                node.value.visit(self)
+            return False
+
+        def visit_For(self, node: cst.For) -> bool:
+            self._store(node.target)
+            for part in (node.iter, node.body, *([node.orelse] if node.orelse else [])):
+                part.visit(self)
+            return False
+
+        def visit_AsName(self, node: cst.AsName) -> bool:
+            self._store(node.name)
+            return False
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            node.body.visit(self)
+            return False
+
+        def _store(self, target: cst.CSTNode) -> None:
+            """A store target: its plain names are written, not read; a subscript or attribute reads."""
+            if isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._store(element.value)
+            elif isinstance(target, cst.StarredElement):
+                self._store(target.value)
+            elif not isinstance(target, cst.Name):
+                target.visit(self)
+
+    for node in nodes:
+        node.visit(_Reads())
+    return names

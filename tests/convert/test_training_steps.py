@@ -1,0 +1,152 @@
+"""Training steps beyond the textbook shape (issue 16, pattern 1) and training mode for every network a
+loop trains (pattern 5). Each snippet is converted, then run with real torch and with real MindSpore
+(tests/convert/harness.py: one process per framework), and its losses and weights compared."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from analysis.convert import convert_source
+from tests.convert.harness import parse_snippet, run_corpus
+
+HEAD = """import numpy as np
+import torch
+import torch.nn as nn
+x = torch.tensor(np.cos(np.arange(24) * 0.7).astype(np.float32).reshape(6, 4))
+y = torch.tensor(np.sin(np.arange(12) * 0.3).astype(np.float32).reshape(6, 2))
+"""
+
+SNIPPETS = {
+    # the forward computed before zero_grad(), the loss summed into a total before backward()
+    "forward_before_zero_grad": """# compare: losses, total, weight
+model = fill(nn.Linear(4, 2))
+loss_fn = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = []
+total = 0.0
+for step in range(3):
+    inputs = x.reshape(-1, 4) * 1.5
+    outputs = model(inputs)
+    loss = loss_fn(outputs, y)
+    total += loss.item()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+weight = model.weight.detach().numpy()
+""",
+    # several losses summed; a score taken from an output the next line computes again
+    "summed_losses_and_a_score": """# compare: losses, scores, weight
+model = fill(nn.Sequential(nn.Linear(4, 2), nn.Linear(2, 2)))
+optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
+losses, scores = [], []
+for step in range(3):
+    out = model[0](x)
+    first = ((out - y) ** 2).mean()
+    score = out.mean()
+    out = model[1](out)
+    second = out.abs().mean()
+    loss = first + 0.5 * second
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    losses.append(loss.item())
+    scores.append(score.item())
+weight = model[1].weight.detach().numpy()
+""",
+    # a GAN-shaped step: two networks, two optimizers, two backward passes, zero_grad in a helper,
+    # BatchNorm in both (training mode must be on for each: neither script calls train())
+    "two_optimizers_two_backward_passes": """# compare: d_losses, g_losses, d_weight, g_weight
+D = fill(nn.Sequential(nn.Linear(2, 5), nn.BatchNorm1d(5), nn.ReLU(), nn.Linear(5, 1), nn.Sigmoid()))
+G = fill(nn.Sequential(nn.Linear(4, 5), nn.BatchNorm1d(5), nn.ReLU(), nn.Linear(5, 2)))
+criterion = nn.BCELoss()
+d_optimizer = torch.optim.Adam(D.parameters(), lr=0.01)
+g_optimizer = torch.optim.Adam(G.parameters(), lr=0.01)
+
+def reset_grad():
+    d_optimizer.zero_grad()
+    g_optimizer.zero_grad()
+
+real_labels = torch.ones(6, 1)
+fake_labels = torch.zeros(6, 1)
+d_losses, g_losses = [], []
+for step in range(3):
+    outputs = D(y)
+    d_loss_real = criterion(outputs, real_labels)
+    fake = G(x)
+    outputs = D(fake)
+    d_loss_fake = criterion(outputs, fake_labels)
+    d_loss = d_loss_real + d_loss_fake
+    reset_grad()
+    d_loss.backward()
+    d_optimizer.step()
+    fake = G(x)
+    outputs = D(fake)
+    g_loss = criterion(outputs, real_labels)
+    reset_grad()
+    g_loss.backward()
+    g_optimizer.step()
+    d_losses.append(d_loss.item())
+    g_losses.append(g_loss.item())
+d_weight = D[0].weight.detach().numpy()
+g_weight = G[3].weight.detach().numpy()
+""",
+    # the step inside a function, its input rebound before the forward (x = x.reshape(...))
+    "step_in_a_function_rebinding_its_input": """# compare: losses, weight
+model = fill(nn.Linear(4, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+def train_step(inputs, targets):
+    inputs = inputs.reshape(-1, 4)
+    prediction = model(inputs)
+    loss = ((prediction - targets) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item(), prediction
+
+losses = []
+for step in range(3):
+    value, _ = train_step(x, y)
+    losses.append(value)
+weight = model.weight.detach().numpy()
+""",
+}
+
+
+def _snippets():
+    return [parse_snippet(name, HEAD + body) for name, body in SNIPPETS.items()]
+
+
+def test_forward_holds_exactly_the_computation_from_inputs_to_loss():
+    text = convert_source(HEAD + SNIPPETS["forward_before_zero_grad"]).text
+    ast.parse(text)
+    forward = text[text.index("def forward_fn"):text.index("grad_fn =")]
+    assert "outputs = model(inputs)" in forward and "inputs = x.reshape" in forward
+    assert "total" not in forward  # the running total stays outside and adds the returned loss
+    assert "grad_fn()\n    total += loss.item()" in text
+    assert "zero_grad" not in text and "MIGRATE" not in text
+
+
+def test_two_backward_passes_get_two_forward_functions_and_both_networks_train():
+    result = convert_source(HEAD + SNIPPETS["two_optimizers_two_backward_passes"])
+    text = result.text
+    assert "value_and_grad(forward_fn, None, d_optimizer.parameters" in text
+    assert "value_and_grad(forward_fn2, None, g_optimizer.parameters" in text
+    assert "D.set_train(True)\nG.set_train(True)\nfor step in range(3):" in text
+    assert "def reset_grad():\n    pass" in text
+    assert not result.unconverted
+
+
+def test_rebound_input_becomes_a_parameter_of_the_forward():
+    text = convert_source(HEAD + SNIPPETS["step_in_a_function_rebinding_its_input"]).text
+    assert "def forward_fn(inputs):" in text
+    assert "(loss, prediction), grads = grad_fn(inputs)" in text  # prediction is returned by train_step
+
+
+@pytest.mark.slow
+def test_training_steps_train_like_pytorch():
+    snippets = _snippets()
+    verdicts = run_corpus(snippets, timeout=600)
+    assert verdicts == {s.name: "" for s in snippets}
