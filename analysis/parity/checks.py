@@ -23,37 +23,67 @@ from .sources import layer_source
 STATE_STEP_LR = 0.1  # plain SGD step used to expose buffer/update errors
 
 
-def infer_inputs(model, device: str) -> tuple[list[dict] | None, str]:
-    """Input specs from the first Conv/Linear/Embedding/RNN layer, tried in
-    eval mode until the forward runs."""
+def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tuple[list[dict] | None, str]:
+    """Input specs from the first Conv/Linear/Embedding/RNN/attention layer,
+    then from literal shapes in the repository (`torch.randn(1, 3, 32, 32)`),
+    tried in eval mode until the forward runs. A forward taking several
+    tensors (nn.Transformer's src and tgt) gets one of each."""
     first = next(((n, m) for n, m in model.named_modules() if type(m).__name__ in tables.INPUT_LAYERS), None)
-    if first is None:
-        return None, "no Conv/Linear/Embedding/RNN layer to infer the input shape from"
-    name, layer = first
-    kind, batch = type(layer).__name__, tables.DEFAULT_BATCH
-    if kind == "Linear":
-        candidates = [[{"shape": [batch, layer.in_features], "dtype": "float32"}]]
-    elif kind == "Embedding":
-        candidates = [[{"shape": [batch, tables.DEFAULT_SEQ_LEN], "dtype": "int64", "range": [0, layer.num_embeddings]}]]
-    elif kind in ("LSTM", "GRU", "RNN"):
-        shape = [batch, tables.DEFAULT_SEQ_LEN] if layer.batch_first else [tables.DEFAULT_SEQ_LEN, batch]
-        candidates = [[{"shape": shape + [layer.input_size], "dtype": "float32"}]]
-    else:
-        dims = int(kind[-2])
-        candidates = [[{"shape": [batch, layer.in_channels] + [size] * dims, "dtype": "float32"}]
-                      for size in tables.SPATIAL_CANDIDATES[dims]]
+    candidates, kind, name = [], "", ""
+    batch, seq = tables.DEFAULT_BATCH, tables.DEFAULT_SEQ_LEN
+    if first is not None:
+        name, layer = first
+        kind = type(layer).__name__
+        if kind == "Linear":
+            candidates = [[{"shape": [batch, layer.in_features], "dtype": "float32"}]]
+        elif kind == "Embedding":
+            candidates = [[{"shape": [batch, seq], "dtype": "int64", "range": [0, layer.num_embeddings]}]]
+        elif kind in ("LSTM", "GRU", "RNN"):
+            shape = [batch, seq] if layer.batch_first else [seq, batch]
+            candidates = [[{"shape": shape + [layer.input_size], "dtype": "float32"}]]
+        elif kind in tables.ATTENTION_LAYERS:
+            attn = layer if kind == "MultiheadAttention" else next(
+                m for m in layer.modules() if type(m).__name__ == "MultiheadAttention")
+            batch_first = getattr(attn, "batch_first", False)
+            shape = ([batch, seq] if batch_first else [seq, batch]) + [attn.embed_dim]
+            candidates = [[{"shape": shape, "dtype": "float32"}]]
+        else:
+            dims = int(kind[-2])
+            candidates = [[{"shape": [batch, layer.in_channels] + [size] * dims, "dtype": "float32"}]
+                          for size in tables.SPATIAL_CANDIDATES[dims]]
+    from_layer = len(candidates)
+    candidates += [[{"shape": list(shape), "dtype": "float32"}] for shape in hints or []]
+    if not candidates:
+        return None, "no Conv/Linear/Embedding/RNN/attention layer and no literal input shape in the repository " \
+                     "to infer the input shape from"
+    tensors = _tensor_arguments(model)
     errors = []
     model.eval()
-    for specs in candidates:
+    for index, specs in enumerate(candidates):
+        specs = specs * tensors if len(specs) == 1 else specs
         try:
             with torch.no_grad():
                 model(*fw.to_torch(fw.make_arrays(specs, 0), device))
-            return specs, f"inferred from {kind} '{name}'"
+            how = f"inferred from {kind} '{name}'" if index < from_layer else "from a literal shape in the repository"
+            return specs, how
         except PermissionError:  # a sandbox refusal is an answer, not a wrong size
             raise
         except Exception as exc:  # user code: any failure means "try the next size"
             errors.append(f"{specs[0]['shape']}: {type(exc).__name__}: {exc}")
-    return None, f"no input shape from {kind} '{name}' ran the forward (" + "; ".join(errors[:3]) + ")"
+    where = f"{kind} '{name}'" if kind else "the repository's literal shapes"
+    return None, f"no input shape from {where} ran the forward (" + "; ".join(errors[:3]) + ")"
+
+
+def _tensor_arguments(model) -> int:
+    """How many arguments forward() requires (at least one)."""
+    import inspect
+
+    try:
+        params = inspect.signature(model.forward).parameters.values()
+    except (TypeError, ValueError):
+        return 1
+    return max(1, sum(1 for p in params if p.default is inspect.Parameter.empty
+                      and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)))
 
 
 def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Path | None,

@@ -11,7 +11,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import dataset
+from . import arguments, dataset
 
 
 def _emit(path: str, record: dict) -> None:
@@ -51,16 +51,20 @@ def _resources() -> dict:
     return out
 
 
-def load_class(tree: str, module: str, class_name: str):
-    import importlib
+def load_class(tree: str, module: str, class_name: str, notes: dict | None = None):
+    """A class or function of the tree (see loader.load); the tree's modules are
+    dropped from sys.modules afterwards so the other tree can reuse the names."""
+    from .loader import load
 
-    sys.path.insert(0, tree)
     try:
-        mod = importlib.import_module(module)
-        return getattr(mod, class_name)
+        found, info = load(tree, module, class_name)
     finally:
-        sys.path.remove(tree)
         _purge(tree)
+    if notes is not None:
+        for key, values in info.items():
+            notes.setdefault(key, [])
+            notes[key] += [v for v in values if v not in notes[key]]
+    return found
 
 
 def main(payload_path: str, records_path: str) -> None:
@@ -132,17 +136,28 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
 
     try:
         at("import")
-        torch_cls = load_class(job["original_dir"], job["module"], job["class"])
-        if not (isinstance(torch_cls, type) and issubclass(torch_cls, torch.nn.Module)):
+        notes: dict = {}
+        entry["load_notes"] = notes
+        target = job.get("factory") or job["class"]
+        torch_cls = load_class(job["original_dir"], job["module"], target, notes)
+        if job.get("factory"):
+            if not callable(torch_cls):
+                return {"status": "error", "reason": f"{target} in {job['module']} is not a function"}
+        elif not (isinstance(torch_cls, type) and issubclass(torch_cls, torch.nn.Module)):
             return {"status": "skipped", "reason": f"{job['class']} is not a torch.nn.Module"}
         phase = at("construct")
         fw.seed_all(int(job.get("seed", 0)))
-        try:
-            torch_model = torch_cls(*job.get("args", []), **job.get("kwargs", {})).to(torch_device)
-        except TypeError as exc:
-            if job.get("discovered"):
-                return {"status": "skipped", "reason": f"constructor needs arguments ({exc})"}
-            raise
+        args = arguments.resolve(job.get("args", []), job["original_dir"], load_class, notes)
+        kwargs = arguments.resolve(job.get("kwargs", {}), job["original_dir"], load_class, notes)
+        missing = arguments.unbound(torch_cls, args, kwargs)
+        if missing:
+            return {"status": "skipped", "load_notes": notes,
+                    "reason": f"constructor needs arguments ({missing}); " + arguments.manifest_hint(job, torch_cls)}
+        torch_model = torch_cls(*args, **kwargs)
+        if not isinstance(torch_model, torch.nn.Module):
+            return {"status": "skipped", "reason": f"{target}() returned a {type(torch_model).__name__}, "
+                                                   "not a torch.nn.Module"}
+        torch_model = torch_model.to(torch_device)
         spec = job.get("dataset")
         if spec:
             phase = at("dataset") + f" {spec['class']}"
@@ -152,28 +167,39 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
                 entry["input_source"] = f"dataset {spec['class']}"
         if not entry.get("inputs"):
             phase = at("inputs")
-            specs, how = checks.infer_inputs(torch_model, torch_device)
+            specs, how = checks.infer_inputs(torch_model, torch_device, job.get("shape_hints"))
             if specs is None:
-                return {"status": "skipped", "reason": how}
+                return {"status": "skipped", "load_notes": notes,
+                        "reason": how + "; " + arguments.manifest_hint(job, torch_cls, inputs=True)}
             entry["inputs"], entry["input_source"] = specs, how
         phase = at("import_converted")
         try:
-            ms_cls = load_class(job["converted_dir"], job["module"], job["class"])
+            ms_cls = load_class(job["converted_dir"], job["module"], target, notes)
         except (ImportError, AttributeError) as exc:
             return {"status": "error", "reason": f"converted tree has no {job['module']}.{job['class']}: {exc}",
                     "inputs": entry["inputs"]}
-        if not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
+        if not job.get("factory") and not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
             return {"status": "error", "reason": f"converted {job['class']} is not a mindspore.nn.Cell"}
         phase = at("construct_converted")
-        ms_model = ms_cls(*job.get("args", []), **job.get("kwargs", {}))
+        ms_model = ms_cls(*arguments.resolve(job.get("args", []), job["converted_dir"], load_class, notes),
+                          **arguments.resolve(job.get("kwargs", {}), job["converted_dir"], load_class, notes))
+        if not isinstance(ms_model, ms.nn.Cell):
+            return {"status": "error", "reason": f"converted {target}() returned a {type(ms_model).__name__}, "
+                                                 "not a mindspore.nn.Cell"}
         phase = "running the checks"
-        return checks.run_entry(entry, torch_model, ms_model, torch_device=torch_device,
-                                root=Path(job["original_dir"]), progress=progress)
+        result = checks.run_entry(entry, torch_model, ms_model, torch_device=torch_device,
+                                  root=Path(job["original_dir"]), progress=progress)
+        result["load_notes"] = notes
+        return result
     except dataset.DatasetError as exc:
         return {"status": "error", "reason": f"dataset {job['dataset']['class']}: {exc}",
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
     except Exception as exc:
-        return {"status": "error", "reason": f"{phase}: {type(exc).__name__}: {exc}",
+        stubs = (entry.get("load_notes") or {}).get("stubbed_modules")
+        hint = (f" (modules replaced by stubs because they do not import here: {', '.join(stubs)})"
+                if stubs and "stub" in f"{exc}{traceback.format_exc()}".lower() else "")
+        return {"status": "error", "reason": f"{phase}: {type(exc).__name__}: {exc}{hint}",
+                "load_notes": entry.get("load_notes"),
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
 
 

@@ -169,7 +169,8 @@ LOSS_CURVE_RTOL = 1e-3
 NOISE_FACTOR = 4.0
 
 # Layers whose first argument tells the input shape of a whole network.
-INPUT_LAYERS = ("Conv1d", "Conv2d", "Conv3d", "Linear", "Embedding", "LSTM", "GRU", "RNN")
+ATTENTION_LAYERS = ("MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer")
+INPUT_LAYERS = ("Conv1d", "Conv2d", "Conv3d", "Linear", "Embedding", "LSTM", "GRU", "RNN") + ATTENTION_LAYERS
 SPATIAL_CANDIDATES = {1: (64, 32, 128, 16, 256), 2: (32, 28, 64, 224, 16, 96), 3: (16, 32, 8)}
 DEFAULT_BATCH = 4
 DEFAULT_SEQ_LEN = 8

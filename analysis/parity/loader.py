@@ -1,0 +1,224 @@
+"""Load one class (or factory function) from an uploaded tree, in the sandboxed
+child, the way real repositories need:
+
+- the module's own top-level *work* is skipped: a training script defines its
+  model and then trains it at import time; only imports, definitions,
+  assignments and conditionals run, each on its own, so one failing statement
+  (a dataset download, `args = parser.parse_args()`) costs only what depends
+  on it;
+- `sys.argv` is the script alone while it loads (import-time argparse sees no
+  arguments and returns its defaults);
+- third-party modules that do not import here (torchvision beside this torch,
+  matplotlib not installed...) are replaced by stubs, and named in the report.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+KEEP = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign,
+        ast.AnnAssign, ast.AugAssign, ast.If, ast.Try)
+
+
+class _StubMeta(type):
+    def __getattr__(cls, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return stub_class(f"{cls.__name__}.{name}")
+
+    def __call__(cls, *args, **kwargs):
+        return super().__call__()
+
+
+class _Stub(metaclass=_StubMeta):
+    """Stands in for anything from a module that could not be imported."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return stub_class(f"{type(self).__name__}.{name}")()
+
+    def __call__(self, *args, **kwargs):
+        return type(self)()
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def stub_class(name: str) -> type:
+    return _StubMeta(name, (_Stub,), {"__module__": "stub"})
+
+
+class StubModule(types.ModuleType):
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return stub_class(f"{self.__name__}.{name}")
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Last on sys.meta_path: a module nothing else found (or one listed as
+    broken, and its submodules) becomes a stub instead of an ImportError."""
+
+    def __init__(self, local_roots: set[str], folders: list[Path]) -> None:
+        self.local_roots = local_roots
+        self.folders = [str(f) for f in folders]
+        self.broken: set[str] = set()
+        self.stubbed: list[str] = []
+
+    def find_spec(self, fullname, path=None, target=None):
+        root = fullname.split(".")[0]
+        if root in self.local_roots or not self._from_the_tree():
+            return None  # libraries' own optional imports keep their ImportError
+        if root not in self.broken and any(f.find_spec(fullname, path) for f in _real_finders(self)):
+            return None
+        if root not in self.stubbed:
+            self.stubbed.append(root)
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def _from_the_tree(self) -> bool:
+        """Whether the import statement being run is in the uploaded tree (or
+        in a stub's submodule import)."""
+        frame = sys._getframe(2)
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            if not filename.startswith("<frozen") and "importlib" not in filename:
+                return any(filename.startswith(folder) for folder in self.folders)
+            frame = frame.f_back
+        return False
+
+    def create_module(self, spec):
+        module = StubModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module) -> None:
+        return None
+
+
+def _real_finders(stub_finder):
+    return [f for f in sys.meta_path if f is not stub_finder and hasattr(f, "find_spec")]
+
+
+def _third_party_roots(path: Path, local_roots: set[str]) -> list[str]:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError):
+        return []
+    roots = []
+    for node in ast.walk(tree):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+        for name in names:
+            root = name.split(".")[0]
+            if root not in local_roots and root not in roots and root not in sys.builtin_module_names:
+                roots.append(root)
+    return roots
+
+
+def _mark_broken(roots: list[str], finder: _StubFinder) -> None:
+    """Try each third-party module the file imports; one that raises on import
+    (not just "not found": torchvision fails with a RuntimeError here) is
+    stubbed from now on."""
+    for root in roots:
+        if root in sys.modules:
+            continue
+        try:
+            importlib.import_module(root)
+        except Exception:  # any import-time failure of a library the model may not need
+            for name in [n for n in sys.modules if n == root or n.startswith(root + ".")]:
+                del sys.modules[name]
+            finder.broken.add(root)
+
+
+def module_file(tree: Path, module: str) -> Path | None:
+    base = tree.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _local_roots(tree: Path, script_dir: Path) -> set[str]:
+    roots = set()
+    for folder in {tree, script_dir}:
+        try:
+            for child in folder.iterdir():
+                if child.suffix == ".py":
+                    roots.add(child.stem)
+                elif child.is_dir():
+                    roots.add(child.name)
+        except OSError:
+            pass
+    return roots
+
+
+def _main_guard(node: ast.stmt) -> bool:
+    return (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__")
+
+
+def _exec_trimmed(module: types.ModuleType, path: Path, notes: list[str]) -> None:
+    source = path.read_text(encoding="utf-8", errors="replace")
+    tree = ast.parse(source, filename=str(path))
+    for node in tree.body:
+        if not isinstance(node, KEEP) or _main_guard(node):
+            continue
+        code = compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec")
+        try:
+            exec(code, module.__dict__)  # noqa: S102  (user code, in the sandboxed child)
+        except PermissionError:  # a sandbox refusal is an answer, not a skippable statement
+            raise
+        except (Exception, SystemExit) as exc:  # one statement's failure costs only what depends on it
+            notes.append(f"line {node.lineno}: {type(exc).__name__}: {str(exc)[:160]}")
+
+
+def load(tree: str, module: str, name: str) -> tuple[object, dict]:
+    """The attribute `name` of `module` in `tree`, and notes for the report
+    ({"stubbed_modules", "skipped_statements"})."""
+    root = Path(tree)
+    path = module_file(root, module)
+    script_dir = path.parent if path is not None else root
+    finder = _StubFinder(_local_roots(root, script_dir), [root, script_dir])
+    notes: list[str] = []
+    extra_paths = [str(root)] + ([str(script_dir)] if script_dir != root else [])
+    saved_argv = sys.argv
+    sys.path[:0] = extra_paths
+    sys.meta_path.insert(0, finder)  # first: a broken library must not reach its real finder
+    sys.argv = [str(path or root)]
+    try:
+        if path is not None:
+            _mark_broken(_third_party_roots(path, finder.local_roots), finder)
+        if "." in module:
+            importlib.import_module(module.rsplit(".", 1)[0])  # parent packages, for relative imports
+        mod = sys.modules.get(module)
+        if mod is None and path is not None:
+            spec = importlib.util.spec_from_file_location(
+                module, path, submodule_search_locations=[str(path.parent)] if path.name == "__init__.py" else None)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[module] = mod
+            _exec_trimmed(mod, path, notes)
+        elif mod is None:
+            mod = importlib.import_module(module)
+        found = getattr(mod, name, None)
+        if found is None:
+            why = f"; statements that failed while loading it: {'; '.join(notes[:3])}" if notes else ""
+            raise AttributeError(f"module {module} has no {name}{why}")
+        return found, {"stubbed_modules": list(finder.stubbed), "skipped_statements": notes}
+    finally:
+        sys.argv = saved_argv
+        sys.meta_path.remove(finder)
+        for stale in [n for n, m in sys.modules.items() if isinstance(m, StubModule)]:
+            del sys.modules[stale]  # the next load names its own stubs
+        for p in extra_paths:
+            if p in sys.path:
+                sys.path.remove(p)
