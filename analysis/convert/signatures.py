@@ -11,6 +11,7 @@ import libcst as cst
 
 from analysis.knowledge.mapping import ApiEntry, signature_parameters
 
+from . import binding
 from .names import code
 
 # Arguments that only tune PyTorch's memory or device handling: dropping them keeps the values.
@@ -79,6 +80,11 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
     call_args = list(call.args)
     if entry is not None and entry.optional_first and torch_params:
         call_args = _optional_first(call_args, torch_params[0], *entry.optional_first, plan)
+    sig = binding.signature_for(entry)
+    if sig is not None:
+        bound = _plan_bound(call.with_changes(args=call_args), entry, sig, handled, plan.notes)
+        if bound is not None:
+            return bound
     if star is not None and ms_params:
         packed = _pack_varargs(call_args, star, ms_params)
         if packed is not call_args:
@@ -198,6 +204,30 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
         return ArgPlan(args=list(call.args), problems=["the arguments could not be mapped in order: convert this "
                                                        "call by hand"])
     return plan
+
+
+def _plan_bound(call: cst.Call, entry: ApiEntry, sig, handled: frozenset[str], notes: list[str]) -> ArgPlan | None:
+    """The plan from PyTorch's and MindSpore's introspected signatures (binding.py), or None when the call
+    fits no overload as written (a * or ** argument, or a signature the data has wrong): the table rules
+    then apply. Where the call fits several overloads, they must convert alike."""
+    candidates = binding.bind_all(call, sig, binding.looks_like_dtype)
+    if not candidates:
+        return None
+    plans, keys = [], []
+    for bound in candidates:
+        plan = ArgPlan(notes=list(notes))
+        binding.plan_bound(entry, sig, bound, handled, plan)
+        if not plan.problems and _positional_after_keyword(plan.args):
+            plan.problems.append("the arguments could not be mapped in order: convert this call by hand")
+        plans.append(plan)
+        keys.append((tuple(code(a) for a in plan.args), tuple(plan.problems)))
+    if len(set(keys)) == 1:
+        return plans[0]
+    if all(p.problems for p in plans):
+        return plans[0]
+    return ArgPlan(args=list(call.args), problems=[
+        f"this call fits {len(plans)} of PyTorch's overloads of {entry.torch}, which convert differently: "
+        f"spell the arguments so one is meant (a literal, or a keyword), or convert it by hand"])
 
 
 def _positional_after_keyword(args: list[cst.Arg]) -> bool:

@@ -135,7 +135,7 @@ def _supplement_entry(name: str, raw: dict) -> dict:
     return entry
 
 
-def build(reference_dir: Path, out_dir: Path = DATA_DIR) -> list[Path]:
+def build(reference_dir: Path, out_dir: Path = DATA_DIR, introspect: bool = True) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for target in TARGETS:
@@ -181,7 +181,57 @@ def build(reference_dir: Path, out_dir: Path = DATA_DIR) -> list[Path]:
         path = out_dir / f"api_mapping_{target}.json"
         path.write_text(json.dumps(payload, indent=1, sort_keys=False) + "\n", encoding="utf-8")
         written.append(path)
+        if target == "classic" and introspect:
+            written.append(build_signatures(payload["apis"], out_dir / f"signatures_{target}.json"))
     return written
+
+
+def build_signatures(apis: dict[str, dict], path: Path) -> Path:
+    """Both frameworks' signatures per mapped API, introspected from the installed torch and
+    MindSpore, with the parameter correspondence the converter binds calls through (see
+    correspond.py; the product reads only the file written here)."""
+    import mindspore  # noqa: F401 - both frameworks are needed at build time only
+    import torch
+
+    from analysis.knowledge import correspond, introspect
+
+    out: dict[str, dict] = {}
+    for name, entry in apis.items():
+        if not entry["mindspore"] or not name.startswith("torch."):
+            continue
+        torch_sigs, torch_source = introspect.torch_signatures(name)
+        ms_name = entry["mindspore"][0]
+        ms_sigs, ms_source = introspect.mindspore_signatures(ms_name)
+        diff = entry.get("diff") or {}
+        if not torch_sigs and diff.get("torch_signature"):
+            parsed = introspect.parse_params(",".join(signature_parameters(diff["torch_signature"])))
+            if parsed:
+                torch_sigs, torch_source = [[p for p in parsed if p[0] != "self"]], "table"
+        if not ms_sigs and diff.get("mindspore_signature"):
+            parsed = introspect.parse_params(",".join(signature_parameters(diff["mindspore_signature"])))
+            if parsed is not None:
+                ms_sigs, ms_source = [[p for p in parsed if p[0] != "self"]], "table"
+        if not torch_sigs or not ms_sigs:
+            continue
+        ms_sig = correspond.choose_mindspore(torch_sigs, ms_sigs)
+        rows = diff.get("params", [])
+        method = name.startswith("torch.Tensor.")
+        corr = correspond.correspondence(torch_sigs, ms_sig, rows, diff.get("torch_signature", ""), method)
+        record = {"torch": torch_sigs, "torch_source": torch_source, "mindspore_name": ms_name,
+                  "mindspore": ms_sig, "mindspore_source": ms_source, "map": corr}
+        values = correspond.transforms(corr, rows)
+        if values:
+            record["transforms"] = values
+        names = {p[0]: p for sig in torch_sigs for p in sig}
+        computed = {k: v for k, v in correspond.COMPUTED_DEFAULTS.items()
+                    if k in names and v in names and names[k][2] == "None" and "pool" in name.lower()}
+        if computed:
+            record["computed"] = computed
+        out[name] = record
+    payload = {"torch_version": torch.__version__.split("+")[0], "mindspore_version": mindspore.__version__,
+               "apis": out}
+    path.write_text(json.dumps(payload, indent=0, sort_keys=False) + "\n", encoding="utf-8")
+    return path
 
 
 def main() -> None:

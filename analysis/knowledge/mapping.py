@@ -185,6 +185,50 @@ def signature_parameters(signature: str) -> list[str]:
     return items
 
 
+@dataclass(frozen=True)
+class Signature:
+    """Both frameworks' signatures for one API and how their parameters correspond (see build.py).
+    A parameter is (name, kind, default, type): kind p positional-or-keyword, o positional-only,
+    k keyword-only, v *args, w **kwargs; default the source text or None when required."""
+
+    torch: tuple[tuple, ...]  # PyTorch's overloads
+    mindspore_name: str
+    mindspore: tuple  # the MindSpore overload the correspondence was drawn against
+    map: dict = field(hash=False, compare=False)  # torch name -> MindSpore name ('' = no counterpart)
+    transforms: dict = field(default_factory=dict, hash=False, compare=False)  # torch name -> {literal: literal}
+    computed: dict = field(default_factory=dict, hash=False, compare=False)  # stride=None means kernel_size
+
+    def mindspore_param(self, name: str) -> tuple | None:
+        return next((p for p in self.mindspore if p[0] == name), None)
+
+
+class Signatures:
+    """Signatures per PyTorch API name, parsed on first use (the file holds ~800)."""
+
+    def __init__(self, payload: dict) -> None:
+        self._raw = payload.get("apis", {})
+        self._parsed: dict[str, Signature | None] = {}
+
+    def get(self, torch_name: str) -> Signature | None:
+        if torch_name not in self._parsed:
+            raw = self._raw.get(torch_name)
+            self._parsed[torch_name] = None if raw is None else Signature(
+                torch=tuple(tuple(tuple(p) for p in sig) for sig in raw["torch"]),
+                mindspore_name=raw["mindspore_name"],
+                mindspore=tuple(tuple(p) for p in raw["mindspore"]),
+                map=raw["map"], transforms=raw.get("transforms", {}), computed=raw.get("computed", {}))
+        return self._parsed[torch_name]
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
+@lru_cache(maxsize=None)
+def load_signatures(target: str = "classic") -> Signatures:
+    path = DATA_DIR / f"signatures_{target}.json"
+    return Signatures(json.loads(path.read_text(encoding="utf-8")) if path.exists() else {})
+
+
 @lru_cache(maxsize=None)
 def load_mapping(target: str = "classic") -> ApiMapping:
     path = DATA_DIR / f"api_mapping_{target}.json"
