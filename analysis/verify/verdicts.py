@@ -72,14 +72,19 @@ def _one(raw: dict | None, what: str) -> Verdict:
 
 
 def verdict(api: str, params: Iterable[str] = (), dtype: str | None = None) -> Verdict:
-    """The verdict for one call of `api` that passes `params` (PyTorch names) on inputs of `dtype`
-    ('float32', 'float64', 'int64'...; None: not known, the API's float32 runs count)."""
+    """The verdict for one call of `api` that passes `params` (PyTorch names; 'dim=' for an argument
+    passed by keyword, 'dim' by position) on inputs of `dtype` ('float32', 'float64', 'int64';
+    None: not known, the API's float32 runs count)."""
     entry = load_verdicts()["apis"].get(api)
     if entry is None:
         return UNTESTED_VERDICT
     parts = [_one(entry, "")]
     for name in params:
-        parts.append(_one(entry.get("params", {}).get(name), f"argument {name}"))
+        keyword = name.endswith("=")
+        row = entry.get("params", {}).get(name.rstrip("="))
+        if row is not None:  # the spelling's own verdict where both were run
+            row = row.get("keyword" if keyword else "positional") or row
+        parts.append(_one(row, f"argument {name}"))
     if dtype:
         parts.append(_one(entry.get("dtypes", {}).get(dtype), f"{dtype} input"))
     worst = max(parts, key=lambda v: SEVERITY.get(v.status, SEVERITY[UNTESTED]))
@@ -87,6 +92,18 @@ def verdict(api: str, params: Iterable[str] = (), dtype: str | None = None) -> V
         return Verdict(VERIFIED, "", sum(v.calls for v in parts))
     notes = [v.note for v in parts if v.status == worst.status and v.note]
     return Verdict(worst.status, "; ".join(dict.fromkeys(notes)), worst.calls)
+
+
+def covered(api: str) -> bool:
+    """Whether verification by execution covers `api` (every API the generator tried is listed, the
+    untested ones too; optimizers, data pipelines and the like are outside it)."""
+    return api in load_verdicts()["apis"]
+
+
+def positional_names(api: str) -> tuple[str, ...]:
+    """PyTorch's positional parameter names of `api`, as the generator read them (no torch import)."""
+    entry = load_verdicts()["apis"].get(api)
+    return tuple(entry.get("positional", ())) if entry else ()
 
 
 def api_status(api: str) -> str:

@@ -1,0 +1,108 @@
+"""PyTorch's signature of a mapped API, for the generator: from Python introspection where torch
+defines the API in Python, else from the first line of its docstring (how torch documents builtins)."""
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+
+from analysis.knowledge.mapping import signature_parameters
+
+POSITIONAL_ONLY, EITHER, KEYWORD_ONLY, VAR = "positional_only", "either", "keyword_only", "var"
+_NO_DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str
+    default: str | None = None  # source text; None: required
+
+    @property
+    def required(self) -> bool:
+        return self.default is None and self.kind != VAR
+
+
+def resolve(api: str):
+    """The PyTorch object behind a dotted name (torch.nn.functional.relu), or None."""
+    import importlib
+
+    parts = api.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except Exception:
+            continue
+        try:
+            for part in parts[cut:]:
+                obj = getattr(obj, part)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def _text(value) -> str | None:
+    if value is inspect.Parameter.empty:
+        return None
+    try:
+        text = repr(value)
+    except Exception:
+        return "<default>"
+    return text if len(text) < 60 and "<" not in text else "<default>"
+
+
+def _from_inspect(obj, drop_self: bool) -> list[Param] | None:
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return None
+    kinds = {inspect.Parameter.POSITIONAL_ONLY: POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD: EITHER,
+             inspect.Parameter.KEYWORD_ONLY: KEYWORD_ONLY, inspect.Parameter.VAR_POSITIONAL: VAR}
+    params = []
+    for p in sig.parameters.values():
+        if p.kind == inspect.Parameter.VAR_KEYWORD or (drop_self and p.name == "self" and not params):
+            continue
+        params.append(Param(p.name, kinds[p.kind], _text(p.default)))
+    return params
+
+
+def _from_doc(obj, name: str) -> list[Param] | None:
+    doc = inspect.getdoc(obj) or getattr(obj, "__doc__", None) or ""
+    match = re.search(rf"(?m)^\s*{re.escape(name)}\(", doc)
+    if not match:
+        return None
+    items = signature_parameters(doc[match.start():].lstrip())
+    params, keyword_only = [], False
+    for item in items:
+        item = item.strip()
+        if not item or item == "/":
+            continue
+        if item == "*":
+            keyword_only = True
+            continue
+        head, _, default = item.partition("=")
+        pname = head.split(":")[0].strip()
+        if pname.startswith("*"):
+            params.append(Param(pname.lstrip("*"), VAR))
+            keyword_only = True
+            continue
+        if pname == "self" or not pname.isidentifier():
+            continue
+        params.append(Param(pname, KEYWORD_ONLY if keyword_only else EITHER, default.strip() or None))
+    return params
+
+
+def torch_params(api: str, obj=None) -> list[Param] | None:
+    """The parameters of a function or method (without self), or of a class's constructor."""
+    obj = obj if obj is not None else resolve(api)
+    if obj is None:
+        return None
+    name = api.rsplit(".", 1)[-1]
+    if inspect.isclass(obj):
+        return _from_inspect(obj.__init__, drop_self=True)
+    method = api.startswith("torch.Tensor.")
+    found = _from_inspect(obj, drop_self=method) if inspect.isfunction(obj) else None
+    if found is not None and all(p.kind == VAR for p in found):
+        found = None  # a dispatch wrapper (*args): its docstring has the real signature
+    return found or _from_doc(obj, name)

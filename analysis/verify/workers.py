@@ -1,0 +1,204 @@
+"""Long-lived worker processes: each imports one framework once and runs many calls.
+
+A call that hangs is killed after its timeout and a call that crashes the process (a segfault
+in a kernel) costs that call only: the worker is started again for the next one. Workers run
+in a temporary directory (MindSpore writes rank_0/ into the current directory)."""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import tempfile
+import threading
+import traceback
+from typing import Callable, Iterable
+
+ERROR_LIMIT = 300
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    first = next((line for line in text if line.strip() and not line.startswith("-")), "")
+    return f"{type(exc).__name__}: {first[:ERROR_LIMIT]}"
+
+
+def _fresh(framework: str, arrays: dict):
+    if framework == "torch":
+        import torch
+
+        return {name: torch.tensor(values) for name, values in arrays.items()}
+    import mindspore
+
+    return {name: mindspore.Tensor(values.copy()) for name, values in arrays.items()}
+
+
+FILL_VALUES = None
+
+
+def _fill(framework: str):
+    import numpy as np
+
+    def values(shape, i):
+        n = int(np.prod(shape)) if len(shape) else 1
+        return (np.sin(np.arange(n, dtype=np.float64) * 0.37 + i) * 0.5).astype(np.float32).reshape(shape)
+
+    if framework == "torch":
+        import torch
+
+        def fill(module):
+            with torch.no_grad():
+                for i, p in enumerate(p for p in module.parameters() if p.requires_grad):
+                    p.copy_(torch.from_numpy(values(tuple(p.shape), i)).to(p.dtype))
+            return module
+        return fill
+    import mindspore
+
+    def fill(cell):
+        for i, p in enumerate(cell.trainable_params()):
+            p.set_data(mindspore.Tensor(values(tuple(p.shape), i)).astype(p.dtype))
+        return cell
+    return fill
+
+
+def execute(framework: str, source: str, arrays: dict, fill) -> tuple[bool, object]:
+    """Run one call's source with fresh input tensors; (True, plain result) or (False, error)."""
+    from .compare import plain
+
+    ns = {"fill": fill, "__name__": "__verify__"}
+    ns.update(_fresh(framework, arrays))
+    try:
+        exec(compile(source, "<call>", "exec"), ns)
+        return True, plain(ns.get("out"))
+    except BaseException as exc:  # the call's own failure, whatever it is
+        return False, _short(exc)
+
+
+def _serve(framework: str, conn) -> None:
+    os.chdir(tempfile.mkdtemp(prefix=f"verify-{framework}-"))
+    os.environ.setdefault("GLOG_v", "3")
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    from .inputs import arrays as make_arrays
+
+    arrays = make_arrays()
+    if framework == "torch":
+        import torch
+
+        torch.set_num_threads(1)
+    else:
+        import mindspore
+
+        mindspore.set_context(mode=mindspore.PYNATIVE_MODE, device_target="CPU")
+    fill = _fill(framework)
+    conn.send(("ready", None))
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        kind, payload = job
+        try:
+            if kind == "run":
+                reply = execute(framework, payload, arrays, fill)
+            elif kind == "chunks":
+                from .blocks import run_chunks
+
+                reply = (True, run_chunks(framework, payload))
+            elif kind == "generate":
+                from analysis.convert import convert_source
+                from .generate import generate
+
+                calls, why = generate(payload, lambda src: execute(framework, src, arrays, fill))
+                for call in calls:
+                    result = convert_source(call.source, path="call.py")
+                    call.converted = result.text
+                    call.unconverted = [f"{u.rule_id}: {u.action}" for u in result.unconverted]
+                reply = (True, (calls, why))
+            else:
+                reply = (False, f"unknown job {kind}")
+        except BaseException:
+            reply = (False, traceback.format_exc()[-ERROR_LIMIT:])
+        conn.send(reply)
+
+
+class Worker:
+    """One framework in one process; `call` returns (ok, value) and survives crashes and hangs."""
+
+    def __init__(self, framework: str):
+        self.framework = framework
+        self.process = None
+        self.conn = None
+
+    def start(self) -> None:
+        ctx = mp.get_context("spawn")
+        parent, child = ctx.Pipe()
+        self.process = ctx.Process(target=_serve, args=(self.framework, child), daemon=True)
+        self.process.start()
+        child.close()
+        self.conn = parent
+        if not parent.poll(300):
+            self.stop()
+            raise RuntimeError(f"{self.framework} worker did not start")
+        parent.recv()
+
+    def call(self, kind: str, payload, timeout: float) -> tuple[bool, object]:
+        try:
+            if self.process is None or not self.process.is_alive():
+                self.start()
+            self.conn.send((kind, payload))
+            if self.conn.poll(timeout):
+                return self.conn.recv()
+            self.stop()
+            return False, f"Timeout: no answer in {timeout:.0f} s"
+        except (EOFError, OSError, BrokenPipeError):
+            code = self.process.exitcode if self.process else None
+            self.stop()
+            return False, f"Crash: the {self.framework} process died (exit code {code})"
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.pid is not None:
+            if self.process.is_alive():
+                self.process.kill()
+            self.process.join(5)
+        self.process = None
+        self.conn = None
+
+
+def run_all(framework: str, kind: str, jobs: Iterable, *, workers: int = 2, timeout: float = 60,
+            progress: Callable[[int], None] | None = None) -> list[tuple[bool, object]]:
+    """Every job through a pool of `workers` processes of one framework; results in job order."""
+    jobs = list(jobs)
+    results: list = [None] * len(jobs)
+    lock = threading.Lock()
+    cursor = iter(range(len(jobs)))
+    done = [0]
+
+    def loop():
+        worker = Worker(framework)
+        try:
+            while True:
+                with lock:
+                    i = next(cursor, None)
+                if i is None:
+                    return
+                results[i] = worker.call(kind, jobs[i], timeout)
+                with lock:
+                    done[0] += 1
+                    if progress:
+                        progress(done[0])
+        finally:
+            if worker.conn is not None:
+                try:
+                    worker.conn.send(None)
+                except OSError:
+                    pass
+            worker.stop()
+
+    threads = [threading.Thread(target=loop) for _ in range(max(1, min(workers, len(jobs))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
