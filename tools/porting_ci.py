@@ -27,6 +27,10 @@ import urllib.request
 from pathlib import Path
 
 EXIT_PASSED, EXIT_GATE_FAILED, EXIT_ERROR = 0, 1, 2
+EXIT_CODES_HELP = """exit codes:
+  0  the quality gate passed (or --no-wait: the upload was accepted)
+  1  the quality gate failed, or the run failed or was cancelled
+  2  usage error, network or server problem, or the wait timed out (--timeout)"""
 ALWAYS_EXCLUDED = [".git/", "__pycache__/", "*.pyc", ".venv/", "venv/", ".tox/", ".mypy_cache/", ".pytest_cache/"]
 
 
@@ -215,15 +219,28 @@ def wait_for_run(api: Api, run_id: int, timeout: float, poll: float, out) -> dic
         time.sleep(poll)
 
 
+def summary_figures(run: dict) -> dict:
+    """The figures the summary prints, taken as the server defines them (the run page shows the same)."""
+    fig = run.get("progress") or {}
+    return {"found": fig.get("found", 0), "done": fig.get("done", 0), "left": fig.get("left", 0),
+            "converted": fig.get("converted", 0), "left_error": fig.get("left_error", 0),
+            "left_warning": fig.get("left_warning", 0), "left_info": fig.get("left_info", 0),
+            "parity_pass": fig.get("parity_pass", 0), "parity_total": fig.get("parity_total", 0),
+            "parity_skipped": fig.get("parity_skipped", 0)}
+
+
 def print_summary(run: dict, project: dict, server: str, out) -> None:
-    counts, parity, gate = run["counts"], run["parity"], run["gate"]
+    counts, gate = run["counts"], run["gate"]
+    fig = summary_figures(run)
     out.write(f"\n{project['team']}/{project['slug']} run #{run['number']}: {run['status']}"
               f"{' - ' + run['error'] if run['error'] else ''}\n")
     out.write(f"  files {counts.get('files', 0)}, findings: {counts.get('error', 0)} errors, "
               f"{counts.get('warning', 0)} warnings, {counts.get('info', 0)} infos\n")
-    checked = sum(v for k, v in parity.items() if k != "skipped")
-    out.write(f"  parity: {parity.get('pass', 0)}/{checked} entry points pass"
-              f"{', ' + str(parity['skipped']) + ' skipped' if parity.get('skipped') else ''}\n")
+    out.write(f"  PyTorch uses: {fig['found']} found, {fig['done']} done ({fig['converted']} converted), "
+              f"{fig['left']} left for a person ({fig['left_error']} errors, {fig['left_warning']} warnings, "
+              f"{fig['left_info']} infos)\n")
+    out.write(f"  parity: {fig['parity_pass']}/{fig['parity_total']} entry points pass"
+              f"{', ' + str(fig['parity_skipped']) + ' skipped' if fig['parity_skipped'] else ''}\n")
     out.write(f"  quality gate: {gate['status'].upper()}\n")
     for check in gate["checks"]:
         out.write(f"    [{'ok' if check['passed'] else 'FAIL'}] {check['message']}\n")
@@ -231,7 +248,8 @@ def print_summary(run: dict, project: dict, server: str, out) -> None:
 
 
 def main(argv: list[str] | None = None, out=sys.stdout) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=EXIT_CODES_HELP,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", default=os.environ.get("PORTING_SERVER"), help="dashboard URL (env PORTING_SERVER)")
     parser.add_argument("--token", default=os.environ.get("PORTING_TOKEN"), help="API token (env PORTING_TOKEN)")
     parser.add_argument("--project", default=os.environ.get("PORTING_PROJECT"), help="TEAM/PROJECT or project id")

@@ -2,10 +2,18 @@
 
 SARIF columns are 1-based and the end column is exclusive; Finding columns are
 0-based (like Python's ast), so both shift by one.
+
+Code scanning should list what a person must do: the dashboard's SARIF leaves
+out uses the converter rewrote with nothing left to check (status converted;
+the engine's own `analyze` keeps them, its reader has not converted anything),
+and findings a person marked (accepted, false positive, fixed by hand) carry a
+`suppressions` entry with the reason, so code scanning shows them as dismissed.
 """
 from __future__ import annotations
 
-from analysis.findings import FileReport, Severity
+from collections.abc import Callable
+
+from analysis.findings import FileReport, Finding, Severity
 from analysis.rules import Rule, all_rules
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -32,12 +40,31 @@ def _rule_descriptor(rule: Rule) -> dict:
     }
 
 
-def to_sarif(reports: list[FileReport], *, root_uri: str | None = None) -> dict:
+# A person's mark -> how SARIF says it: every mark is a decision made outside the source.
+MARK_WORDS = {"accepted": "accepted", "false_positive": "false positive", "fixed": "fixed by hand"}
+
+
+def suppression_of(state: str, reason: str = "") -> dict:
+    """The SARIF suppression for a person's mark (state as stored: accepted / false_positive / fixed)."""
+    words = MARK_WORDS.get(state, state)
+    return {"kind": "external", "status": "accepted",
+            "justification": f"marked {words}" + (f": {reason}" if reason else "")}
+
+
+def to_sarif(reports: list[FileReport], *, root_uri: str | None = None, include_converted: bool = True,
+             suppression: Callable[[Finding], dict | None] | None = None) -> dict:
+    """The reports as one SARIF run.
+
+    include_converted: also report uses the converter rewrote (status converted).
+    suppression: the SARIF suppression of a finding (a person's mark), or None.
+    """
     rules = all_rules()
     index = {rule.id: i for i, rule in enumerate(rules)}
     results = []
     for report in reports:
         for f in report.findings:
+            if not include_converted and f.status.value == "converted":
+                continue
             line = max(f.line, 1)
             end_line = max(f.end_line, line)
             start_col = f.column + 1
@@ -59,6 +86,9 @@ def to_sarif(reports: list[FileReport], *, root_uri: str | None = None) -> dict:
             }
             if f.cell is not None:
                 result["properties"]["cell"] = f.cell
+            suppressed = suppression(f) if suppression else None
+            if suppressed:
+                result["suppressions"] = [suppressed]
             results.append(result)
     run = {
         "tool": {"driver": {"name": TOOL_NAME, "informationUri": TOOL_URI, "version": "0.1.0",

@@ -97,6 +97,17 @@ class FiguresSerializer(serializers.Serializer):
     fixed = serializers.IntegerField()
 
 
+class RunFiguresSerializer(FiguresSerializer):
+    """A run's figures as its page shows them (projects.progress: one definition for pages, API and CI)."""
+
+    left_error = serializers.IntegerField(help_text="error findings left for a person")
+    left_warning = serializers.IntegerField(help_text="warning findings left for a person")
+    left_info = serializers.IntegerField(help_text="info findings left for a person")
+    parity_pass = serializers.IntegerField(help_text="entry points whose parity check passed")
+    parity_total = serializers.IntegerField(help_text="entry points checked (skipped ones aside)")
+    parity_skipped = serializers.IntegerField(help_text="entry points not checked")
+
+
 class FolderFiguresSerializer(FiguresSerializer):
     path = serializers.CharField()
 
@@ -309,7 +320,7 @@ class RunDetailApi(APIView):
         counts = serializers.DictField(child=serializers.IntegerField())
         parity = serializers.DictField(child=serializers.IntegerField())
         gate = GateOutputSerializer()
-        progress = FiguresSerializer(help_text="honest accounting of the run's PyTorch uses")
+        progress = RunFiguresSerializer(help_text="honest accounting of the run's PyTorch uses, and parity")
 
         class Meta(RunOutputSerializer.Meta):
             fields = RunOutputSerializer.Meta.fields + ["stages", "counts", "parity", "gate", "progress"]
@@ -325,7 +336,7 @@ class RunDetailApi(APIView):
             counts={s: summary["by_severity"].get(s, 0) for s in Severity.values} | {"files": summary["files"]},
             parity={s: summary["parity"].get(s, 0) for s in ParityResult.Status.values},
             gate=GateOutputSerializer(gate_evaluate(run=run)).data,
-            progress=FiguresSerializer(summary["progress"]).data,
+            progress=RunFiguresSerializer(summary["progress"]).data,
         )
         return Response(data)
 
@@ -491,9 +502,7 @@ class RunFindingsTriageApi(APIView):
 
 
 class RunProgressApi(APIView):
-    class OutputSerializer(FiguresSerializer):
-        parity_pass = serializers.IntegerField()
-        parity_total = serializers.IntegerField(help_text="entry points checked (skipped ones aside)")
+    class OutputSerializer(RunFiguresSerializer):
         folders = FolderFiguresSerializer(many=True)
 
     @extend_schema(responses=OutputSerializer)
@@ -504,17 +513,16 @@ class RunProgressApi(APIView):
 
 
 class ProjectProgressApi(APIView):
-    class OutputSerializer(FiguresSerializer):
+    class OutputSerializer(RunFiguresSerializer):
         run = serializers.IntegerField(allow_null=True, help_text="the latest finished run (the current state)")
-        parity_pass = serializers.IntegerField()
-        parity_total = serializers.IntegerField()
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request, project_id: int):
         project = selectors.project_get_by_id(user=request.user, project_id=project_id)
         current = progress.project_progress(project=project)
         if current is None:
-            current = dict(progress.empty(), run=None, parity_pass=0, parity_total=0)
+            current = dict(progress.empty(), run=None, parity_pass=0, parity_total=0, parity_skipped=0,
+                           left_error=0, left_warning=0, left_info=0)
         else:
             current["run"] = current["run"].pk
         return Response(self.OutputSerializer(current).data)
@@ -689,10 +697,14 @@ class RunParityApi(APIView):
 
 
 class RunSarifApi(APIView):
-    @extend_schema(responses={(200, "application/sarif+json"): OpenApiTypes.OBJECT})
+    @extend_schema(
+        parameters=[OpenApiParameter("converted", OpenApiTypes.BOOL, required=False,
+                                     description="also report uses the converter rewrote (left out by default)")],
+        responses={(200, "application/sarif+json"): OpenApiTypes.OBJECT})
     def get(self, request, run_id: int):
         run = project_selectors.run_get(user=request.user, run_id=run_id)
-        body = json.dumps(run_sarif(run=run), indent=1)
+        everything = request.query_params.get("converted", "").lower() in ("1", "true", "yes")
+        body = json.dumps(run_sarif(run=run, include_converted=everything), indent=1)
         response = HttpResponse(body, content_type="application/sarif+json")
         response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.sarif"'
         return response

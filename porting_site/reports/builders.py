@@ -16,12 +16,17 @@ _FINDING_FIELDS = ("line", "column", "rule_id", "severity", "message", "torch_ap
                    "end_column", "category", "confidence", "status", "cell", "extra", "fingerprint")
 
 
-def run_file_reports(*, run: Run, only_with_findings: bool = False) -> list[FileReport]:
+def run_file_reports(*, run: Run, only_with_findings: bool = False, marks: dict | None = None) -> list[FileReport]:
+    """The run's findings as the engine's reports; marks (if given) gets {id(engine finding): (state, reason)}."""
     by_file: dict[int, list[EngineFinding]] = defaultdict(list)
-    for row in Finding.objects.filter(run=run).select_related("file").order_by("file__path", "line", "column"):
+    rows = Finding.objects.filter(run=run).select_related("file", "mark").order_by("file__path", "line", "column")
+    for row in rows:
         data = {name: getattr(row, name) for name in _FINDING_FIELDS}
         data["path"] = row.file.path
-        by_file[row.file_id].append(EngineFinding.from_dict(data))
+        finding = EngineFinding.from_dict(data)
+        by_file[row.file_id].append(finding)
+        if marks is not None and row.triage:
+            marks[id(finding)] = (row.triage, row.mark.reason if row.mark else "")
     reports = []
     for source in SourceFile.objects.filter(run=run).order_by("path"):
         findings = by_file.get(source.pk, [])
@@ -32,17 +37,24 @@ def run_file_reports(*, run: Run, only_with_findings: bool = False) -> list[File
     return reports
 
 
-def run_sarif(*, run: Run) -> dict:
-    from analysis.report.sarif import to_sarif
+def run_sarif(*, run: Run, include_converted: bool = False) -> dict:
+    """SARIF of what a person must do: converted uses left out (unless asked), marks as suppressions."""
+    from analysis.report.sarif import suppression_of, to_sarif
     from analysis.rules import all_rules
 
-    reports = run_file_reports(run=run, only_with_findings=True)
+    marks: dict[int, tuple[str, str]] = {}
+    reports = run_file_reports(run=run, only_with_findings=True, marks=marks)
     # A run stored under an older knowledge base may name a rule since retired; SARIF
     # results must point at a rule of the catalogue, so those findings stay out of it.
     known = {rule.id for rule in all_rules()}
     for report in reports:
         report.findings = [f for f in report.findings if f.rule_id in known]
-    return to_sarif(reports)
+
+    def suppression(finding):
+        mark = marks.get(id(finding))
+        return suppression_of(*mark) if mark else None
+
+    return to_sarif(reports, include_converted=include_converted, suppression=suppression)
 
 
 def _parity_label(result: ParityResult) -> str:

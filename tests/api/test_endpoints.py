@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from porting_site.api.models import ApiToken
 from porting_site.gates.models import RunGate
-from porting_site.projects.models import Project, Run
+from porting_site.projects.models import Finding, Project, Run
 from tests import factories
 from tests.conftest import REPO_ROOT, SAMPLE_REPO
 
@@ -213,7 +213,7 @@ def test_new_since_baseline_ignores_moved_lines(world):
     assert client.get(url, {"new": "false"}).json()["count"] == 3
     gate = client.get(reverse("api:run-gate", args=[run2.pk])).json()
     assert gate["baseline"] == world.run.pk and gate["status"] == "failed"
-    assert "1 new error finding(s) versus run #1" in gate["reasons"][0]
+    assert "1 new error finding(s) left for a person versus run #1" in gate["reasons"][0]
 
 
 def test_files_converted_text_diff_and_zip(world):
@@ -286,3 +286,26 @@ def test_report_json(world):
     assert [f["path"] for f in report["files"]] == ["pkg/clean.py", "pkg/net.py"]
     assert report["files"][1]["findings"][0]["rule_id"] == "MS-DROPOUT-P"
     assert report["gate"]["status"] == "failed" and report["parity"][0]["status"] == "pass"
+
+
+def test_sarif_leaves_converted_uses_out_and_reports_marks_as_suppressions(world):
+    """Code scanning shows what a person must do: converted uses only on request, marks as suppressions."""
+    from porting_site.triage.services import finding_triage
+
+    run = make_run(world.project, world.admin, {"pkg/net.py": (NET_V1, [
+        dict(f, status=status) for f, status in zip(FINDINGS_V1, ("review", "converted", "manual"))])})
+    dropout = Finding.objects.get(run=run, rule_id="MS-DROPOUT-P")
+    finding_triage(finding=dropout, user=world.admin, action="accept", reason="p is set by the config")
+    schema = json.loads((REPO_ROOT / "tests" / "analysis" / "data" / "sarif-schema-2.1.0.json").read_text())
+    url = reverse("api:run-sarif", args=[run.pk])
+    sarif = json.loads(client_for(world, "bob").get(url).content)
+    jsonschema.validate(sarif, schema)
+    results = {r["ruleId"]: r for r in sarif["runs"][0]["results"]}
+    assert set(results) == {"MS-DROPOUT-P", "MS-DEVICE-CUDA"}  # the converted Linear is not a result
+    assert results["MS-DROPOUT-P"]["suppressions"] == [
+        {"kind": "external", "status": "accepted", "justification": "marked accepted: p is set by the config"}]
+    assert "suppressions" not in results["MS-DEVICE-CUDA"]
+    everything = json.loads(client_for(world, "bob").get(url, {"converted": "true"}).content)
+    jsonschema.validate(everything, schema)
+    assert {r["ruleId"] for r in everything["runs"][0]["results"]} == {"MS-DROPOUT-P", "MS-DEVICE-CUDA",
+                                                                       "MS-API-MAPPED"}
