@@ -24,6 +24,7 @@ from porting_site.gates.services import gate_evaluate, gate_policy_get, gate_pol
 from porting_site.projects import kb, progress, storage
 from porting_site.projects import selectors as project_selectors
 from porting_site.projects.models import (
+    MINDSPORE_VERSION,
     ConvertedFile,
     Device,
     Finding,
@@ -183,7 +184,7 @@ class ProjectListApi(APIView):
         name = serializers.CharField(max_length=120)
         description = serializers.CharField(required=False, allow_blank=True, default="")
         target = serializers.ChoiceField(choices=Target.choices, default=Target.CLASSIC)
-        ms_version = serializers.RegexField(r"^\d+\.\d+(\.\d+)?$", max_length=10, default="2.4")
+        ms_version = serializers.RegexField(r"^\d+\.\d+(\.\d+)?$", max_length=10, default=MINDSPORE_VERSION)
         device = serializers.ChoiceField(choices=Device.choices, default=Device.CPU)
 
     @extend_schema(parameters=[FilterSerializer], responses=ProjectOutputSerializer(many=True))

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
-from .models import Device, Project, Target
+from .models import MINDSPORE_VERSION, Device, Project, Target
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 
@@ -29,7 +29,7 @@ def _archive_problem(archive, name: str) -> str:
 class UploadForm(forms.Form):
     archive = forms.FileField(help_text="A .zip or .tar.gz of the PyTorch repository")
     target = forms.ChoiceField(choices=Target.choices, initial=Target.CLASSIC)
-    ms_version = forms.CharField(initial="2.4", max_length=10, label="MindSpore version")
+    ms_version = forms.CharField(initial=MINDSPORE_VERSION, max_length=10, label="MindSpore version")
     device = forms.ChoiceField(choices=Device.choices, initial=Device.CPU, label="Parity device queue")
     converted_archive = forms.FileField(
         required=False, label="Your converted tree (optional)",

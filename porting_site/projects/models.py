@@ -8,6 +8,12 @@ from django.db import models
 from porting_site.accounts.models import Team
 
 
+# The MindSpore version new projects and runs target by default: the one the parity
+# workers run (pyproject.toml pins mindspore 2.10.0), so analysis, conversion and the
+# numerical check speak of the same release (tests/site/test_defaults.py keeps them equal).
+MINDSPORE_VERSION = "2.10"
+
+
 class Target(models.TextChoices):
     CLASSIC = "classic", "Classic API (mindspore.nn / ops)"
     MINT = "mint", "mindspore.mint (Ascend)"
@@ -25,7 +31,7 @@ class Project(models.Model):
     slug = models.SlugField(max_length=120)
     description = models.TextField(blank=True)
     target = models.CharField(max_length=10, choices=Target.choices, default=Target.CLASSIC)
-    ms_version = models.CharField(max_length=10, default="2.4")
+    ms_version = models.CharField(max_length=10, default=MINDSPORE_VERSION)
     device = models.CharField(max_length=10, choices=Device.choices, default=Device.CPU)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -56,7 +62,7 @@ class Run(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
     error = models.TextField(blank=True)  # why the run failed, shown to the user
     target = models.CharField(max_length=10, choices=Target.choices, default=Target.CLASSIC)
-    ms_version = models.CharField(max_length=10, default="2.4")
+    ms_version = models.CharField(max_length=10, default=MINDSPORE_VERSION)
     device = models.CharField(max_length=10, choices=Device.choices, default=Device.CPU)
     kb_version = models.CharField(max_length=20, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
