@@ -130,6 +130,15 @@ def _convert(original: Path) -> Path:
 
 def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, memory_mb: int,
               should_stop: Callable[[], bool] | None = None) -> None:
+    # An entry's own `timeout` (manifest) gets a child of its own limit.
+    groups: dict[float, list] = {}
+    for item in jobs:
+        groups.setdefault(float(item[1].get("timeout") or timeout_s), []).append(item)
+    if len(groups) > 1:
+        for group_timeout, group in groups.items():
+            _run_jobs(group, device=device, timeout_s=group_timeout, memory_mb=memory_mb, should_stop=should_stop)
+        return
+    timeout_s = next(iter(groups), timeout_s)
     pending = list(jobs)
     threads = max(1, min(4, os.cpu_count() or 1))
     while pending:
@@ -138,7 +147,13 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
                                cpu_s=int(timeout_s * threads * (len(pending) + 1)),
                                address_space_mb=ACCELERATOR_ADDRESS_SPACE_MB if device != "cpu" else None)
         # The child imports the original tree's packages; their parent dirs go first on its path.
-        outcome = run_sandboxed(RUNNER, payload, limits=limits, should_stop=should_stop)
+        # The box sees only these trees (read-only) and the checkpoint directories (copied out afterwards).
+        jobs_now = [job for _, job in pending]
+        outcome = run_sandboxed(
+            RUNNER, payload, limits=limits, should_stop=should_stop, device=device,
+            read_only=sorted({job[k] for job in jobs_now for k in ("original_dir", "converted_dir")}),
+            writable=sorted({str(Path(job["checkpoint_path"]).parent) for job in jobs_now
+                             if job.get("checkpoint_path")}))
         results = {r["key"]: r["result"] for r in outcome.records if r.get("event") == "result"}
         partials = {r["key"]: r for r in outcome.records if r.get("event") == "partial"}  # the last one wins
         started = [r["key"] for r in outcome.records if r.get("event") == "start"]
