@@ -280,3 +280,13 @@ def test_refuses_to_run_where_the_box_cannot_be_built(tmp_path, monkeypatch):
         assert "refused to run uploaded code" in result.failure_reason()
         assert result.protections == {"isolation": f"unavailable: {result.refused}", "user_code_ran": False}
         assert not marker.exists()
+
+
+def test_manage_py_check_says_when_the_box_cannot_be_built(monkeypatch):
+    from django.core import checks
+
+    assert [m for m in checks.run_checks() if m.id == "projects.W001"] == []
+    monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
+    warnings = [m for m in checks.run_checks() if m.id == "projects.W001"]
+    assert len(warnings) == 1 and "bubblewrap is not installed at /nonexistent/bwrap" in warnings[0].msg
+    assert "refuse to run uploaded code" in warnings[0].hint
