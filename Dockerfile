@@ -2,6 +2,11 @@
 FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
+# bubblewrap + libseccomp: the parity worker runs uploaded model code only inside a bubblewrap
+# box with a seccomp filter (analysis/sandbox); without them parity refuses to run it.
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap libseccomp2 \
+ && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml ./
 COPY analysis ./analysis
 COPY porting_site ./porting_site
