@@ -206,6 +206,13 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
     return plan
 
 
+def plan_with_signature(call: cst.Call, entry: ApiEntry | None) -> ArgPlan | None:
+    """The plan from the signature layer alone: None when the API has no signature data or the call
+    fits none of PyTorch's overloads (method calls on other objects share these names)."""
+    sig = binding.signature_for(entry)
+    return None if sig is None else _plan_bound(call, entry, sig, frozenset(), [])
+
+
 def _plan_bound(call: cst.Call, entry: ApiEntry, sig, handled: frozenset[str], notes: list[str]) -> ArgPlan | None:
     """The plan from PyTorch's and MindSpore's introspected signatures (binding.py), or None when the call
     fits no overload as written (a * or ** argument, or a signature the data has wrong): the table rules

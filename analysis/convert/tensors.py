@@ -11,7 +11,7 @@ from . import rules
 from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, resolve
-from .signatures import parameter_names
+from .signatures import fix_commas, parameter_names, plan_with_signature
 
 DEVICE_WORDS = ("device", "cuda", "cpu", "gpu", "rank")
 
@@ -159,6 +159,11 @@ _AMBIGUOUS = frozenset({"add", "get", "copy", "index", "count", "sort", "update"
 
 def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str):
     entry = ctx.classic.get(f"torch.Tensor.{name}")
+    if entry is not None and name not in _AMBIGUOUS and entry.primary.startswith("mindspore.Tensor.") \
+            and updated.args:
+        bound = _bound_method(ctx, original, updated, name, entry)
+        if bound is not None:
+            return bound
     if entry is None or entry.category != "consistent" or name in _AMBIGUOUS:
         return None
     if entry.primary.startswith("mindspore.ops.") and not name.endswith("_"):
@@ -184,3 +189,22 @@ def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call
         return None
     ctx.change(original, rules.TENSOR_METHOD, entry.torch, entry.primary, f".{name}() -> .{new_name}()")
     return _rename(updated, new_name)
+
+
+def _bound_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, entry):
+    """x.float_power(exponent=2) -> x.float_power(other=2): the arguments bound to PyTorch's method
+    signature and written in MindSpore's; marked where one has no counterpart. None when the call
+    fits no PyTorch overload (another object's method of the same name) or nothing changes."""
+    plan = plan_with_signature(updated, entry)
+    if plan is None:
+        return None
+    if plan.problems:
+        ctx.mark(original, rules.TENSOR_METHOD, entry.torch, f"{'; '.join(plan.problems)} (see {entry.primary})")
+        return updated
+    new_name = entry.primary.rsplit(".", 1)[1]
+    args = fix_commas(plan.args)
+    if new_name == name and [code(a) for a in args] == [code(a) for a in fix_commas(list(updated.args))]:
+        return None
+    ctx.change(original, rules.TENSOR_METHOD, entry.torch, entry.primary,
+               f".{name}(...) -> .{new_name}(...)" + (f" ({'; '.join(plan.notes)})" if plan.notes else ""))
+    return _rename(updated, new_name).with_changes(args=args)

@@ -1,10 +1,11 @@
 """Parameter correspondence between a PyTorch signature and its MindSpore counterpart's (build time).
 
 Which MindSpore parameter receives each PyTorch parameter, decided in this order:
-1. the mapping tables' rows (facts from MindSpore's documentation, and the supplement's), their
+1. the same name on both sides (a keyword reaches it), unless a row says it has no counterpart
+   (the supplement refuses output_padding: same name, other values on CPU);
+2. the mapping tables' rows (facts from MindSpore's documentation, and the supplement's), their
    PyTorch names aligned by position with the introspected names where the tables spell them
    differently (the tables write torch.broadcast_to(input, shape); the binding accepts size=);
-2. the same name on both sides;
 3. a known synonym (dim -> axis, keepdim -> keepdims, correction -> ddof ...);
 4. a required parameter at the same position of both signatures, both still unmatched.
 Anything else has no counterpart: the converter drops it only when the value passed is a no-op.
@@ -24,7 +25,7 @@ SYNONYMS = {
     "keepdim": ("keepdims", "keep_dims"),
     "other": ("y", "x2"),
     "correction": ("ddof",),
-    "unbiased": ("ddof",),
+    "unbiased": ("ddof", "correction"),
     "size": ("shape",),
     "shape": ("size",),
     "exponent": ("other",),
@@ -32,7 +33,7 @@ SYNONYMS = {
     "indices_or_sections": ("sections", "indices"),
 }
 # PyTorch literal -> MindSpore literal where two parameters spell one setting differently
-TRANSFORMS = {("unbiased", "ddof"): {"True": "1", "False": "0"}}
+TRANSFORMS = {("unbiased", "ddof"): {"True": "1", "False": "0"}, ("unbiased", "correction"): {"True": "1", "False": "0"}}
 # PyTorch defaults of None that mean another argument's value (documented: "Default: kernel_size")
 COMPUTED_DEFAULTS = {"stride": "kernel_size"}
 
@@ -91,6 +92,12 @@ def correspondence(torch_sigs: list[list[list]], ms_sig: list[list], rows: list[
             claims.setdefault(ms, set()).add(self.current)
 
     claimed = _Claimed()
+    refused = {aliases.get(r["torch"], r["torch"]) for r in rows if r.get("relation") == "torch_only" and r.get("torch")}
+    for name in torch_names:  # one name on both sides: a keyword reaches that parameter (unless a row refuses it)
+        if name in ms_names and name not in refused:
+            claimed.current = name
+            corr[name] = name
+            claimed.add(name)
     for row in rows:
         if row.get("kind") not in ("param", "input") or not row.get("torch"):
             continue

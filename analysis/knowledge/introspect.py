@@ -157,8 +157,11 @@ def _aten_schemas(op: str, method: bool) -> list[list[list]]:
     except RuntimeError:
         return []
     found = []
+    with_self = any(a.name == "self" for schema in schemas for a in schema.arguments)
     for schema in schemas:
         args = schema.arguments
+        if (method or with_self) and not any(a.name == "self" for a in args):
+            continue  # TorchScript's scalar overloads (cos(int a)): Python binds only the tensor ones
         if any(a.alias_info is not None and a.alias_info.is_write and a.name != "self" for a in args):
             continue  # an out= variant: out= is refused by the converter on its own
         if schema.overload_name.endswith(("_out", "out")) or "Dimname" in str(schema):
