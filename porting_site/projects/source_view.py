@@ -39,14 +39,15 @@ def notebook_code(text: str) -> tuple[str, list[int]]:
     Also returns, per code cell, the line offset of its first line in that text,
     so (cell, line) positions from the analyzer can be placed.
     """
+    from analysis.scan.notebook import code_cells
+
     try:
-        cells = json.loads(text).get("cells", [])
-    except (ValueError, AttributeError):
+        cells = code_cells(json.loads(text))
+    except (ValueError, RecursionError):  # not a notebook: shown as the text it is
         return text, []
     parts, offsets, line = [], [], 0
-    for index, cell in enumerate(c for c in cells if c.get("cell_type") == "code"):
-        source = cell.get("source", "")
-        body = "".join(source) if isinstance(source, list) else source
+    for index, (_, source) in enumerate(cells):
+        body = source if source is not None else "# (this cell's source is not text)\n"
         offsets.append(line + 1)  # the marker line comes first
         parts.append(f"# ---- cell {index} ----\n" + body)
         line += 1 + body.count("\n") + 1
@@ -224,3 +225,14 @@ def side_by_side(original: str, converted: str, todo_lines=()) -> SafeString:
                 + "</tr>"
             )
     return mark_safe("\n".join(rows))
+
+
+def finding_excerpt(text: str, finding, cell_offsets: list[int] | None = None, context: int = 2) -> list[dict]:
+    """The finding's statement with a few lines around it, highlighted: [{"number", "html", "hit"}]."""
+    line = finding.line
+    if cell_offsets and finding.cell is not None and finding.cell < len(cell_offsets):
+        line += cell_offsets[finding.cell]
+    end = max(line, line + (finding.end_line - finding.line if finding.end_line else 0))
+    lines = highlighted_lines(text)
+    first, last = max(1, line - context), min(len(lines), end + context)
+    return [{"number": n, "html": mark_safe(lines[n - 1]), "hit": line <= n <= end} for n in range(first, last + 1)]

@@ -8,12 +8,14 @@ porting_site.settings.production hardens this for a real deployment.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import dj_database_url
-import plotly
 
 from porting_site.lib.env import envbool, envint, envlist, envstr
+from porting_site.lib.plotly_static import PREFIX as PLOTLY_PREFIX
+from porting_site.lib.plotly_static import plotly_static_dir
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 VAR_DIR = Path(envstr("PORTING_VAR_DIR", str(BASE_DIR / "var")))
@@ -29,6 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "whitenoise.runserver_nostatic",  # runserver too serves static files through WhiteNoise (compressed, cached)
     "django.contrib.staticfiles",
     "porting_site.accounts",
     "porting_site.projects",
@@ -43,6 +46,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -98,8 +102,16 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-# plotly.min.js is served from the pinned plotly package itself: no CDN, no vendored copy.
-STATICFILES_DIRS = [BASE_DIR / "porting_site" / "static", ("plotly", Path(plotly.__file__).parent / "package_data")]
+# plotly.min.js comes from the pinned plotly package (no CDN, no vendored copy), copied
+# with a gzip twin under a folder named after its version (porting_site/lib/plotly_static.py).
+STATICFILES_DIRS = [BASE_DIR / "porting_site" / "static", (PLOTLY_PREFIX, plotly_static_dir(VAR_DIR))]
+# WhiteNoise serves static files in every setting: the embedded default and runserver read
+# them through the finders (no collectstatic); production from STATIC_ROOT with hashed names.
+WHITENOISE_USE_FINDERS = True
+# Before collectstatic (development, tests) STATIC_ROOT does not exist; the finders serve everything.
+warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
+# The versioned plotly folder never changes under its URL: browsers keep it for a year.
+WHITENOISE_IMMUTABLE_FILE_TEST = r"^/?static/plotly-[0-9][^/]*/"
 MEDIA_ROOT = VAR_DIR / "media"
 MEDIA_URL = "media/"
 # Uploads above this size are streamed to disk rather than held in memory.

@@ -23,7 +23,10 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 # Static files (CSS, JS, plotly.min.js) are served by the app itself via WhiteNoise.
-MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]
+# (The middleware is in the base settings.) Hashed names are cached for a year; the finders are
+# not needed once collectstatic ran.
+WHITENOISE_USE_FINDERS = False
+WHITENOISE_IMMUTABLE_FILE_TEST = None
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

@@ -112,10 +112,25 @@ def finding_detail(request, run_id: int, finding_id: int):
               if finding.mark_id else MarkEvent.objects.none())
     return render(request, "triage/finding_detail.html", {
         "run": run, "project": run.project, "finding": finding, "events": events, "actions": ACTION_LABELS,
+        "excerpt": _excerpt(run, finding),
         "members": _members(run.project), "done": Finding.objects.filter(pk=finding.pk).filter(progress.DONE).exists(),
         "later": Finding.objects.filter(mark_id=finding.mark_id, run__number__gt=run.number)
         .select_related("run").order_by("run__number") if finding.mark_id else [],
     })
+
+
+def _excerpt(run, finding) -> list[dict]:
+    """The code the finding is about (empty when the run's tree was cleaned up)."""
+    from porting_site.projects import storage
+    from porting_site.projects.source_view import finding_excerpt, notebook_code, read_text
+
+    path = storage.source_dir(run.pk) / finding.file.path
+    if not path.is_file():
+        return []
+    text, offsets = read_text(path.read_bytes()), None
+    if finding.file.path.endswith(".ipynb"):
+        text, offsets = notebook_code(text)
+    return finding_excerpt(text, finding, offsets)
 
 
 @login_required

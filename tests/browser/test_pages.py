@@ -25,6 +25,8 @@ def two_runs(settings, tmp_path):
 
 
 def _svg_plots(browser, container: str):
+    # Plots draw when they come near the viewport (plots.js): scroll to it as a reader would.
+    browser.driver.execute_script("document.querySelector(arguments[0]).scrollIntoView()", container)
     browser.wait_until(lambda: browser.find_all(f"{container} svg.main-svg"), timeout=30)
     return browser.find_all(f"{container} svg.main-svg")
 
