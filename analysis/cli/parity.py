@@ -11,9 +11,6 @@ from pathlib import Path
 
 from analysis.parity import check_parity
 
-JSON_KEYS = ("name", "module", "status", "reason", "first_diverging_layer", "config_mismatches", "layers", "metrics")
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("original_dir", help="the PyTorch repository")
     parser.add_argument("--converted", dest="converted", default=None,
@@ -38,11 +35,11 @@ def run(options: dict, stdout) -> int:
     report = check_parity(original, converted, device=options.get("device") or "cpu", manifest=manifest,
                           timeout_s=float(options.get("timeout") or 300), loss_steps=int(options.get("loss_steps", 20)))
     if options.get("format") == "json":
-        payload = {"device": report["device"],
-                   "entry_points": [{k: e.get(k) for k in JSON_KEYS} for e in report["entry_points"]]}
-        if report.get("error"):
-            payload["error"] = report["error"]
-        stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+        # Everything the dashboard shows: layers (eval and train), gradients, state after a
+        # step, loss curves with their float64 reference, weights, what was turned off.
+        from analysis.parity.compare import json_safe
+
+        stdout.write(json.dumps(json_safe(report), indent=2, default=str) + "\n")
     else:
         stdout.write(format_table(report))
     failed = report.get("error") or any(e["status"] in ("fail", "error") for e in report["entry_points"])

@@ -28,7 +28,8 @@ def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tu
     then from literal shapes in the repository (`torch.randn(1, 3, 32, 32)`),
     tried in eval mode until the forward runs. A forward taking several
     tensors (nn.Transformer's src and tgt) gets one of each."""
-    first = next(((n, m) for n, m in model.named_modules() if type(m).__name__ in tables.INPUT_LAYERS), None)
+    first = next(((n, m) for n, m in model.named_modules() if type(m).__name__ in tables.INPUT_LAYERS
+                  and type(m).__module__.startswith("torch.nn")), None)  # a user class may be called "RNN"
     candidates, kind, name = [], "", ""
     batch, seq = tables.DEFAULT_BATCH, tables.DEFAULT_SEQ_LEN
     if first is not None:
@@ -177,8 +178,8 @@ def _float64_twin(torch_model):
         return None, f"no float64 copy of the module ({type(exc).__name__}: {exc}); the fixed tolerances alone apply"
 
 
-def _as64(arrays) -> list[np.ndarray]:
-    return [a.astype(np.float64) if np.issubdtype(a.dtype, np.floating) else a for a in arrays]
+def _as64(arrays) -> list:
+    return fw.as_float64(arrays)
 
 
 def _lines(torch_model, alignment, layer_map: list[dict], root: Path | None) -> dict[str, dict]:
@@ -203,10 +204,12 @@ def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, 
     t_rec, m_rec, comparer = _recorders(hooked, tols, lines)
     m_out, crash = None, None
     try:
+        fw.REPLAY.reset()
         with torch.no_grad():
             t_out = torch_model(*fw.to_torch(arrays, torch_device))
         r_out = _reference_run(ref, hooked, t_rec, comparer, lambda: ref(*fw.to_torch(_as64(arrays), torch_device)))
         try:
+            fw.REPLAY.reset()
             m_out = ms_model(*fw.to_ms(arrays))
         except Exception as exc:  # keep what the hooks saw up to the crash
             crash = f"MindSpore forward raised {type(exc).__name__}: {str(exc).strip().splitlines()[0][:300]}"
@@ -233,6 +236,7 @@ def _reference_run(ref, hooked, t_rec, comparer, call):
     modules = dict(ref.named_modules())
     r_rec = fw.Recorder("torch").attach([(p.torch_path, modules[p.torch_path]) for p in hooked
                                          if p.torch_path in modules])
+    fw.REPLAY.reset()
     try:
         with torch.set_grad_enabled(comparer.training):
             out = call()
@@ -364,10 +368,11 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
     t_rec, m_rec, comparer = _recorders(hooked, tols, lines, training=True)
     params = [link for link in alignment.links if link.kind == "parameter" and link.ms_param.requires_grad]
     ms_weights = [link.ms_param for link in params]
-    float_pos = tuple(i for i, a in enumerate(arrays) if np.issubdtype(a.dtype, np.floating))
+    float_pos = tuple(i for i, a in enumerate(arrays) if isinstance(a, np.ndarray) and np.issubdtype(a.dtype, np.floating))
     r_inputs, m_grads_raw = None, None
     try:
         torch_model.zero_grad(set_to_none=True)
+        fw.REPLAY.reset()
         t_out = torch_model(*t_inputs)
         t_first = fw.first_tensor(t_out, "torch")
         target = fw.make_target(loss_name, t_first.detach().cpu().numpy(), seed)
@@ -380,17 +385,18 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
             box = {}
 
             def ref_call():
-                out = fw.first_tensor(ref(*r_inputs), "torch")
-                box["loss"] = t_loss_fn(out, fw.to_torch(_as64([target]), torch_device)[0])
+                full = ref(*r_inputs)
+                box["loss"] = t_loss_fn(fw.first_tensor(full, "torch"), fw.to_torch(_as64([target]), torch_device)[0])
                 box["loss"].backward()
-                return out
+                return full
 
-            _reference_run(ref, hooked, t_rec, comparer, ref_call)
+            box["out"] = _reference_run(ref, hooked, t_rec, comparer, ref_call)
             r_loss = box.get("loss")
         m_target = fw.to_ms([target])[0]
         m_out_holder = []
 
         def forward(*xs):
+            fw.REPLAY.reset()
             out = ms_model(*xs)
             m_out_holder.append(out)
             return m_loss_fn(fw.first_tensor(out, "ms"), m_target)
@@ -414,7 +420,8 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
         m_in_grads = m_in_grads if isinstance(m_in_grads, tuple) else (m_in_grads,)
 
     layers, _first = comparer.layers()
-    outputs = _compare_outputs(t_out, m_out_holder[0] if m_out_holder else None, tols)
+    r_first = box.get("out") if ref is not None else None
+    outputs = _compare_outputs(t_out, m_out_holder[0] if m_out_holder else None, tols, r_first)
     kinds = {p.torch_path: p.torch_type for p in alignment.pairs}
     r_tensors = _named_tensors(ref)
 
@@ -523,7 +530,7 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
     else:
         targets = [fw.learnable_target(loss_name, out, seed + 100 + b) for b, out in enumerate(refs)]
         origin["targets"] = fw.LEARNABLE_TARGET_NOTE[loss_name]
-    origin.update(count=n_batches, digests=[Batch(list(a), t).digest() for a, t in zip(batches, targets)])
+    origin.update(count=n_batches, digests=[Batch(fw.flat_arrays(a), t).digest() for a, t in zip(batches, targets)])
     box = {}
 
     def forward(*xs):
@@ -534,18 +541,21 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
     for step in range(steps):
         arrays, target = batches[step % n_batches], targets[step % n_batches]
         t_opt.zero_grad(set_to_none=True)
+        fw.REPLAY.reset(step)
         t_out = fw.first_tensor(torch_model(*fw.to_torch(arrays, torch_device)), "torch")
         t_loss = t_loss_fn(t_out, fw.to_torch([target], torch_device)[0])
         t_loss.backward()
         t_opt.step()
         if r_opt is not None:
             r_opt.zero_grad(set_to_none=True)
+            fw.REPLAY.reset(step)
             r_out = fw.first_tensor(ref(*fw.to_torch(_as64(arrays), torch_device)), "torch")
             r_loss = t_loss_fn(r_out, fw.to_torch(_as64([target]), torch_device)[0])
             r_loss.backward()
             r_opt.step()
             r_curve.append(float(r_loss.item()))
         box["target"] = fw.to_ms([target])[0]
+        fw.REPLAY.reset(step)
         m_loss, grads = grad_fn(*fw.to_ms(arrays))
         m_opt(grads)
         for sched in (t_sched, r_sched, m_sched):
@@ -613,11 +623,12 @@ def _verdict(result: dict, alignment, lines) -> None:
     reasons, culprits = [], []
     if result.get("crash"):
         reasons.append(result["crash"])
-    first_eval = next((l["path"] for l in result.get("layers", []) if l["status"] == "fail"), None)
+    first_eval = next((l["path"] or ROOT_LAYER for l in result.get("layers", []) if l["status"] == "fail"), None)
     if result["metrics"].get("status") == "fail" or first_eval:
         reasons.append(f"eval forward differs{f' from layer {first_eval}' if first_eval else ''}")
         culprits.append(first_eval)
-    first_train = next((l["path"] for l in result.get("layers_train", []) if l["status"] == "fail"), None)
+    first_train = next((l["path"] or ROOT_LAYER for l in result.get("layers_train", []) if l["status"] == "fail"),
+                       None)
     if result.get("metrics_train", {}).get("status") == "fail" or first_train:
         reasons.append(f"train forward differs{f' from layer {first_train}' if first_train else ''}")
         culprits.append(first_train)
@@ -651,4 +662,5 @@ def _verdict(result: dict, alignment, lines) -> None:
     result["reason"] = "; ".join(reasons)
     # A config mismatch at a layer explains numbers diverging there: prefer
     # the numeric culprit, but fall back through the list in order.
+    culprits = [ROOT_LAYER if c == "" else c for c in culprits]  # tensors directly on the root module
     result["first_diverging_layer"] = next((c for c in culprits if c), None)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from analysis.scan.guard import source_problem
+
 SKIP_DIRS = {".git", ".porting", "__pycache__", "venv", ".venv", "node_modules", "build", "dist", "tests", "test"}
 MODULE_BASES = {"Module", "nn.Module", "torch.nn.Module"}
 
@@ -138,8 +140,11 @@ def candidates(root: Path) -> list[dict]:
     parsed: list[tuple[str, ast.Module]] = []
     for path in python_files(root):
         try:
-            parsed.append((module_name(root, path), ast.parse(path.read_text(encoding="utf-8", errors="replace"))))
-        except (SyntaxError, ValueError):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if source_problem(text) is not None:  # nested too deeply for the parsers and walkers below
+                continue
+            parsed.append((module_name(root, path), ast.parse(text)))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     classes: list[tuple[str, ast.ClassDef]] = []
     nn_names: dict[str, set[str]] = {}

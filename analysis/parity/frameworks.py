@@ -65,24 +65,58 @@ def seed_all(seed: int) -> None:
     np.random.seed(seed)
 
 
-def make_arrays(specs: list[dict], seed: int) -> list[np.ndarray]:
+def make_arrays(specs: list[dict], seed: int) -> list:
+    """One value per input spec: an array, or a tuple/dict of arrays for
+    `{ tuple = [...] }` / `{ dict = {...} }` specs."""
     rng = np.random.default_rng(seed)
-    arrays = []
-    for spec in specs:
-        dtype = spec.get("dtype", "float32")
-        low, high = spec.get("range", [0, 10] if dtype.startswith("int") else [-1.0, 1.0])
-        if dtype.startswith("int"):
-            arrays.append(rng.integers(int(low), int(high), size=spec["shape"]).astype(np.int64))
-        elif dtype == "bool":
-            arrays.append(rng.integers(0, 2, size=spec["shape"]).astype(np.bool_))
+    return [_make_one(spec, rng) for spec in specs]
+
+
+def _make_one(spec: dict, rng):
+    if "tuple" in spec:
+        return tuple(_make_one(s, rng) for s in spec["tuple"])
+    if "dict" in spec:
+        return {k: _make_one(s, rng) for k, s in spec["dict"].items()}
+    dtype = spec.get("dtype", "float32")
+    low, high = spec.get("range", [0, 10] if dtype.startswith("int") else [-1.0, 1.0])
+    if dtype.startswith("int"):
+        return rng.integers(int(low), int(high), size=spec["shape"]).astype(dtype)
+    if dtype == "bool":
+        return rng.integers(0, 2, size=spec["shape"]).astype(np.bool_)
+    return rng.uniform(float(low), float(high), size=spec["shape"]).astype(dtype)
+
+
+def _nested(value, leaf):
+    if isinstance(value, tuple):
+        return tuple(_nested(v, leaf) for v in value)
+    if isinstance(value, dict):
+        return {k: _nested(v, leaf) for k, v in value.items()}
+    return leaf(value)
+
+
+def flat_arrays(values) -> list[np.ndarray]:
+    """Every array of a list of (possibly tuple/dict) inputs, in order."""
+    out = []
+    for value in values:
+        if isinstance(value, tuple):
+            out += flat_arrays(list(value))
+        elif isinstance(value, dict):
+            out += flat_arrays(list(value.values()))
         else:
-            arrays.append(rng.uniform(float(low), float(high), size=spec["shape"]).astype(dtype))
-    return arrays
+            out.append(value)
+    return out
 
 
-def to_torch(arrays, device: str, grad: bool = False) -> list[torch.Tensor]:
+def as_float64(values) -> list:
+    return [_nested(v, lambda a: a.astype(np.float64) if np.issubdtype(a.dtype, np.floating) else a) for v in values]
+
+
+def to_torch(arrays, device: str, grad: bool = False) -> list:
     out = []
     for a in arrays:
+        if not isinstance(a, np.ndarray):
+            out.append(_nested(a, lambda x: torch.from_numpy(np.ascontiguousarray(x)).to(device)))
+            continue
         t = torch.from_numpy(np.ascontiguousarray(a)).to(device)
         if grad and t.is_floating_point():
             t.requires_grad_(True)
@@ -91,7 +125,21 @@ def to_torch(arrays, device: str, grad: bool = False) -> list[torch.Tensor]:
 
 
 def to_ms(arrays) -> list:
-    return [ms.Tensor(np.ascontiguousarray(a).astype(MS_DTYPES.get(str(a.dtype), a.dtype))) for a in arrays]
+    return [_nested(a, lambda x: ms.Tensor(np.ascontiguousarray(x).astype(MS_DTYPES.get(str(x.dtype), x.dtype))))
+            for a in arrays]
+
+
+def keyword_inputs(model, names: list[str | None], method: str) -> None:
+    """Inputs whose spec has a `name` go to forward/construct by keyword; the
+    hooks and every caller keep passing one positional list."""
+    original = getattr(model, method)
+
+    def call(*values):
+        positional = [v for v, n in zip(values, names) if not n]
+        keywords = {n: v for v, n in zip(values, names) if n}
+        return original(*positional, **keywords)
+
+    object.__setattr__(model, method, call)
 
 
 def flat_tensors(value, framework: str) -> list[np.ndarray]:
@@ -166,6 +214,79 @@ def _zero_dropout_attrs(side: str, path: str, module) -> list[dict]:
             object.__setattr__(module, attr, 0.0)
             off.append({"side": side, "layer": path, "what": f"{attr}={value:g} set to 0"})
     return off
+
+
+class RandomReplay:
+    """Random draws in user code (a VAE's torch.randn_like, noise injection)
+    come from one numpy generator, reset to the same seed before every
+    forward of every side: PyTorch float32, its float64 twin and MindSpore
+    draw the same numbers in the same order, so a random part is the same on
+    all three instead of reading as drift (or inflating the noise band)."""
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+        self.replaced: list[str] = []
+
+    def reset(self, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def _draw(self, kind: str, shape) -> np.ndarray:
+        shape = tuple(int(d) for d in shape)
+        return self.rng.standard_normal(shape) if kind == "normal" else self.rng.random(shape)
+
+    def install(self) -> list[str]:
+        import importlib
+
+        def size_of(args, kwargs):
+            size = kwargs.get("size", args)
+            if len(size) == 1 and isinstance(size[0], (tuple, list)) or (len(size) == 1 and hasattr(size[0], "__len__")):
+                size = size[0]
+            return tuple(size)
+
+        def torch_fresh(kind):
+            def draw(*args, dtype=None, device=None, **kwargs):
+                kwargs.pop("generator", None)
+                grad = kwargs.pop("requires_grad", False)
+                out = torch.from_numpy(self._draw(kind, size_of(args, kwargs))).to(dtype or torch.get_default_dtype())
+                return out.to(device).requires_grad_(grad) if device is not None else out.requires_grad_(grad)
+            return draw
+
+        def torch_like(kind):
+            def draw(input, *args, dtype=None, device=None, **kwargs):
+                out = torch.from_numpy(self._draw(kind, input.shape)).to(dtype or input.dtype)
+                return out.to(device or input.device)
+            return draw
+
+        def ms_fresh(kind):
+            def draw(*args, dtype=None, seed=None, **kwargs):
+                array = self._draw(kind, size_of(args, kwargs))
+                return ms.Tensor(array.astype(np.float32)) if dtype is None else ms.Tensor(array, dtype=dtype)
+            return draw
+
+        def ms_like(kind):
+            def draw(input, *args, seed=None, dtype=None, **kwargs):
+                return ms.Tensor(self._draw(kind, input.shape), dtype=dtype or input.dtype)
+            return draw
+
+        for name, fn in (("randn", torch_fresh("normal")), ("rand", torch_fresh("uniform")),
+                         ("randn_like", torch_like("normal")), ("rand_like", torch_like("uniform"))):
+            setattr(torch, name, fn)
+            self.replaced.append(f"torch.{name}")
+        for module_name in ("mindspore.ops", "mindspore.mint"):
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError:
+                continue
+            for name, fn in (("randn", ms_fresh("normal")), ("rand", ms_fresh("uniform")),
+                             ("standard_normal", ms_fresh("normal")), ("randn_like", ms_like("normal")),
+                             ("rand_like", ms_like("uniform"))):
+                if hasattr(module, name):
+                    setattr(module, name, fn)
+                    self.replaced.append(f"{module_name}.{name}")
+        return self.replaced
+
+
+REPLAY = RandomReplay()
 
 
 def disable_functional_dropout() -> list[str]:

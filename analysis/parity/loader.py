@@ -6,8 +6,8 @@ child, the way real repositories need:
   assignments and conditionals run, each on its own, so one failing statement
   (a dataset download, `args = parser.parse_args()`) costs only what depends
   on it;
-- `sys.argv` is the script alone while it loads (import-time argparse sees no
-  arguments and returns its defaults);
+- `sys.argv` is the script alone while it loads, and import-time argparse
+  returns every option's default (required ones None) instead of exiting;
 - third-party modules that do not import here (torchvision beside this torch,
   matplotlib not installed...) are replaced by stubs, and named in the report.
 """
@@ -167,11 +167,47 @@ def _main_guard(node: ast.stmt) -> bool:
             and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__")
 
 
+# Top-level calls that set things up rather than do work (parser.add_argument,
+# sys.path.append, torch.manual_seed): kept; any other bare call is skipped.
+SETUP_CALLS = {"add_argument", "add_argument_group", "add_mutually_exclusive_group", "set_defaults", "append",
+               "extend", "insert", "update", "setdefault", "register", "manual_seed", "seed", "filterwarnings",
+               "simplefilter", "basicConfig", "setLevel", "add_module", "register_buffer"}
+
+
+def _setup_call(node: ast.stmt) -> bool:
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in SETUP_CALLS)
+
+
+def _lenient_parse_args(self, args=None, namespace=None):
+    """parse_args at import time: no command line, every option its default
+    (required ones None), never SystemExit."""
+    for action in self._actions:
+        action.required = False
+    try:
+        return self.parse_known_args([], namespace)[0]
+    except SystemExit:
+        import argparse
+
+        return argparse.Namespace(**{a.dest: a.default for a in self._actions if a.dest != "help"})
+
+
 def _exec_trimmed(module: types.ModuleType, path: Path, notes: list[str]) -> None:
+    import argparse
+
     source = path.read_text(encoding="utf-8", errors="replace")
     tree = ast.parse(source, filename=str(path))
+    saved = argparse.ArgumentParser.parse_args
+    argparse.ArgumentParser.parse_args = _lenient_parse_args
+    try:
+        _exec_statements(module, path, tree, notes)
+    finally:
+        argparse.ArgumentParser.parse_args = saved
+
+
+def _exec_statements(module: types.ModuleType, path: Path, tree: ast.Module, notes: list[str]) -> None:
     for node in tree.body:
-        if not isinstance(node, KEEP) or _main_guard(node):
+        if not (isinstance(node, KEEP) or _setup_call(node)) or _main_guard(node):
             continue
         code = compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec")
         try:

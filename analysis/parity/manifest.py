@@ -3,6 +3,15 @@
     [[entry]]
     class = "models.lenet:LeNet"        # or "models.lenet.LeNet"
     kwargs = { num_classes = 10 }        # also: args = [...]
+    # An argument may be a class of the tree or an object built first, nested freely:
+    #   kwargs = { block = { class = "models.resnet:BasicBlock" },
+    #              config = { call = "model:GPTConfig", kwargs = { n_layer = 2, n_embd = 64 } } }
+    # factory = "models.resnet:ResNet18" builds the module by calling that function instead
+    #   (class = the class it returns, for the converter's layer map; optional)
+    timeout = 600                        # seconds for this entry (default: the run's)
+    # inputs: positional tensors in order; `name = "mask"` passes one by keyword;
+    #   { tuple = [spec, ...] } / { dict = { key = spec } } pass a tuple/dict of tensors;
+    #   dtype: float32 (default), float64, float16, int64, int32, bool
     mode = "both"                        # "eval" | "train" | "both"
     loss = "cross_entropy"               # "mse" (default) | "cross_entropy" | "sum"
     loss_steps = 20
@@ -27,7 +36,7 @@ from pathlib import Path
 MANIFEST_NAMES = ("porting.toml", ".porting/porting.toml")
 ENTRY_KEYS = ("args", "kwargs", "mode", "loss", "loss_steps", "inputs", "tolerance", "optimizer",
               "converted_optimizer", "scheduler", "converted_scheduler", "seed", "batches", "dataset",
-              "layer_tolerance")
+              "layer_tolerance", "timeout", "factory")
 DATASET_KEYS = {"class", "args", "kwargs", "batch_size", "input_keys", "label_key"}
 TOLERANCE_KEYS = {"atol", "rtol"}
 
@@ -57,15 +66,26 @@ def load_manifest(path: Path) -> list[dict]:
     raw = data.get("entry") or data.get("parity", {}).get("entry") or []
     entries = []
     for index, item in enumerate(raw):
-        target = item.get("class", "")
+        target = item.get("factory") or item.get("class", "")
         module, cls = split_target(target)
         if not module or not cls:
-            raise ManifestError(f"entry {index}: 'class' must look like 'package.module:ClassName', got {target!r}")
+            raise ManifestError(f"entry {index}: 'class' (or 'factory') must look like 'package.module:Name', "
+                                f"got {target!r}")
         entry = {"module": module, "class": cls, "name": item.get("name", cls)}
         entry.update({k: item[k] for k in ENTRY_KEYS if k in item})
+        if "factory" in item:
+            f_module, factory = split_target(item["factory"])
+            if f_module != module:
+                raise ManifestError(f"entry {index}: factory and class must be in the same module")
+            entry["factory"] = factory
+            entry["name"] = item.get("name", f"{factory}()")
+            # The class it returns names the converter's layer map; the function's name otherwise.
+            entry["class"] = split_target(item["class"])[1] or item["class"] if "class" in item else factory
         for spec in entry.get("inputs", []):
-            if "shape" not in spec:
-                raise ManifestError(f"entry {index}: every input needs a shape")
+            _input_spec(index, spec)
+        timeout = entry.get("timeout")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+            raise ManifestError(f"entry {index}: timeout must be a positive number of seconds")
         if entry.get("mode", "both") not in ("eval", "train", "both"):
             raise ManifestError(f"entry {index}: mode must be eval, train or both")
         if "dataset" in entry:
@@ -74,6 +94,26 @@ def load_manifest(path: Path) -> list[dict]:
             _layer_tolerance(index, entry["layer_tolerance"])
         entries.append(entry)
     return entries
+
+
+DTYPES = {"float32", "float64", "float16", "int64", "int32", "bool"}
+
+
+def _input_spec(index: int, spec) -> None:
+    if not isinstance(spec, dict):
+        raise ManifestError(f"entry {index}: every input must be a table such as {{ shape = [4, 3] }}")
+    if "tuple" in spec:
+        for inner in spec["tuple"]:
+            _input_spec(index, inner)
+        return
+    if "dict" in spec:
+        for inner in spec["dict"].values():
+            _input_spec(index, inner)
+        return
+    if "shape" not in spec:
+        raise ManifestError(f"entry {index}: every input needs a shape")
+    if spec.get("dtype", "float32") not in DTYPES:
+        raise ManifestError(f"entry {index}: input dtype must be one of {', '.join(sorted(DTYPES))}")
 
 
 def _dataset(index: int, spec) -> dict:

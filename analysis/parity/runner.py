@@ -23,17 +23,24 @@ def _emit(path: str, record: dict) -> None:
 
 
 def _purge(tree: str) -> None:
+    """Drop the tree's modules from sys.modules. Names are collected before
+    any is deleted: a namespace package's path is recomputed from its parent's
+    entry, which must still be there (a tree whose code sits in one folder
+    without __init__.py otherwise fails with KeyError: '<folder>')."""
     root = str(Path(tree).resolve())
+    doomed = []
     for name, module in list(sys.modules.items()):
         spec = getattr(module, "__spec__", None)
         file = getattr(spec, "origin", None) or ""
-        locations = getattr(spec, "submodule_search_locations", None) or []
         try:
+            locations = list(getattr(spec, "submodule_search_locations", None) or [])
             inside = str(file).startswith(root) or any(str(p).startswith(root) for p in locations)
-        except TypeError:  # exotic module objects (torch's class namespaces)
+        except Exception:  # exotic module objects (torch's class namespaces), stale namespace paths
             inside = False
         if inside:
-            del sys.modules[name]
+            doomed.append(name)
+    for name in doomed:
+        sys.modules.pop(name, None)
 
 
 def _resources() -> dict:
@@ -88,6 +95,7 @@ def main(payload_path: str, records_path: str) -> None:
     except fw.DeviceUnavailable as exc:
         unavailable = f"device {device} not available on this worker: {exc}"
     dropout_off = fw.disable_functional_dropout()  # every random part off, on both sides
+    dropout_off.append("random draws replayed from one seeded generator: " + ", ".join(fw.REPLAY.install()))
     _emit(records_path, {"protections": lockdown()})
     for job in payload["jobs"]:
         _emit(records_path, {"event": "start", "key": job["key"], "reset_timeout": True})
@@ -186,6 +194,10 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
         if not isinstance(ms_model, ms.nn.Cell):
             return {"status": "error", "reason": f"converted {target}() returned a {type(ms_model).__name__}, "
                                                  "not a mindspore.nn.Cell"}
+        names = [spec.get("name") for spec in entry["inputs"]]
+        if any(names):
+            fw.keyword_inputs(torch_model, names, "forward")
+            fw.keyword_inputs(ms_model, names, "construct")
         phase = "running the checks"
         result = checks.run_entry(entry, torch_model, ms_model, torch_device=torch_device,
                                   root=Path(job["original_dir"]), progress=progress)

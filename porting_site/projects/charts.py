@@ -106,6 +106,12 @@ def layer_errors(layers: list[dict], first: str = "", source_urls: dict[str, str
          "line": {"color": "#1d2330", "dash": "dash", "shape": "hvh"}, "marker": {"size": 4},
          "hovertemplate": "tolerance %{y:.3g}<extra></extra>"},
     ]
+    noise = [_positive(l.get("noise_max_abs")) for l in rows]
+    if any(n is not None for n in noise):
+        data.append({"type": "scatter", "mode": "lines", "name": "PyTorch float32 noise (vs float64)", "x": labels,
+                     "y": noise, "fill": "tozeroy", "fillcolor": "rgba(154,163,178,0.25)",
+                     "line": {"color": "#9aa3b2", "shape": "hvh", "width": 1},
+                     "hovertemplate": "float32 noise %{y:.3g}<extra></extra>"})
     annotations = []
     if first and first in [l["path"] for l in rows]:
         index = [l["path"] for l in rows].index(first)
@@ -136,7 +142,8 @@ def _allowed(row: dict) -> float | None:
         return _num(row.get("tolerance"))
     stats = row.get("stats_torch") or {}
     scale = max(abs(_num(stats.get("min")) or 0.0), abs(_num(stats.get("max")) or 0.0))
-    return (atol or 0.0) + (rtol or 0.0) * scale
+    # The noise band (PyTorch's own float32-vs-float64 error, times a factor) widens the floor.
+    return max((atol or 0.0) + (rtol or 0.0) * scale, _num(row.get("noise_band")) or 0.0)
 
 
 def gradient_errors(gradients: list[dict]) -> dict | None:
@@ -202,8 +209,11 @@ def error_histogram(hist: dict | None) -> dict | None:
     return {"data": data, "layout": layout}
 
 
-def loss_curves(torch_losses: list, mindspore_losses: list, rtol: float | None = None) -> dict | None:
-    """Overlay of both loss curves, with their relative difference in a panel below."""
+def loss_curves(torch_losses: list, mindspore_losses: list, rtol: float | None = None,
+                band: list | None = None) -> dict | None:
+    """Overlay of both loss curves, with their relative difference in a panel below.
+    `band` (the report's loss_curve.allowed_relative) is the noise band per step:
+    the float32-vs-float64 gap of PyTorch itself, never below rtol."""
     t = [_num(v) for v in torch_losses or []]
     m = [_num(v) for v in mindspore_losses or []]
     if not t and not m:
@@ -227,7 +237,12 @@ def loss_curves(torch_losses: list, mindspore_losses: list, rtol: float | None =
         xaxis2={"anchor": "y2", "domain": [0, 1], "title": {"text": "step"}},
         yaxis2={"domain": [0, 0.3], "type": "log", "title": {"text": "rel. diff"}, "exponentformat": "e"},
     )
-    if rtol:
+    allowed = [_positive(v) for v in band or []]
+    if any(v is not None for v in allowed):
+        data.append({"type": "scatter", "mode": "lines", "name": "allowed (noise band)", "x": list(range(1, len(allowed) + 1)),
+                     "y": allowed, "xaxis": "x2", "yaxis": "y2", "fill": "tozeroy",
+                     "fillcolor": "rgba(154,163,178,0.25)", "line": {"color": "#b42318", "dash": "dash", "shape": "hvh"}})
+    elif rtol:
         layout["shapes"] = [{"type": "line", "xref": "x2 domain", "x0": 0, "x1": 1, "yref": "y2", "y0": rtol,
                              "y1": rtol, "line": {"color": "#b42318", "dash": "dash"}}]
     return {"data": data, "layout": layout}

@@ -179,8 +179,11 @@ def test_cli_with_hand_edited_converted_tree(tmp_path):
     payload = json.loads(out.getvalue())
     assert status == 1
     (entry,) = payload["entry_points"]
-    assert set(entry) == {"name", "module", "status", "reason", "first_diverging_layer", "config_mismatches",
-                          "layers", "metrics"}
+    # The JSON carries everything the page shows, not a summary.
+    assert {"name", "module", "status", "reason", "first_diverging_layer", "config_mismatches", "layers", "metrics",
+            "layers_train", "gradients", "state_after_step", "loss_curve", "weights", "random_parts_off",
+            "reference"} <= set(entry)
+    assert entry["loss_curve"]["torch_float64"] and entry["loss_curve"]["description"]
     assert (entry["name"], entry["module"], entry["status"]) == ("MLP", "models.mlp", "fail")
     assert entry["first_diverging_layer"] == "layers.1"
 
