@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import data, layers, rules, state, tensors, training
+from . import data, layers, rules, state, tensors, training, vision
 from .apis import SUPPLEMENT, convert_call, dtype_name
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
 from .names import resolve
 from .walk import GRAD_CONTEXTS, WalkState
 
-HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS}
+HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS}
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
 
