@@ -11,6 +11,7 @@ from . import rules
 from .context import ConversionContext
 from .names import code
 from .signatures import HARMLESS_DROPS, ArgPlan, fix_commas, parameter_names, plan_args
+from .verdict_hook import known_broken, spelled
 
 # torch dtypes and other plain names -> MindSpore names (references, not calls).
 DTYPES = {
@@ -81,6 +82,10 @@ def convert_call(
     plan = plan or plan_args(updated, entry, handled=handled)
     if plan.problems:
         ctx.mark(original, rules.API_DIFF, qualified, f"{'; '.join(plan.problems)} (see {entry.primary})")
+        return updated
+    broken = known_broken(qualified, spelled(updated, plan.passed))
+    if broken:
+        ctx.mark(original, rules.API_DIFF, qualified, broken)
         return updated
     target = target or choose_target(ctx, entry)
     args = plan.args + list(extra or [])

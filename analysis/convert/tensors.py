@@ -12,6 +12,7 @@ from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, resolve
 from .signatures import fix_commas, parameter_names, plan_with_signature
+from .verdict_hook import known_broken, spelled
 
 DEVICE_WORDS = ("device", "cuda", "cpu", "gpu", "rank")
 
@@ -198,8 +199,9 @@ def _bound_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
     plan = plan_with_signature(updated, entry)
     if plan is None:
         return None
-    if plan.problems:
-        ctx.mark(original, rules.TENSOR_METHOD, entry.torch, f"{'; '.join(plan.problems)} (see {entry.primary})")
+    problems = plan.problems or [p for p in [known_broken(entry.torch, spelled(updated, plan.passed))] if p]
+    if problems:
+        ctx.mark(original, rules.TENSOR_METHOD, entry.torch, f"{'; '.join(problems)} (see {entry.primary})")
         return updated
     new_name = entry.primary.rsplit(".", 1)[1]
     args = fix_commas(plan.args)

@@ -103,3 +103,19 @@ def test_signature_data_covers_the_mapped_apis_with_both_sides():
     sig = load_signatures().get("torch.broadcast_to")
     assert sig.map == {"input": "input", "size": "shape"}  # the binding's name, not the documentation's
     assert load_signatures().get("torch.var_mean").map["correction"] == "ddof"
+
+
+def test_a_call_whose_verdict_says_broken_stays_marked(tmp_path, monkeypatch):
+    from analysis.verify import verdicts
+
+    line = "y = torch.log2(x)"
+    assert convert_line(line)[1] == []
+    data = {"apis": {"torch.log2": {"status": "no_cpu_kernel", "note": "Log2 has no int64 kernel", "calls": 3}}}
+    (tmp_path / "verdicts.json").write_text(json.dumps(data))
+    monkeypatch.setattr(verdicts, "VERDICTS_PATH", tmp_path / "verdicts.json")
+    verdicts.load_verdicts.cache_clear()
+    try:
+        text, marks = convert_line(line)
+    finally:
+        verdicts.load_verdicts.cache_clear()
+    assert text == line and len(marks) == 1 and "no cpu kernel: Log2 has no int64 kernel" in marks[0]
