@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 from analysis.archive import ArchiveError
 from porting_site.accounts.models import Membership, Team
 
-from . import catalogue, charts, kb, progress, selectors, services, storage
+from . import catalogue, charts, kb, parity_text, progress, selectors, services, storage
 from .forms import ProjectForm, ProjectSettingsForm, UploadForm
 from .source_view import MARKER, notebook_code, read_text, render_source, side_by_side
 from .upload_handlers import TOO_LARGE_ATTR
@@ -336,6 +336,8 @@ def parity_detail(request, run_id: int, result_id: int):
     context = {
         "run": run, "project": run.project, "result": result, "metrics": metrics,
         "headline": [(k, metrics.get(k)) for k in ("max_abs", "max_rel", "mean_abs", "cosine") if k in metrics],
+        "measured": parity_text.headline(result, details),
+        "loss_rows": parity_text.loss_description(loss_extra, len(curve.torch_losses) if curve else 0),
         "layers": layers, "has_train_layers": bool(train_layers), "gradients": gradients, "state": state, "mismatches": mismatches,
         "state_failing": sum(1 for s in state if s.get("status") == "fail"),
         "first": next((l for l in layers if l.get("path") == result.first_diverging_layer), None),
