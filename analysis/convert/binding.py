@@ -233,7 +233,7 @@ def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset
             continue
         text = code(arg.value).strip()
         if row is not None and row.relation == "differs" and not (tname in ("input", "x", "other") and arg.keyword is None) \
-                and not same_literal(text, defaults.get(tname)):
+                and not same_literal(text, defaults.get(tname)) and not (sig.pad_mode and tname == "padding"):
             note = f": {row.note}" if row.note else ""
             plan.problems.append(f"argument {tname}= means something else in MindSpore{note}")
             continue
@@ -260,6 +260,14 @@ def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset
         if ms in out:
             plan.problems.append(f"arguments {tname}= and another one both set {ms}=: keep one")
             continue
+        if sig.pad_mode and tname == "padding" and "pad_mode" not in out:
+            if isinstance(arg.value, cst.SimpleString):  # padding='same' is MindSpore's pad_mode='same'
+                out["pad_mode"] = _Out(_kw(arg, "pad_mode"), False)
+                plan.notes.append(f"padding={text} -> pad_mode={text}")
+                continue
+            if "pad_mode" not in dict(entry.fixed):  # else written with the curated fixed keywords
+                out["pad_mode"] = _Out(cst.Arg(value=cst.SimpleString("'pad'")), False, default=True)
+                plan.notes.append("pad_mode='pad' written (MindSpore reads padding= only in that mode)")
         packed = bound.packed.get(tname)
         if packed:
             plan.notes.append(f"{tname} given one by one -> one tuple")
@@ -277,7 +285,11 @@ def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset
             out.pop(target, None)  # PyTorch ignores reduction= when either legacy argument is given
             out[target] = _Out(cst.Arg(value=cst.parse_expression(value)), False)
             plan.notes.append(f"{', '.join(f'{k}={v}' for k, v in legacy.items())} -> {target}={value}")
-    _spell_defaults(sig, bound, handled, out, plan)
+    _spell_defaults(entry, sig, bound, handled, out, plan)
+    if sig.pad_mode and sig.pad_mode not in ("'valid'", "'pad'") and "pad_mode" not in out and "padding" not in handled \
+            and "pad_mode" not in dict(entry.fixed):
+        out["pad_mode"] = _Out(cst.Arg(value=cst.SimpleString("'pad'")), False, default=True)
+        plan.notes.append(f"pad_mode='pad' written (MindSpore's default is {sig.pad_mode}, PyTorch pads by padding=)")
     for name, value in entry.fixed:
         if name not in out:
             out[name] = _Out(cst.Arg(value=cst.parse_expression(value)), False, default=True)
@@ -286,15 +298,16 @@ def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset
     _layout(sig, out, plan, covered)
 
 
-def _spell_defaults(sig: Signature, bound: Bound, handled: frozenset[str], out: dict[str, _Out], plan) -> None:
+def _spell_defaults(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset[str], out: dict[str, _Out], plan) -> None:
     for param in bound.overload:
         tname, _, default = param[0], param[1], param[2]
         ms = sig.map.get(tname, "")
         if tname in bound.args or tname in handled or not ms or ms in out:
             continue
         ms_param = sig.mindspore_param(ms)
-        if ms_param is None:
-            continue
+        row = entry.param(tname)
+        if ms_param is None or (row is not None and row.relation == "differs"):
+            continue  # a parameter whose meaning differs: its default is not written in the other's terms
         if tname in sig.computed and default == "None":
             source = sig.computed[tname]
             if source in bound.args and source not in handled and source not in bound.packed:
@@ -339,6 +352,8 @@ def _layout(sig: Signature, out: dict[str, _Out], plan, covered: set[str]) -> No
         if item.handled:
             args.append(item.arg)
             continue
+        if item.default:
+            plan.spelled.append(name)
         if kinds.get(name) in ("o", "v"):
             plan.problems.append(f"{name} must be passed by position in {sig.mindspore_name}: convert this call "
                                  f"by hand")

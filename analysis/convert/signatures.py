@@ -41,6 +41,7 @@ class ArgPlan:
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     passed: dict[str, cst.BaseExpression] = field(default_factory=dict)  # torch name -> value
+    spelled: list[str] = field(default_factory=list)  # MindSpore keywords written only to spell a default
 
 
 def torch_name_of(entry: ApiEntry | None, call: cst.Call, index: int) -> str | None:
@@ -227,8 +228,10 @@ def _plan_bound(call: cst.Call, entry: ApiEntry, sig, handled: frozenset[str], n
         if not plan.problems and _positional_after_keyword(plan.args):
             plan.problems.append("the arguments could not be mapped in order: convert this call by hand")
         plans.append(plan)
-        keys.append((tuple(code(a) for a in plan.args), tuple(plan.problems)))
+        given = [a for a in plan.args if a.keyword is None or a.keyword.value not in plan.spelled]
+        keys.append((tuple(code(a) for a in given), tuple(plan.problems)))
     if len(set(keys)) == 1:
+        # the call's own arguments convert alike: PyTorch takes the first overload that fits (defaults included)
         return plans[0]
     if all(p.problems for p in plans):
         return plans[0]

@@ -227,6 +227,10 @@ def build_signatures(apis: dict[str, dict], path: Path) -> Path:
                     if k in names and v in names and names[k][2] == "None" and "pool" in name.lower()}
         if computed:
             record["computed"] = computed
+        ms_names = {p[0] for p in ms_sig}
+        if {"padding", "pad_mode"} <= ms_names and "padding" in names and "pad_mode" not in names:
+            # MindSpore reads padding= only under pad_mode='pad'; PyTorch's 'same'/'valid' are modes there
+            record["pad_mode"] = next(p[2] for p in ms_sig if p[0] == "pad_mode")
         out[name] = record
     payload = {"torch_version": torch.__version__.split("+")[0], "mindspore_version": mindspore.__version__,
                "apis": out}

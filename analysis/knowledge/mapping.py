@@ -197,6 +197,7 @@ class Signature:
     map: dict = field(hash=False, compare=False)  # torch name -> MindSpore name ('' = no counterpart)
     transforms: dict = field(default_factory=dict, hash=False, compare=False)  # torch name -> {literal: literal}
     computed: dict = field(default_factory=dict, hash=False, compare=False)  # stride=None means kernel_size
+    pad_mode: str = ""  # MindSpore's pad_mode default, where its padding= needs pad_mode='pad'
 
     def mindspore_param(self, name: str) -> tuple | None:
         return next((p for p in self.mindspore if p[0] == name), None)
@@ -216,7 +217,8 @@ class Signatures:
                 torch=tuple(tuple(tuple(p) for p in sig) for sig in raw["torch"]),
                 mindspore_name=raw["mindspore_name"],
                 mindspore=tuple(tuple(p) for p in raw["mindspore"]),
-                map=raw["map"], transforms=raw.get("transforms", {}), computed=raw.get("computed", {}))
+                map=raw["map"], transforms=raw.get("transforms", {}), computed=raw.get("computed", {}),
+                pad_mode=raw.get("pad_mode", ""))
         return self._parsed[torch_name]
 
     def __len__(self) -> int:

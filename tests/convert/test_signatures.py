@@ -36,6 +36,10 @@ CASES = [
     ("4 defaults", X4 + "y = F.max_pool2d(x, 2)", "pass"),
     ("4 defaults", AB + "y = F.smooth_l1_loss(a, b)", "pass"),
     ("4 defaults", AB + "y = torch.var_mean(a, 1)", "pass"),
+    ("5 padding", "x = torch.linspace(-1, 1, 18).reshape(1, 2, 9)\nw = torch.linspace(1, -1, 18).reshape(3, 2, 3)\n"
+                  "y = F.conv1d(x, w, padding=2)", "pass"),
+    ("5 padding", X4 + "w = torch.linspace(1, -1, 54).reshape(3, 3, 3, 2)\ny = F.conv2d(x, w, None, 1, 'same')", "pass"),
+    ("5 padding", X5 + "m = fill(nn.ConvTranspose3d(2, 3, 3, stride=2, padding=1))\ny = m(x)", "pass"),
     ("7 overloads", AB + "y = torch.max(a, 1)", "pass"),
     ("7 overloads", AB + "y = torch.max(a, b)", "marked"),
     ("9 vanished result", "buf = torch.zeros(4, dtype=torch.long)\ny = torch.randperm(4, out=buf)", "marked"),
