@@ -9,9 +9,11 @@ leaves nothing behind in the destination.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 import tarfile
+import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -31,8 +33,20 @@ class Limits:
     max_ratio: int = 200  # unpacked bytes per archive byte
 
 
+def _readable_name(name: str) -> str:
+    """The name as text that can be stored anywhere. tarfile hands undecodable bytes (a name written
+    in Latin-1, Shift-JIS...) over as lone surrogates, which no database or UTF-8 file accepts; such a
+    name is read as Latin-1 instead, which maps every byte to a character."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
 def _safe_member_path(name: str) -> PurePosixPath | None:
     """The entry's relative path, or None for entries to skip (directories)."""
+    name = _readable_name(name)
     if "\x00" in name:
         raise ArchiveError(f"entry name contains a NUL byte: {name!r}")
     normalized = name.replace("\\", "/")
@@ -53,6 +67,9 @@ def _open_members(archive: Path):
             zf = zipfile.ZipFile(archive)
         except (zipfile.BadZipFile, OSError) as exc:
             raise ArchiveError(f"the zip archive is damaged: {exc}") from exc
+        except UnicodeDecodeError as exc:  # the entry's UTF-8 flag is set but its name is not UTF-8
+            raise ArchiveError("the zip archive marks its file names as UTF-8 but one is not valid UTF-8; "
+                               "re-create the archive with a current zip tool") from exc
         with zf:
             for info in zf.infolist():
                 mode = info.external_attr >> 16
@@ -136,16 +153,35 @@ def unpack_archive(archive: Path, dest: Path, limits: Limits = Limits()) -> list
                         )
                     out.write(chunk)
             written.append(key)
+        if not written:
+            raise ArchiveError("the archive contains no files")
+        written = _strip_single_folder(root, written)
     except ArchiveError:
         shutil.rmtree(dest, ignore_errors=True)
         raise
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, RuntimeError) as exc:
         shutil.rmtree(dest, ignore_errors=True)
         raise ArchiveError(f"the archive could not be read: {exc}") from exc
-    if not written:
+    except BaseException:  # whatever else went wrong (or a cancel), leave nothing half-unpacked behind
         shutil.rmtree(dest, ignore_errors=True)
-        raise ArchiveError("the archive contains no files")
+        raise
     return sorted(written)
+
+
+def _strip_single_folder(root: Path, written: list[str]) -> list[str]:
+    """Zipping a folder puts every file under that folder's name (`myrepo/...`), while the CI client
+    sends the files themselves: when one folder holds every file, its contents become the root, so
+    both uploads of the same code give the same paths (and findings, marks and parity entries match)."""
+    tops = {path.split("/", 1)[0] for path in written}
+    if len(tops) != 1 or any("/" not in path for path in written):
+        return written
+    top = tops.pop()
+    holder = Path(tempfile.mkdtemp(prefix=".unpack-", dir=root))  # the folder's children may share its name
+    os.rename(root / top, holder / "top")
+    for child in (holder / "top").iterdir():
+        os.rename(child, root / child.name)
+    shutil.rmtree(holder)
+    return [path.split("/", 1)[1] for path in written]
 
 
 def pack_tree(root: Path, prefix: str = "") -> bytes:

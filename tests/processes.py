@@ -54,8 +54,11 @@ class RedisServer:
 class WorkerProcess:
     """`celery -A workers worker` in its own session, so the whole pool can be SIGKILLed."""
 
-    def __init__(self, workdir: Path, env: dict, broker_url: str = "", queues: str = "analysis,parity.cpu"):
+    def __init__(self, workdir: Path, env: dict, broker_url: str = "", queues: str = "analysis,parity.cpu",
+                 extra_args: tuple[str, ...] = ()):
         # broker_url: kept for callers' clarity; the worker reads its broker from env.
+        # extra_args: more `celery worker` options, e.g. ("-I", "tests.module") for test-only tasks.
+        self.extra_args = tuple(extra_args)
         self.workdir = workdir
         self.env = env
         self.queues = queues
@@ -70,7 +73,7 @@ class WorkerProcess:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "--workdir", str(REPO_ROOT), "-A", "workers", "worker",
              "-Q", self.queues, "-c", "2", "-n", self.hostname, "--without-gossip", "--without-mingle",
-             "--loglevel", "INFO"],
+             "--loglevel", "INFO", *self.extra_args],
             cwd=self.workdir, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         log.close()

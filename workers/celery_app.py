@@ -8,9 +8,18 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "porting_site.settings")
 
 app = Celery("porting")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["workers"], related_name="tasks")
+
+
+@worker_ready.connect
+def _watch_for_orphans(sender=None, **_):
+    """Tasks of a worker killed outright go back to the queue within a minute of a worker running."""
+    from .recovery import watch
+
+    watch(sender.app)

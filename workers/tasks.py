@@ -15,6 +15,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from .celery_app import app
 from .children import killed_on_exit
+from .deliveries import MAX_LOST, Delivery, delivery
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +41,24 @@ class StageTask(ReliableTask):
     stage = ""
 
     def __call__(self, *args, **kwargs):
-        # A revoked (terminated) stage must not leave its parity sandbox running.
-        with killed_on_exit():
-            return super().__call__(*args, **kwargs)
+        with delivery(self.request.id) as this:
+            if this.lost >= MAX_LOST:
+                self._give_up(_run_id(args, kwargs), this)
+                return None  # acknowledged: not delivered again
+            self.request.delivery = this
+            # A revoked (terminated) stage must not leave its parity sandbox running.
+            with killed_on_exit():
+                return super().__call__(*args, **kwargs)
+
+    def _give_up(self, run_id: int | None, this: Delivery) -> None:
+        from porting_site.projects import services
+
+        log.error("task %s lost its process %d times; failing run %s", self.request.id, this.lost, run_id)
+        if run_id is not None and services.run_is_active(run_id):
+            services.run_fail(run_id=run_id, stage=self.stage, reason=(
+                f"the worker process running this stage died {this.lost} times (a crash in native code, or "
+                "the process killed, e.g. for memory); it was not tried again. Upload again to retry, or "
+                "report the files of this upload that may cause it."))
 
     def before_start(self, task_id, args, kwargs):
         # Recorded before the task looks at the run, so a cancel either sees this id or
@@ -107,7 +123,12 @@ def analyze_batch(self, run_id: int, paths: list[str]):
     from porting_site.projects import services
 
     if _active(run_id, self.stage):
-        services.run_analyze_batch(run_id=run_id, paths=paths)
+        this: Delivery = getattr(self.request, "delivery", None) or Delivery(path=None, lost=0)
+        done = this.counted()  # files an earlier delivery of this batch stored and counted
+        left = [p for p in paths if p not in done]
+        # Files are analysed in order: after two lost deliveries, the first file not done is what kills it.
+        crashed = set(left[:1]) if this.lost >= 2 else set()
+        services.run_analyze_batch(run_id=run_id, paths=left, crashed=crashed, on_stored=this.count)
 
 
 @_stage_task("analyze")

@@ -7,6 +7,8 @@ import re
 
 import libcst as cst
 
+from analysis.scan.guard import source_problem
+
 from . import rules
 from .assignments import LABEL_LOSSES
 from .codegen import located_lines, module_code
@@ -42,6 +44,9 @@ def convert_source(
     converter fails on, comes back unchanged with one unconverted item saying so."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
+    problem = source_problem(source)  # deep nesting crashes libcst's native parser: never hand it such a file
+    if problem is not None:
+        return _unchanged(source, path, problem[1], f"{problem[0]}; convert it by hand", parse_error=problem[0])
     if "torch" not in source and _compiles(source, path):
         return ConversionResult(path=path, text=source, diff="")  # nothing to convert: no torch import
     try:

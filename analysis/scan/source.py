@@ -10,6 +10,7 @@ from analysis.findings import FileReport, Finding, Severity, UseStatus
 from analysis.knowledge.mapping import load_mapping
 from analysis.rules import get_rule
 from analysis.scan.classify import Hit, classify
+from analysis.scan.guard import source_problem
 from analysis.scan.index import ProjectIndex, module_name_for
 from analysis.scan.positions import ast_spans, cst_spans
 from analysis.scan.scanner import Scanner
@@ -80,6 +81,9 @@ def _syntax_reason(exc: Exception, text: str) -> tuple[str, int, int]:
 
 def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: ProjectIndex | None) -> tuple[list[Finding], str, tuple[int, int]]:
     """Findings for Python source text; (findings, parse error, error position)."""
+    problem = source_problem(text)  # before any parser: deep nesting crashes libcst's native parser
+    if problem is not None:
+        return [], problem[0], (problem[1], 0)
     try:
         module = cst.parse_module(text)
     except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -147,7 +151,10 @@ def analyze_source(source: str | bytes, path: str, *, target: str = "classic", m
     if path.endswith(".ipynb"):
         from analysis.scan.notebook import analyze_notebook
 
-        return analyze_notebook(data, path, target=target, ms_version=ms_version, index=index)
+        try:
+            return analyze_notebook(data, path, target=target, ms_version=ms_version, index=index)
+        except Exception as exc:  # noqa: BLE001 - one odd notebook must not stop a run
+            return parse_error_report(path, data, f"analyzer failure: {type(exc).__name__}: {exc}")
     if isinstance(source, str):
         text, reason = source, ""
     else:

@@ -36,6 +36,7 @@ from porting_site.projects.models import (
     Target,
 )
 from porting_site.projects.upload_handlers import TOO_LARGE_ATTR, upload_too_large_message
+from porting_site.projects.validators import validate_ms_version
 from porting_site.reports import run_junit_xml, run_report_json, run_sarif
 from porting_site.triage.models import Mark, MarkEvent
 from porting_site.triage.services import ACTIONS as TRIAGE_ACTIONS
@@ -184,7 +185,7 @@ class ProjectListApi(APIView):
         name = serializers.CharField(max_length=120)
         description = serializers.CharField(required=False, allow_blank=True, default="")
         target = serializers.ChoiceField(choices=Target.choices, default=Target.CLASSIC)
-        ms_version = serializers.RegexField(r"^\d+\.\d+(\.\d+)?$", max_length=10, default=MINDSPORE_VERSION)
+        ms_version = serializers.CharField(max_length=10, validators=[validate_ms_version], default=MINDSPORE_VERSION)
         device = serializers.ChoiceField(choices=Device.choices, default=Device.CPU)
 
     @extend_schema(parameters=[FilterSerializer], responses=ProjectOutputSerializer(many=True))
@@ -272,7 +273,7 @@ class ProjectRunsApi(APIView):
 
     class OptionsSerializer(serializers.Serializer):
         target = serializers.ChoiceField(choices=Target.choices, required=False)
-        ms_version = serializers.RegexField(r"^\d+\.\d+(\.\d+)?$", max_length=10, required=False)
+        ms_version = serializers.CharField(max_length=10, validators=[validate_ms_version], required=False)
         device = serializers.ChoiceField(choices=Device.choices, required=False)
         baseline = serializers.RegexField(
             r"^(auto|none|\d{1,18})$", required=False, default="auto",

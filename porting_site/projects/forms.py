@@ -4,6 +4,7 @@ from django import forms
 from django.conf import settings
 
 from .models import MINDSPORE_VERSION, Device, Project, Target
+from .validators import validate_ms_version
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 
@@ -29,7 +30,8 @@ def _archive_problem(archive, name: str) -> str:
 class UploadForm(forms.Form):
     archive = forms.FileField(help_text="A .zip or .tar.gz of the PyTorch repository")
     target = forms.ChoiceField(choices=Target.choices, initial=Target.CLASSIC)
-    ms_version = forms.CharField(initial=MINDSPORE_VERSION, max_length=10, label="MindSpore version")
+    ms_version = forms.CharField(initial=MINDSPORE_VERSION, max_length=10, label="MindSpore version",
+                                 validators=[validate_ms_version])
     device = forms.ChoiceField(choices=Device.choices, initial=Device.CPU, label="Parity device queue")
     converted_archive = forms.FileField(
         required=False, label="Your converted tree (optional)",
@@ -80,3 +82,7 @@ class ProjectSettingsForm(forms.ModelForm):
         fields = ["description", "target", "ms_version", "device"]
         labels = {"ms_version": "MindSpore version", "device": "Parity device queue", "target": "Target API"}
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ms_version"].validators.append(validate_ms_version)

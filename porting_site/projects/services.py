@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import Count, F, Q
+from django.db.models.functions import Least
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -115,7 +116,8 @@ def run_running_task_ids(*, run_id: int) -> list[str]:
 
 
 def stage_advance(*, run_id: int, name: str, by: int = 1) -> None:
-    Stage.objects.filter(run_id=run_id, name=name).update(done=F("done") + by)
+    # Never past the total, whatever a redelivered task counts again.
+    Stage.objects.filter(run_id=run_id, name=name).update(done=Least(F("done") + by, F("total")))
 
 
 def stage_end(*, run_id: int, name: str, detail: str = "") -> None:
@@ -191,8 +193,12 @@ def run_unpack(*, run_id: int) -> list[list[str]]:
 # --- analyze --------------------------------------------------------------------------
 
 
-def run_analyze_batch(*, run_id: int, paths: list[str]) -> None:
-    """Analyse some files of the run and store their findings (replacing old ones)."""
+def run_analyze_batch(*, run_id: int, paths: list[str], crashed: set[str] = frozenset(),
+                      on_stored=lambda rel: None) -> None:
+    """Analyse some files of the run and store their findings (replacing old ones).
+
+    `crashed`: files whose analysis killed the worker process before; each gets a finding saying so
+    instead. `on_stored(rel)` runs once a file's results are stored and counted."""
     from analysis.fingerprint import add_fingerprints
     from analysis.scan import analyze_source
 
@@ -205,9 +211,14 @@ def run_analyze_batch(*, run_id: int, paths: list[str]) -> None:
         if source_file is None:
             continue
         data = (src / rel).read_bytes()
-        report = add_fingerprints(
-            analyze_source(data, rel, target=run.target, ms_version=run.ms_version, index=index), data
-        )
+        if rel in crashed:
+            from analysis.scan.source import parse_error_report
+
+            report = parse_error_report(rel, data, "analysing this file crashed the worker process twice; "
+                                        "it is not analysed", lines=_count_lines(data))
+        else:
+            report = analyze_source(data, rel, target=run.target, ms_version=run.ms_version, index=index)
+        report = add_fingerprints(report, data)
         counts = {"error": 0, "warning": 0, "info": 0}
         rows = []
         for finding in report.findings:
@@ -243,6 +254,7 @@ def run_analyze_batch(*, run_id: int, paths: list[str]) -> None:
                 infos=counts["info"],
             )
         stage_advance(run_id=run_id, name=Stage.Name.ANALYZE)
+        on_stored(rel)
 
 
 def run_analyze_finish(*, run_id: int) -> None:
@@ -260,6 +272,12 @@ def run_analyze_finish(*, run_id: int) -> None:
 
 
 # --- convert --------------------------------------------------------------------------
+
+
+def _storable(text: str) -> str:
+    """PostgreSQL text columns refuse NUL characters; a file carrying them (binary data named .py) is kept
+    on disk as it is and stored with each NUL shown as U+FFFD."""
+    return text.replace("\x00", "\ufffd")
 
 
 def run_convert(*, run_id: int) -> None:
@@ -285,8 +303,8 @@ def run_convert(*, run_id: int) -> None:
             ConvertedFile(
                 run=run,
                 file=source_file,
-                text=result.text,
-                diff=result.diff,
+                text=_storable(result.text),
+                diff=_storable(result.diff),
                 changes=data.get("changes", []),
                 unconverted=data.get("unconverted", []),
             )
@@ -323,7 +341,7 @@ def _use_team_conversion(*, run: Run, files: dict[str, SourceFile], dst: Path) -
         before = (src / rel).read_text(encoding="utf-8", errors="replace")
         after = converted.read_text(encoding="utf-8", errors="replace")
         diff = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{rel}", f"b/{rel}"))
-        rows.append(ConvertedFile(run=run, file=source_file, text=after, diff=diff))
+        rows.append(ConvertedFile(run=run, file=source_file, text=_storable(after), diff=_storable(diff)))
     with transaction.atomic():
         ConvertedFile.objects.filter(run=run).delete()
         ConvertedFile.objects.bulk_create(rows, batch_size=500)

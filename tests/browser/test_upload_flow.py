@@ -39,7 +39,7 @@ def test_upload_progress_file_diff_parity_and_denial(browser, live_worker, setti
     browser.shot("21-run-done")
 
     # File page: the Dropout use is reported on the line that builds it.
-    lenet = SourceFile.objects.get(run=run, path="pytorch_sample/models/lenet.py")
+    lenet = SourceFile.objects.get(run=run, path="models/lenet.py")  # the one top-level folder is stripped
     text = (SAMPLE_REPO / "models" / "lenet.py").read_text().splitlines()
     dropout_line = next(n for n, line in enumerate(text, start=1) if "nn.Dropout(" in line)
     browser.get(reverse("projects:file", args=[run.pk, lenet.pk]))

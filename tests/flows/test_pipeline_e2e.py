@@ -46,13 +46,13 @@ def test_uploaded_sample_repo_is_analysed_converted_and_checked(client, live_wor
     assert analyze.done == analyze.total == run.files.count() == 4
 
     # Analysis: resolved through `import torch.nn as nn` and `from torch import nn`.
-    lenet = run.files.get(path="pytorch_sample/models/lenet.py")
+    lenet = run.files.get(path="models/lenet.py")
     dropout = Finding.objects.get(file=lenet, torch_api="torch.nn.Dropout", line=17)
     assert dropout.mindspore_api == "mindspore.nn.Dropout"
     assert Finding.objects.filter(file=lenet, torch_api="torch.nn.Conv2d", rule_id="MS-API-DIFF").count() == 2
     momentum = Finding.objects.get(file=lenet, rule_id="MS-BN-MOMENTUM")
     assert (momentum.line, momentum.severity) == (12, "error")
-    mlp = run.files.get(path="pytorch_sample/models/mlp.py")
+    mlp = run.files.get(path="models/mlp.py")
     assert Finding.objects.filter(file=mlp, torch_api="torch.nn.BatchNorm1d").exists()
 
     # Conversion: Module -> Cell, forward -> construct, Linear -> Dense.
@@ -120,8 +120,8 @@ def test_hand_edited_converted_tree_is_checked_instead_of_ours(client, live_work
     assert run.status == Run.Status.DONE, run.error
     assert "your converted tree" in run.stages.get(name=Stage.Name.CONVERT).detail
 
-    stored = ConvertedFile.objects.get(file__path="pytorch_sample/models/lenet.py", run=run)
-    assert "momentum=0.1" in stored.text and "+++ b/pytorch_sample/models/lenet.py" in stored.diff
+    stored = ConvertedFile.objects.get(file__path="models/lenet.py", run=run)
+    assert "momentum=0.1" in stored.text and "+++ b/models/lenet.py" in stored.diff
     results = {r.name: r for r in ParityResult.objects.filter(run=run)}
     assert results["MLP"].status == ParityResult.Status.PASS
     assert results["LeNet"].status == ParityResult.Status.FAIL

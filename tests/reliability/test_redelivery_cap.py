@@ -1,0 +1,43 @@
+"""A stage whose worker process dies on every delivery fails its run with the reason after a few
+deliveries, instead of being delivered forever with the run left "running"."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from celery import Celery
+
+from porting_site.projects.models import Run, Stage
+from porting_site.projects.services import run_create
+from tests import factories
+from tests.conftest import worker_database_url
+from tests.processes import WorkerProcess, worker_env
+from workers.deliveries import MAX_LOST
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_task_that_kills_its_worker_every_time_fails_the_run(tmp_path, settings, run_dirs):
+    worker = WorkerProcess(tmp_path / "worker", worker_env(var_dir=run_dirs, database_url=worker_database_url(settings)),
+                           extra_args=("-I", "tests.reliability.crashing_tasks"))
+    team, member = factories.team_with_member("Crash", "cora")
+    run = run_create(project=factories.project(team, "Loop"), archive=factories.upload("a.zip", b"PK"),
+                     user=member, enqueue=False)
+    worker.start()
+    try:
+        with Celery(broker=settings.CELERY_BROKER_URL, set_as_current=False) as app:
+            app.send_task("tests.reliability.crash_every_time", args=[run.pk], queue="analysis")
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and not Run.objects.get(pk=run.pk).is_finished:
+            time.sleep(1)
+        alive = worker.process.poll() is None
+    finally:
+        worker.stop()
+    run.refresh_from_db()
+    log = worker.log_tail(1_000_000)
+    assert run.status == Run.Status.FAILED, log[-3000:]
+    assert f"died {MAX_LOST} times" in run.error and run.error.startswith("analyze failed")
+    assert Stage.objects.get(run=run, name=Stage.Name.ANALYZE).status == Stage.Status.FAILED
+    # Delivered MAX_LOST + 1 times (the last one only fails the run), then never again.
+    assert log.count("Task tests.reliability.crash_every_time[") - log.count("succeeded in") == MAX_LOST + 1, log
+    assert alive  # the worker itself survived its pool processes
