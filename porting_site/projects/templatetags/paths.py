@@ -1,4 +1,4 @@
-"""{% load paths %}{{ path|pathbreak }}: a file path that wraps after / (and _ . -), never mid-word."""
+"""{% load paths %}{{ path|pathbreak }}: a file path that wraps after / (and _), never inside a name."""
 from __future__ import annotations
 
 import re
@@ -9,7 +9,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
 
-_AFTER = re.compile(r"([/_.\-])")
+_AFTER = re.compile(r"([/_])")
 
 
 @register.filter
