@@ -7,7 +7,8 @@ warm-up: the raw time is what both frameworks must compute anyway (an eval
 forward, a train forward+backward, and N optimizer steps, in PyTorch and in
 MindSpore); the check time is checks.run_entry on the same models (alignment,
 weight transfer, config compare, per-layer hooks and statistics, gradients,
-state after a step, loss curves). Prints both and their ratio, plus the
+state after a step, loss curves, and the float64 PyTorch reference that runs
+beside every one of them for the noise band). Prints both and their ratio, plus the
 wall time of the sandboxed end-to-end check_parity (process start and imports
 included) for reference. Run from a scratch directory: MindSpore writes
 rank_0/ folders into the working directory.
@@ -83,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(2)
     fw.setup("cpu")
+    fw.disable_functional_dropout()  # as the sandboxed runner does
+    fw.REPLAY.install()
     rows = []
     for name, (module, inputs) in MODELS.items():
         torch_cls = load_class(str(FIXTURES / "torch_repo"), module, name)
@@ -99,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             result = checks.run_entry(entry, torch_model, ms_model, torch_device="cpu", root=None)
             full = time.perf_counter() - started
             assert result["status"] == "pass", result["reason"]
+            assert result["reference"]["float64"], "the float64 reference must be part of the measured check"
             if attempt:
                 raws.append(raw)
                 fulls.append(full)

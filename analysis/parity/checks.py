@@ -35,8 +35,9 @@ def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tu
     if first is not None:
         name, layer = first
         kind = type(layer).__name__
-        if kind == "Linear":
-            candidates = [[{"shape": [batch, layer.in_features], "dtype": "float32"}]]
+        if kind == "Linear":  # features alone, or a sequence of them (transformer blocks)
+            candidates = [[{"shape": [batch, layer.in_features], "dtype": "float32"}],
+                          [{"shape": [batch, seq, layer.in_features], "dtype": "float32"}]]
         elif kind == "Embedding":
             candidates = [[{"shape": [batch, seq], "dtype": "int64", "range": [0, layer.num_embeddings]}]]
         elif kind in ("LSTM", "GRU", "RNN"):
@@ -91,6 +92,13 @@ def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Pa
               progress=None) -> dict:
     """Every check of one entry point. `progress(result, next_phase)` gets the
     result so far after each phase, so a timeout later keeps what was done."""
+    try:
+        return _run_entry(entry, torch_model, ms_model, torch_device=torch_device, root=root, progress=progress)
+    finally:
+        fw.REPLAY.stop()
+
+
+def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Path | None, progress) -> dict:
     timings: dict[str, float] = {}
     started = time.perf_counter()
     result: dict = {"inputs": entry["inputs"], "input_source": entry.get("input_source", "manifest")}
@@ -343,6 +351,10 @@ class LayerComparer:
                 row.update(status="missing", label="not called (this many times) in MindSpore")
             else:
                 row.update(found)
+            if row["status"] == "fail" and any(
+                    l["status"] == "fail" and (not path or l["path"].startswith(path + ".")) for l in layers):
+                # A container (the root included) whose own child already failed inherits that fault.
+                row["status"] = "propagated"
             layers.append(row)
             if row["status"] == "fail" and first is None:
                 first = path or ROOT_LAYER

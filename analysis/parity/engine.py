@@ -225,4 +225,6 @@ def _finish(job: dict, result: dict, device: str) -> dict:
         "device": device,
     }
     entry.update({k: v for k, v in result.items() if k not in entry})
+    # How the entry was built: the report says where its arguments came from.
+    entry.update({k: job[k] for k in ("factory", "args", "kwargs", "arguments_from", "timeout") if k in job})
     return entry

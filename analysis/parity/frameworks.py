@@ -226,9 +226,14 @@ class RandomReplay:
     def __init__(self) -> None:
         self.rng = np.random.default_rng(0)
         self.replaced: list[str] = []
+        self.active = False  # only during the checks' forwards: datasets and inits draw as they always do
 
     def reset(self, seed: int = 0) -> None:
         self.rng = np.random.default_rng(seed)
+        self.active = True
+
+    def stop(self) -> None:
+        self.active = False
 
     def _draw(self, kind: str, shape) -> np.ndarray:
         shape = tuple(int(d) for d in shape)
@@ -242,6 +247,16 @@ class RandomReplay:
             if len(size) == 1 and isinstance(size[0], (tuple, list)) or (len(size) == 1 and hasattr(size[0], "__len__")):
                 size = size[0]
             return tuple(size)
+
+        originals = {}
+
+        def passthrough(key, replay):
+            """The original function unless replaying (a seeded generator argument is the user's)."""
+            def call(*args, **kwargs):
+                if not self.active or kwargs.get("generator") is not None:
+                    return originals[key](*args, **kwargs)
+                return replay(*args, **kwargs)
+            return call
 
         def torch_fresh(kind):
             def draw(*args, dtype=None, device=None, **kwargs):
@@ -270,7 +285,8 @@ class RandomReplay:
 
         for name, fn in (("randn", torch_fresh("normal")), ("rand", torch_fresh("uniform")),
                          ("randn_like", torch_like("normal")), ("rand_like", torch_like("uniform"))):
-            setattr(torch, name, fn)
+            originals[f"torch.{name}"] = getattr(torch, name)
+            setattr(torch, name, passthrough(f"torch.{name}", fn))
             self.replaced.append(f"torch.{name}")
         for module_name in ("mindspore.ops", "mindspore.mint"):
             try:
@@ -281,7 +297,8 @@ class RandomReplay:
                              ("standard_normal", ms_fresh("normal")), ("randn_like", ms_like("normal")),
                              ("rand_like", ms_like("uniform"))):
                 if hasattr(module, name):
-                    setattr(module, name, fn)
+                    originals[f"{module_name}.{name}"] = getattr(module, name)
+                    setattr(module, name, passthrough(f"{module_name}.{name}", fn))
                     self.replaced.append(f"{module_name}.{name}")
         return self.replaced
 
