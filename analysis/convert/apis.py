@@ -40,6 +40,26 @@ def dtype_name(qualified: str) -> str | None:
     return None
 
 
+def tensor_constructor(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """torch.Tensor(data) is always float32; mindspore.Tensor(data) keeps the data's type (int64 for [1, 2]):
+    the dtype is written. torch.Tensor(2, 3) (sizes, uninitialised) has no counterpart: marked."""
+    args = list(updated.args)
+    data = [a for a in args if a.keyword is None]
+    if len(args) != 1 or len(data) != 1 or data[0].star or isinstance(data[0].value, cst.Integer):
+        ctx.mark(original, rules.API_DIFF, "torch.Tensor",
+                 "torch.Tensor(...) with sizes or options: write mindspore.ops.zeros(shape, mindspore.float32) "
+                 "or mindspore.Tensor(data, dtype=mindspore.float32)")
+        return updated
+    dtype = cst.Arg(value=ctx.ms_expr("mindspore.float32"), keyword=cst.Name("dtype"),
+                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                          whitespace_after=cst.SimpleWhitespace("")))
+    ctx.change(original, rules.API_ARGS, "torch.Tensor", "mindspore.Tensor",
+               "torch.Tensor(data) -> mindspore.Tensor(data, dtype=float32) (PyTorch's legacy constructor is "
+               "always float32)")
+    first = data[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return updated.with_changes(func=ctx.ms_expr("mindspore.Tensor"), args=[first, dtype])
+
+
 def choose_target(ctx: ConversionContext, entry: ApiEntry) -> str:
     """The MindSpore name to emit: mint names for --target mint, else the first listed."""
     if ctx.target == "mint":

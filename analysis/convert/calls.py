@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import data, layers, rules, state, tensors, training, vision
-from .apis import SUPPLEMENT, convert_call, dtype_name
+from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
 from .names import resolve
@@ -16,12 +16,30 @@ DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_co
                 "torch.backends.mps.is_available")
 
 
+# Calls whose MindSpore counterpart returns something else: converted only as a statement of their own
+RESULT_DIFFERS = {
+    "torch.manual_seed": "torch.manual_seed returns a Generator, mindspore.set_seed returns None: call it on a "
+                         "line of its own and create the generator you need separately",
+    "torch.random.manual_seed": "torch.random.manual_seed returns a Generator, mindspore.set_seed returns None: "
+                                "call it on a line of its own",
+}
+
+
 class CallRewrites(WalkState):
     """Calls, and torch names used as values (dtypes, classes, functions passed around)."""
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if isinstance(node.value, cst.Call):  # a call whose value nobody reads
+            self.__dict__.setdefault("unused_results", set()).add(id(node.value))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         ctx = self.ctx
         qualified = resolve(original.func, ctx.aliases)
+        if qualified in RESULT_DIFFERS and id(original) not in self.__dict__.get("unused_results", ()):
+            ctx.mark(original, rules.API_DIFF, qualified, RESULT_DIFFERS[qualified])
+            return updated
+        if qualified == "torch.Tensor" and not ctx.mint_entry(qualified):
+            return tensor_constructor(ctx, original, updated)
         if qualified is None:
             if isinstance(original.func, cst.Name) and original.func.value in ctx.label_losses:
                 return self._int_labels(original, updated)

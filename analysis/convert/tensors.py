@@ -62,7 +62,7 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
             return shape
         return cst.Subscript(value=shape, slice=[cst.SubscriptElement(slice=cst.Index(value=args[0].value))])
     if name == "view" and args:
-        if len(args) == 1 and _dtype(ctx, args[0].value):
+        if len(args) == 1 and (_dtype(ctx, original.args[0].value) or _dtype(ctx, args[0].value)):
             ctx.mark(original, rules.TENSOR_VIEW, "torch.Tensor.view",
                      "view(dtype) reinterprets bits: use ops.bitcast or astype")
             return updated
