@@ -204,8 +204,32 @@ def container(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     target = {"torch.nn.Sequential": "mindspore.nn.SequentialCell", "torch.nn.ModuleList": "mindspore.nn.CellList",
               "torch.nn.ModuleDict": "mindspore.nn.CellDict"}[qualified]
     new = updated.with_changes(func=ctx.ms_expr(target))
+    nested = _nested_containers(updated) if qualified == "torch.nn.ModuleDict" else []
+    if nested:
+        ctx.mark(original, rules.CONTAINERS, qualified,
+                 f"MindSpore's CellDict refuses CellList/SequentialCell/CellDict values ({', '.join(nested)}): make "
+                 "this a Cell subclass that sets each entry as an attribute (self.h = nn.CellList(...)), so "
+                 "attribute reads keep working")
+        return updated
     ctx.change(original, rules.CONTAINERS, qualified, target, f"{qualified} -> {target}")
     return new
+
+
+def _nested_containers(call: cst.Call) -> list[str]:
+    """Keys of a ModuleDict's entries that are containers themselves (already converted: CellList ...)."""
+    found: list[str] = []
+    containers = ("CellList", "SequentialCell", "CellDict", "ModuleList", "Sequential", "ModuleDict")
+
+    def is_container(value: cst.BaseExpression) -> bool:
+        return isinstance(value, cst.Call) and code(value.func).rsplit(".", 1)[-1] in containers
+
+    for arg in call.args:
+        value = arg.value
+        if isinstance(value, cst.Call) and code(value.func) == "dict":
+            found += [a.keyword.value for a in value.args if a.keyword is not None and is_container(a.value)]
+        elif isinstance(value, cst.Dict):
+            found += [code(e.key) for e in value.elements if isinstance(e, cst.DictElement) and is_container(e.value)]
+    return found
 
 
 HANDLERS = {

@@ -60,6 +60,13 @@ class StatementRewrites(WalkState):
             if isinstance(u, cst.Assign) and len(u.targets) == 1 and type(u.targets[0].target) is type(u.value) \
                     and code(u.targets[0].target) == code(u.value) and code(o) != code(u):
                 return _keep_comments_remove(updated)
+            name = _mode_dependent_layer(o, self.ctx.aliases) if not self.classes else None
+            if name is not None and isinstance(u, cst.Assign):
+                # PyTorch builds modules in training mode, MindSpore cells in inference mode
+                self.ctx.change(original, rules.TRAIN_MODE_MISSING, "torch.nn.Module.train", "mindspore.nn.Cell.set_train",
+                                f"{name}.set_train(True) added: a PyTorch module starts in training mode (batch "
+                                "statistics, dropout on), a MindSpore cell in inference mode")
+                return cst.FlattenSentinel([updated, cst.parse_statement(f"{name}.set_train(True)")])
         return updated
 
     def leave_With(self, original: cst.With, updated: cst.With):
@@ -89,6 +96,24 @@ class StatementRewrites(WalkState):
             return updated
         module, _ = rewrite_imports(updated, self.ctx.imports, self.ctx.torch_left)
         return module
+
+
+# Layers whose output depends on the training mode (PyTorch's default: training).
+MODE_DEPENDENT = frozenset({*(f"torch.nn.BatchNorm{d}d" for d in (1, 2, 3)), "torch.nn.SyncBatchNorm",
+                            "torch.nn.Dropout", *(f"torch.nn.Dropout{d}d" for d in (1, 2, 3)), "torch.nn.AlphaDropout",
+                            "torch.nn.FeatureAlphaDropout", "torch.nn.RReLU"})
+
+
+def _mode_dependent_layer(small: cst.BaseSmallStatement, aliases: dict[str, str]) -> str | None:
+    """The name in `name = nn.BatchNorm1d(...)` (or a Sequential holding such a layer), else None."""
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Call)):
+        return None
+    qualified = resolve(small.value.func, aliases)
+    if qualified in MODE_DEPENDENT or (qualified == "torch.nn.Sequential" and _calls_any(small.value, aliases,
+                                                                                          tuple(MODE_DEPENDENT))):
+        return small.targets[0].target.value
+    return None
 
 
 def _calls_any(node: cst.CSTNode, aliases: dict[str, str], names: tuple[str, ...]) -> bool:

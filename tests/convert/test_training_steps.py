@@ -112,6 +112,14 @@ for step in range(3):
     losses.append(value)
 weight = model.weight.detach().numpy()
 """,
+    # issue 15, class 8: a layer built and called outside any training loop computes in training mode
+    "batchnorm_called_outside_a_loop": """# compare: out, stacked
+bn = nn.BatchNorm1d(4)
+out = bn(x * 3 + 1)
+stack = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+fill(stack)
+stacked = stack(x)
+""",
 }
 
 
@@ -143,6 +151,12 @@ def test_rebound_input_becomes_a_parameter_of_the_forward():
     text = convert_source(HEAD + SNIPPETS["step_in_a_function_rebinding_its_input"]).text
     assert "def forward_fn(inputs):" in text
     assert "(loss, prediction), grads = grad_fn(inputs)" in text  # prediction is returned by train_step
+
+
+def test_mode_dependent_layer_built_outside_a_class_starts_in_training_mode():
+    text = convert_source(HEAD + SNIPPETS["batchnorm_called_outside_a_loop"]).text
+    assert "bn = nn.BatchNorm1d(4, momentum=0.9)\nbn.set_train(True)\n" in text
+    assert "stack.set_train(True)" in text
 
 
 @pytest.mark.slow
