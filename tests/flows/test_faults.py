@@ -110,3 +110,68 @@ def test_broker_restart_mid_run_never_leaves_the_run_hanging(tmp_path, settings,
     assert run.status == Run.Status.DONE or (run.status == Run.Status.FAILED and run.error), worker.log_tail()
     if run.status == Run.Status.DONE:
         assert Finding.objects.filter(run=run).count() == expected_finding_count()
+
+
+def _many_files_archive(count: int) -> bytes:
+    """A repository of `count` small PyTorch files (slow enough to analyse that a kill lands mid-stage)."""
+    import io
+    import tarfile
+
+    # Functions only: no module classes, so parity has no entry points and the run ends soon after analysis.
+    body = ("import torch\n\n" + "".join(
+        f"\ndef step_{j}(x, w):\n    y = torch.matmul(x, w) + torch.abs(x).sum()\n    return torch.relu(y).mean()\n"
+        for j in range(20))).encode()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for i in range(count):
+            info = tarfile.TarInfo(f"many/models/net_{i:03d}.py")
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
+    return buffer.getvalue()
+
+
+def test_whole_worker_sigkilled_mid_analysis_recovers_within_two_minutes(tmp_path, settings, run_dirs,
+                                                                           redis_server):
+    """No short visibility timeout here (the default, over half an hour, which long parity tasks need):
+    the restarted worker finds the dead worker's unacknowledged tasks and queues them again. Progress
+    is polled throughout and never passes its total."""
+    env = worker_env(var_dir=run_dirs, database_url=worker_database_url(settings), redis_url=redis_server.url,
+                     PORTING_ANALYSIS_BATCH_FILES="4")
+    worker = WorkerProcess(tmp_path / "worker", env, broker_url=redis_server.url)
+    worker.start()
+    team, member = factories.team_with_member("Kill", "kim")
+    project = factories.project(team, "Many")
+    run = run_create(project=project, archive=factories.upload("many.tar.gz", _many_files_archive(40)),
+                     user=member, enqueue=False)
+    with Celery(broker=redis_server.url, set_as_current=False) as app:
+        app.send_task("workers.tasks.unpack_run", args=[run.pk], queue="analysis")
+    overshoots = []
+
+    def analysed_some() -> bool:
+        stage = Stage.objects.get(run=run, name=Stage.Name.ANALYZE)
+        return stage.status == Stage.Status.RUNNING and 6 <= stage.done < stage.total - 12
+
+    def finished() -> bool:
+        for stage in Stage.objects.filter(run=run):
+            if stage.done > stage.total:
+                overshoots.append((stage.name, stage.done, stage.total))
+        return Run.objects.get(pk=run.pk).is_finished
+
+    try:
+        wait_until(analysed_some, 300, "the analysis to be under way")
+        worker.kill()  # the whole worker, pool and all: its batches stay unacknowledged in Redis
+        time.sleep(2)
+        worker.start()
+        ready = time.monotonic()
+        wait_until(finished, 300, "the run to finish")
+        recovered_s = time.monotonic() - ready
+    finally:
+        worker.stop()
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, (run.error, worker.log_tail())
+    print(f"recovered {recovered_s:.0f} s after the new worker was ready")
+    assert recovered_s < 120, worker.log_tail()
+    assert not overshoots, overshoots
+    analyze = Stage.objects.get(run=run, name=Stage.Name.ANALYZE)
+    assert analyze.done == analyze.total == 40
+    assert Finding.objects.filter(run=run).values("file").distinct().count() == 40
