@@ -122,7 +122,25 @@ def test_import_error_is_reported(report):
 
 def test_the_rest_of_the_run_still_passes(report):
     assert _entry(report, "MLP")["status"] == "pass"
-    assert report["protections"]["audit_hook"] == "processes and sockets refused"
+    prot = report["protections"]
+    assert prot["audit_hook"] == "processes and sockets refused"
+    assert prot["isolation"].startswith("bubblewrap") and set(prot["namespaces"].values()) == {"new"}
+    assert prot["capabilities"] == "none" and prot["seccomp"] == "filter" and prot["host_uid"] != 0
+
+
+def test_without_isolation_nothing_runs_and_every_entry_says_why(tmp_path, monkeypatch):
+    original = tmp_path / "original"
+    shutil.copytree(TORCH_REPO, original)
+    marker = tmp_path / "ran"
+    mlp = original / "models" / "mlp.py"
+    mlp.write_text(f"open({str(marker)!r}, 'w').write('ran')\n" + mlp.read_text())
+    monkeypatch.setenv("PORTING_SANDBOX_BWRAP", str(tmp_path / "missing-bwrap"))
+    report = check_parity(original, MS_REPO, timeout_s=30)
+    assert report["entry_points"] and not marker.exists()
+    for entry in report["entry_points"]:
+        assert entry["status"] == "error" and "refused to run uploaded code" in entry["reason"]
+        assert "bubblewrap is not installed" in entry["reason"]
+    assert report["protections"]["user_code_ran"] is False
 
 
 def test_a_stop_request_ends_the_check_and_skips_what_is_left(tmp_path):

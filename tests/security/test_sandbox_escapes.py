@@ -290,3 +290,43 @@ def test_manage_py_check_says_when_the_box_cannot_be_built(monkeypatch):
     warnings = [m for m in checks.run_checks() if m.id == "projects.W001"]
     assert len(warnings) == 1 and "bubblewrap is not installed at /nonexistent/bwrap" in warnings[0].msg
     assert "refuse to run uploaded code" in warnings[0].hint
+
+
+def test_a_worker_that_is_not_root_gets_the_same_box():
+    """The deployed worker runs as an ordinary user (Dockerfile: USER porting), where bwrap
+    makes the user namespace itself. Here: the Debian interpreter as uid 65534, parent and child."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    import pyseccomp
+
+    system_python = "/usr/bin/python3"
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not os.path.exists(system_python):
+        pytest.skip("needs root (to become another user), setpriv and the system python3")
+    scratch = Path(tempfile.mkdtemp(prefix="sandbox-nonroot-"))
+    try:
+        os.chmod(scratch, 0o755)
+        shutil.copy(pyseccomp.__file__, scratch / "pyseccomp.py")
+        code = ("import os, time\nchildren = 0\ntry:\n    for _ in range(3000):\n        if os.fork() == 0:\n"
+                "            time.sleep(30)\n            os._exit(0)\n        children += 1\nexcept OSError as exc:\n"
+                "    result = [os.getuid(), children, exc.errno]\n")
+        parent = (f"import json, sys\nsys.path[:0] = [{str(scratch)!r}, {str(Path(__file__).resolve().parents[2])!r}]\n"
+                  "from analysis.sandbox import SandboxLimits, run_sandboxed\n"
+                  f"r = run_sandboxed({PROBE!r}, {{'code': {code!r}, 'lockdown': False}}, python={system_python!r},\n"
+                  "                  limits=SandboxLimits(timeout_s=30, startup_s=0, max_processes=64))\n"
+                  "print(json.dumps([r.records[-1], r.protections, r.failure_reason(), r.stderr_tail]))\n")
+        done = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", system_python,
+                               "-c", parent], capture_output=True, text=True, timeout=120, cwd=scratch, env={
+                                   "PATH": "/usr/bin:/bin", "DJANGO_SECRET_KEY": SECRETS["DJANGO_SECRET_KEY"]})
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    import json
+
+    last, prot, reason, stderr = json.loads(done.stdout.strip().splitlines()[-1])
+    uid, children, err = last["result"]
+    assert (uid, err) == (65534, errno.EAGAIN) and children < 64, (last, reason, stderr)
+    assert prot["host_uid"] == 65534 and set(prot["namespaces"].values()) == {"new"}
+    assert prot["capabilities"] == "none" and prot["no_new_privs"] is True and prot["seccomp"] == "filter"
+    assert SECRETS["DJANGO_SECRET_KEY"] not in done.stdout
