@@ -15,6 +15,7 @@ from .cells import CellRewrites
 from .codegen import verbatim
 from .layermap import LayerMap
 from .loops import LoopRewrites
+from .paramnames import ParameterNames
 from .statements import StatementRewrites
 
 # Whitespace, punctuation, operators and literals: no handler acts on them or below them.
@@ -36,7 +37,7 @@ STATEMENT_TYPES = frozenset({cst.SimpleStatementLine, cst.If, cst.For, cst.While
                              cst.FunctionDef, cst.ClassDef, cst.Match})
 
 
-class Converter(CellRewrites, CallRewrites, LayerMap, AssignmentBindings, StatementRewrites, LoopRewrites):
+class Converter(ParameterNames, CellRewrites, CallRewrites, LayerMap, AssignmentBindings, StatementRewrites, LoopRewrites):
     """One walk over the module; each concern's visit_/leave_ methods come from its mixin, the
     dispatch and the bookkeeping every concern relies on live here."""
 

@@ -120,6 +120,21 @@ stack = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
 fill(stack)
 stacked = stack(x)
 """,
+    # issue 16, pattern 2: an init function reaching BatchNorm's and Embedding's parameters by PyTorch's names
+    "init_function_by_parameter_names": """# compare: out, emb
+model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4), nn.Embedding(5, 3))
+
+def init_weights(m):
+    if isinstance(m, nn.BatchNorm1d):
+        nn.init.constant_(m.weight, 0.5)
+        nn.init.constant_(m.bias, 0.25)
+    elif isinstance(m, nn.Embedding):
+        nn.init.constant_(m.weight, 0.75)
+
+model.apply(init_weights)
+out = model[1](x * 2)
+emb = model[2](torch.tensor([0, 3]))
+""",
 }
 
 
@@ -157,6 +172,11 @@ def test_mode_dependent_layer_built_outside_a_class_starts_in_training_mode():
     text = convert_source(HEAD + SNIPPETS["batchnorm_called_outside_a_loop"]).text
     assert "bn = nn.BatchNorm1d(4, momentum=0.9)\nbn.set_train(True)\n" in text
     assert "stack.set_train(True)" in text
+
+
+def test_parameter_names_in_isinstance_branches():
+    text = convert_source(HEAD + SNIPPETS["init_function_by_parameter_names"]).text
+    assert "m.gamma" in text and "m.beta" in text and "m.embedding_table" in text and "m.weight" not in text
 
 
 @pytest.mark.slow
