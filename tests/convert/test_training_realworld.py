@@ -11,7 +11,7 @@ import pytest
 
 from tests.convert.realworld import proof
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3000)]
 
 # scripts whose every need has a MindSpore counterpart (MNIST data, plain layers, a textbook step)
 MUST_TRAIN = ("linear_regression", "logistic_regression", "feedforward_neural_network",
