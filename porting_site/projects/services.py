@@ -381,8 +381,10 @@ def run_parity(*, run_id: int) -> None:
         for entry in entry_points:
             _parity_result_create(run=run, report=report, entry=entry)
     stage_advance(run_id=run_id, name=Stage.Name.PARITY)
+    # As progress.parity_counts counts them: passing / checked, skipped ones named beside.
     passed = sum(1 for e in entry_points if e.get("status") == "pass")
-    detail = f"{passed}/{len(entry_points)} entry points pass"
+    skipped = sum(1 for e in entry_points if e.get("status") == "skipped")
+    detail = f"{passed}/{len(entry_points) - skipped} entry points pass" + (f", {skipped} skipped" if skipped else "")
     if report.get("error"):  # the check could not run at all; the rest of the run still stands
         detail += f"; parity could not run: {report['error']}"
     stage_end(run_id=run_id, name=Stage.Name.PARITY, detail=detail)

@@ -109,7 +109,7 @@ STATICFILES_DIRS = [BASE_DIR / "porting_site" / "static", (PLOTLY_PREFIX, plotly
 # them through the finders (no collectstatic); production from STATIC_ROOT with hashed names.
 WHITENOISE_USE_FINDERS = True
 # Before collectstatic (development, tests) STATIC_ROOT does not exist; the finders serve everything.
-warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
+warnings.filterwarnings("ignore", message="No directory at: ")
 # The versioned plotly folder never changes under its URL: browsers keep it for a year.
 WHITENOISE_IMMUTABLE_FILE_TEST = r"^/?static/plotly-[0-9][^/]*/"
 MEDIA_ROOT = VAR_DIR / "media"

@@ -16,3 +16,9 @@ _AFTER = re.compile(r"([/_])")
 def pathbreak(value) -> SafeString:
     # <wbr> is a break opportunity only: copying the path still gives the path.
     return mark_safe(_AFTER.sub(r"\1<wbr>", str(escape(value or ""))))
+
+
+@register.filter
+def namebreak(value) -> SafeString:
+    """A dotted name (package.module.Class) that wraps after its dots."""
+    return mark_safe(str(escape(value or "")).replace(".", ".<wbr>"))
