@@ -1,9 +1,30 @@
 """The one place the converter consults verification by execution (analysis/verify/verdicts.py):
-a call whose stored verdict says the converted form is broken (no CPU kernel, or it raises) is
-left as it was, marked with what the verification saw, rather than reported converted."""
+a call whose API has no CPU kernel for any input the verification tried is left as it was, marked
+with what the verification saw, rather than reported converted.
+
+Only `no_cpu_kernel` with no passing call counts: a `fails` verdict can come from one generated value
+(Dropout(p=1)) or from the harness itself, and argument verdicts from a few values, too narrow to
+refuse every call. The verification's own generator converts with the hook off (disabled()), else its
+verdicts would feed on the markers this hook writes."""
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
+
 import libcst as cst
+
+_OFF = {"value": os.environ.get("PORTING_NO_VERDICT_HOOK") == "1"}
+
+
+@contextmanager
+def disabled():
+    """Convert without consulting the verdicts (for the verification that produces them)."""
+    before = _OFF["value"]
+    _OFF["value"] = True
+    try:
+        yield
+    finally:
+        _OFF["value"] = before
 
 
 def spelled(call: cst.Call, passed: dict) -> list[str]:
@@ -15,14 +36,15 @@ def spelled(call: cst.Call, passed: dict) -> list[str]:
 def known_broken(api: str, params: list[str]) -> str | None:
     """Why the converted call is known not to work, or None (untested and verified calls go ahead).
     params (see spelled) is accepted for when argument verdicts cover enough values to decide alone."""
+    if _OFF["value"]:
+        return None
     try:
-        from analysis.verify.verdicts import verdict
+        from analysis.verify.verdicts import NO_CPU_KERNEL, load_verdicts
     except ImportError:  # verification data not installed: conversion goes on from the tables alone
         return None
-    # the API's own verdict: an argument's verdict comes from a few generated values (p=1 fails where
-    # MindSpore's Dropout rejects it), too narrow to refuse every call that passes that argument
-    found = verdict(api)
-    if not found.broken:
+    entry = load_verdicts()["apis"].get(api)
+    if not entry or entry.get("status") != NO_CPU_KERNEL or entry.get("passed", 0) or not entry.get("calls"):
         return None
-    return f"verification by execution found the converted call broken ({found.status.replace('_', ' ')}" \
-           + (f": {found.note}" if found.note else "") + "): convert it by hand"
+    note = entry.get("note", "")
+    return "verification by execution found no MindSpore CPU kernel for it" + (f" ({note})" if note else "") \
+        + ": convert it by hand"

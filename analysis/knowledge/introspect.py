@@ -16,6 +16,8 @@ import importlib
 import inspect
 import re
 
+from analysis.knowledge.mapping import signature_parameters
+
 _KINDS = {
     inspect.Parameter.POSITIONAL_ONLY: "o",
     inspect.Parameter.POSITIONAL_OR_KEYWORD: "p",
@@ -132,7 +134,7 @@ def doc_signatures(obj, name: str) -> list[list[list]]:
         m = _SIG_LINE.match(line)
         if not m or m.group(1).rsplit(".", 1)[-1] != name:
             break
-        params = parse_params(m.group(2), drop_self=True)
+        params = parse_params(",".join(signature_parameters(line)), drop_self=True)  # up to ITS closing paren
         if params is not None:
             found.append(params)
     return found
