@@ -1,6 +1,8 @@
 """Seeds, parameter initialisation and checkpoints."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from analysis.knowledge.mapping import ApiEntry
@@ -102,7 +104,8 @@ def save(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
         return updated.with_changes(func=ctx.ms_expr("mindspore.save_checkpoint"),
                                     args=[first.with_changes(value=model), second])
     ctx.mark(original, rules.CHECKPOINT, qualified,
-             "only model.state_dict() converts to save_checkpoint; pickle other objects yourself")
+             "only model.state_dict() converts to save_checkpoint (mindspore.save_checkpoint(net, 'name.ckpt')); "
+             "save other objects (dicts, arrays, whole models) with pickle or numpy.save")
     return updated
 
 
@@ -111,10 +114,34 @@ def load(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
     if not positional:
         ctx.mark(original, rules.CHECKPOINT, qualified, "load the checkpoint with mindspore.load_checkpoint(path)")
         return updated
+    keyed = _loaded_into_keyed_name(ctx, original)
+    if keyed:
+        ctx.mark(original, rules.CHECKPOINT, qualified,
+                 f"{keyed}[...] reads entries of a saved dict (not only parameters): mindspore.load_checkpoint reads "
+                 "parameter checkpoints only; save such dicts with pickle (or a .ckpt per network, loaded with "
+                 "mindspore.load_checkpoint(path, net)) and load them the same way")
+        return updated
     ctx.change(original, rules.CHECKPOINT, qualified, "mindspore.load_checkpoint",
                "torch.load(path) -> mindspore.load_checkpoint(path) (returns a name -> Parameter dict)")
     return cst.Call(func=ctx.ms_expr("mindspore.load_checkpoint"),
                     args=[positional[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+
+
+def _loaded_into_keyed_name(ctx: ConversionContext, call: cst.Call) -> str:
+    """X when the statement is `X = torch.load(...)` and the file reads X['key'] somewhere (a dict of
+    things saved together: model, optimizer, step counters)."""
+    statement = ctx.statements[-1][0] if ctx.statements else None
+    tree = getattr(ctx.outline, "tree", None)
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and statement.body[0].value is call
+            and isinstance(statement.body[0].targets[0].target, cst.Name)) or tree is None:
+        return ""
+    name = statement.body[0].targets[0].target.value
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            return name
+    return ""
 
 
 HANDLERS = {

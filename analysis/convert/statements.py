@@ -21,6 +21,11 @@ class StatementRewrites(WalkState):
         training.note_step(self.ctx, node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        if len(node.body) == 1 and isinstance(node.body[0], cst.Assign) and len(node.body[0].targets) == 1:
+            switch = resolve(node.body[0].targets[0].target, self.ctx.aliases) or ""
+            if switch.startswith("torch.backends."):  # not walked: nothing in it keeps torch imported
+                self.switches[id(node)] = switch
+                return False
         if self.ctx.device_call is not None and len(node.body) == 1 \
                 and isinstance(node.body[0], (cst.Assign, cst.AnnAssign)):
             value = node.body[0].value
@@ -48,6 +53,11 @@ class StatementRewrites(WalkState):
         self.ctx.torch_left.update(n for n in re.findall(r"[^\W\d]\w*", code(value)) if n in self.ctx.aliases)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if id(original) in self.switches:
+            self.ctx.change(original, rules.DEVICE_CUDA, self.switches.pop(id(original)), "",
+                            "torch.backends switch removed: MindSpore has no such setting (kernel choice is "
+                            "its own; for matmul precision see mindspore.set_context)")
+            return _keep_comments_remove(updated)
         if id(original) in self.removed:
             self.ctx.change(original, rules.DEVICE_OBJECT, "torch.device", "",
                             "torch.device variable removed: MindSpore picks the device from its context")

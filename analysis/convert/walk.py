@@ -36,5 +36,6 @@ class WalkState(cst.CSTTransformer):
         self.scopes: list[tuple[cst.CSTNode, int]] = []  # open function definitions / the module, len(loops) on entry
         self.train_before: dict[int, list[str | None]] = {}  # loop -> networks to switch to training mode before it
         self.layer_lists: dict[str, list[tuple[str, LayerRecord]]] = {}  # `name = [layers...]` -> their records
+        self.switches: dict[int, str] = {}  # torch.backends.* assignments removed -> the switch
         self.guarded: dict[int, tuple[str, dict[str, str]]] = {}  # if-body -> (variable, parameter renames)
         self.active_guards: list[tuple[str, dict[str, str]]] = []  # open isinstance()-guarded bodies
