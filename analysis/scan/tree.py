@@ -14,7 +14,7 @@ from analysis.scan.index import ProjectIndex, build_project_index
 from analysis.scan.source import analyze_source
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", "node_modules", ".ipynb_checkpoints", ".tox"}
-ANALYZER_VERSION = "1"  # bump when the analyzer's output changes for the same input
+ANALYZER_VERSION = "2"  # bump when the analyzer's output changes for the same input
 
 
 def list_sources(root: Path) -> list[str]:
