@@ -48,10 +48,21 @@ RULES: list[dict] = [
         id="MS-API-DIFF", title="PyTorch API whose MindSpore counterpart behaves differently", severity="warning",
         status="review", autofix=True, versions=("1.6", None), guide=API_MAP, mindspore="",
         message="{api} maps to {mindspore} with documented differences{args}",
-        explanation="The mapping table lists a counterpart but its parameters, defaults, inputs or outputs differ. "
-                    "The converter rewrites what it can; the arguments listed in the finding are the ones this "
-                    "call actually uses that differ, and each needs a look.",
+        explanation="The mapping table lists a counterpart but its parameters, defaults, inputs or outputs differ "
+                    "for this call, or running both frameworks showed a difference. The finding names the "
+                    "argument or default this call passes or relies on that differs, or what running it measured; "
+                    "a call that uses none of the differences is reported as converted instead.",
         example=("nn.Linear(4, 2, bias=False)", "nn.Dense(4, 2, has_bias=False)"), trigger={}, check=None,
+    ),
+    dict(
+        id="MS-API-BROKEN", title="Converted call that fails when run", severity="error",
+        status="manual", autofix=False, versions=("1.6", None), guide=API_MAP, mindspore="",
+        message="{api} maps to {mindspore}, but running the converted call fails{args}",
+        explanation="Verification by execution ran calls like this one in PyTorch and, converted, in MindSpore on "
+                    "CPU: the MindSpore side raised (often no CPU kernel for the input's dtype). Rewrite the call, "
+                    "cast the input, or keep it on a device that has the kernel.",
+        example=("torch.log2(torch.arange(4))", "ops.log2(ops.arange(4).astype(ms.float32))"), trigger={},
+        check=None,
     ),
     dict(
         id="MS-API-UNMAPPED", title="PyTorch API without a documented MindSpore equivalent", severity="error",

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from analysis.findings import Severity, UseStatus
-from analysis.knowledge.mapping import ApiEntry, load_mapping
+from analysis.knowledge.mapping import RELATION_TEXT, ApiEntry, load_mapping
 from analysis.rules import Rule, all_rules, get_rule, parse_version
 from analysis.rules import checks
 from analysis.scan.names import SUPPLEMENT
 from analysis.scan.types import NONLIT, Use
+from analysis.verify import verdicts
 
 UNRESOLVED_BELOW = 0.5  # confidence under which a use's kind is a guess
 
@@ -149,9 +150,18 @@ def _mapping_hit(use: Use, entry: ApiEntry | None, target: str, covered: bool) -
     status_guess = use.confidence < UNRESOLVED_BELOW
     if entry is None:
         if name in SUPPLEMENT:
-            rule = get_rule("MS-API-MAPPED")
-            return Hit(use, rule, f"{name} maps to {SUPPLEMENT[name]}", UseStatus.UNRESOLVED if status_guess
-                       else UseStatus.CONVERTED, name, SUPPLEMENT[name], "consistent", {})
+            rule, message, status, extra = get_rule("MS-API-MAPPED"), f"{name} maps to {SUPPLEMENT[name]}", \
+                UseStatus.CONVERTED, {}
+            checked = _supplement_verdict(name, use)
+            if checked is not None:
+                extra["verified"] = {"status": checked.status, **({"note": checked.note} if checked.note else {})}
+                if checked.status != verdicts.VERIFIED:
+                    rule = get_rule("MS-API-BROKEN" if checked.broken else "MS-API-DIFF")
+                    status = UseStatus.MANUAL if checked.broken or checked.status == verdicts.MARKED \
+                        else UseStatus.REVIEW
+                    message += f"; {checked.note or 'not verified by execution'}"
+            return Hit(use, rule, message, UseStatus.UNRESOLVED if status_guess else status, name,
+                       SUPPLEMENT[name], "consistent", extra)
         if covered or name in _namespaces(target) or use.kind == "method" and use.receiver == "unknown":
             return None
         rule = get_rule("MS-API-UNMAPPED")
@@ -164,22 +174,89 @@ def _mapping_hit(use: Use, entry: ApiEntry | None, target: str, covered: bool) -
         return Hit(use, rule, message, UseStatus.UNRESOLVED if status_guess else rule.status, name, "", "unmapped",
                    extra)
     extra = differing_args(entry, use) if use.call else {}
-    only_renames = all(d["relation"] in ("renamed",) for d in extra.get("differing_args", ()))
-    consistent = entry.category == "consistent" or (entry.category == "param_names_differ" and only_renames)
-    if consistent and not extra.get("differing_args") or consistent and only_renames:
-        rule = get_rule("MS-API-MAPPED")
-        message = rule.message.format_map(_Fields(api=name, mindspore=entry.rewritten_as))
+    differs_here = _differences_here(entry, extra)
+    checked = execution_verdict(entry, use)
+    if checked is None:  # outside verification by execution: the mapping table's word stands
+        checked = verdicts.Verdict(verdicts.VERIFIED, "")
     else:
+        extra["verified"] = {"status": checked.status, **({"note": checked.note} if checked.note else {})}
+    if checked.status == verdicts.VERIFIED and "verified" in extra:
+        # a default or a dropped switch the converter handles, and the run agrees: nothing left to review
+        handled = [text for text, kind in differs_here if kind in ("default", "dropped")]
+        if handled:
+            extra["handled"] = handled
+        differs_here = [(text, kind) for text, kind in differs_here if kind not in ("default", "dropped")]
+    differs_here = [text for text, _ in differs_here]
+    mindspore = entry.rewritten_as
+    if checked.status in (verdicts.NO_CPU_KERNEL, verdicts.FAILS):
+        rule, status = get_rule("MS-API-BROKEN"), UseStatus.MANUAL
+        message = rule.message.format_map(_Fields(api=name, mindspore=mindspore, args=f" ({checked.note})"))
+    elif checked.status in (verdicts.DIFFERS, verdicts.MARKED) or differs_here:
         rule = get_rule("MS-API-DIFF")
-        args = ""
-        if extra.get("differing_args"):
-            args = "; arguments used that differ: " + ", ".join(
-                f"{d['arg']}->{d['mindspore'] or '(none)'}" for d in extra["differing_args"])
-        message = rule.message.format_map(_Fields(api=name, mindspore=entry.rewritten_as, args=args))
-    status = UseStatus.UNRESOLVED if status_guess else rule.status
+        status = UseStatus.MANUAL if checked.status == verdicts.MARKED else UseStatus.REVIEW
+        said = []
+        if differs_here:
+            said.append("differs for this call: " + "; ".join(differs_here))
+        if checked.status == verdicts.DIFFERS:
+            said.append(f"running both differs: {checked.note}")
+        elif checked.status == verdicts.MARKED:
+            said.append(f"the converter leaves it marked: {checked.note}")
+        elif checked.status == verdicts.UNTESTED:
+            said.append(checked.note or "not verified by execution")
+        message = rule.message.format_map(_Fields(api=name, mindspore=mindspore, args="; " + "; ".join(said)))
+    else:
+        rule = get_rule("MS-API-MAPPED")
+        message = rule.message.format_map(_Fields(api=name, mindspore=mindspore))
+        if checked.status == verdicts.VERIFIED:
+            status = UseStatus.CONVERTED
+        else:  # nothing documented differs, but no generated call reached what this one uses
+            status = UseStatus.REVIEW
+            message += f" ({checked.note or 'not verified by execution'})"
+    if status_guess:
+        status = UseStatus.UNRESOLVED
     if entry.mindspore[1:]:
         extra["alternatives"] = list(entry.mindspore[1:])
     return Hit(use, rule, message, status, name, entry.primary, entry.category, extra)
+
+
+def _differences_here(entry: ApiEntry, extra: dict) -> list[tuple[str, str]]:
+    """What the mapping table says differs for this call, in words: the arguments it passes whose
+    meaning differs (a keyword that only changes its name is the converter's job, not a difference),
+    the defaults it relies on that differ, and differences of every call's inputs or outputs."""
+    out = []
+    for d in extra.get("differing_args", ()):
+        if d["relation"] == "renamed":
+            continue
+        what = RELATION_TEXT.get(d["relation"], d["relation"])
+        kind = "dropped" if d["relation"] == "torch_only" else "default" if "default" in d["relation"] else "semantics"
+        out.append((f"{d['arg']} ({what}{', MindSpore ' + d['mindspore'] if d['mindspore'] else ''})", kind))
+    for d in extra.get("defaults_differ", ()):
+        torch_default = d.get("torch_default") or "?"
+        ms_default = d.get("mindspore_default") or "?"
+        out.append((f"default of {d['arg']} ({torch_default} in PyTorch, {ms_default} in MindSpore)", "default"))
+    for row in entry.params:
+        if row.kind in ("input", "output") and row.relation == "differs":
+            out.append((f"{row.kind} {row.torch or row.mindspore} ({row.note or 'different semantics'})", "io"))
+    return out
+
+
+def _supplement_verdict(name: str, use: Use) -> verdicts.Verdict | None:
+    if not verdicts.covered(name) or not use.call:
+        return None
+    names = verdicts.positional_names(name)
+    params = [names[i] for i in range(min(len(use.args), len(names)))] + [f"{k}=" for k in use.kwargs]
+    return verdicts.verdict(name, params)
+
+
+def execution_verdict(entry: ApiEntry, use: Use) -> verdicts.Verdict | None:
+    """What running calls like this one in both frameworks showed (see analysis.verify); None for
+    an API outside verification by execution."""
+    if not verdicts.covered(entry.torch):
+        return None
+    names = verdicts.positional_names(entry.torch) or _positional_names(entry.torch_signature)
+    params = [names[i] for i in range(min(len(use.args), len(names)))] if use.call else []
+    params += [f"{k}=" for k in use.kwargs] if use.call else []
+    return verdicts.verdict(entry.torch, params)
 
 
 def classify(uses: list[Use], facts: set[str], *, target: str, ms_version: str) -> list[Hit]:

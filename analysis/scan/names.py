@@ -30,6 +30,8 @@ SUPPLEMENT: dict[str, str] = {
     "torch.Tensor.view": "mindspore.Tensor.view",
     "torch.dtype": "mindspore.dtype",
     "torch.from_numpy": "mindspore.Tensor.from_numpy",
+    "torch.tensor": "mindspore.tensor",  # the converter's renames (analysis.convert.apis.SUPPLEMENT)
+    "torch.as_tensor": "mindspore.tensor",
 }
 
 # Classes and modules star imports bring in that are not in the tables.

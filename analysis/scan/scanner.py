@@ -472,6 +472,11 @@ class Scanner:
             else:
                 args.append(literal(arg.value))
         q = self.qualify(func)
+        if q in SAFE_GLOBALS_LISTS:
+            # the classes listed are allowed to the unpickler, not used: the call itself is the only use
+            self._count_chain(func)
+            self.add("api", q, anchor, node, call=True, args=args, kwargs=kwargs, context=self._context)
+            return
         if q is not None and is_torch_name(q):
             self._count_chain(func)
             self.add("api", q, anchor, node, call=True, args=args, kwargs=kwargs, context=self._context,
@@ -500,6 +505,9 @@ class Scanner:
 
     def _method_call(self, node, func, method, anchor, args, kwargs) -> None:
         recv = self.infer(func.value)
+        if method in ("train", "set_train") and self.imports_torch and (recv is None or recv[0] == MODULE):
+            # model.train() on a parameter of a helper function: its type is unknown here, the switch is real
+            self.facts.add("train_mode_set")
         receiver_method = ""
         if type(func.value) is cst.Call and type(func.value.func) is cst.Attribute:
             receiver_method = func.value.func.attr.value
@@ -672,6 +680,9 @@ def kind_of_torch_call(q: str) -> tuple[str, float] | None:
         return (TENSOR, 0.95)
     return None
 
+
+# Calls whose arguments name classes for torch.load's unpickler (not uses of those classes).
+SAFE_GLOBALS_LISTS = frozenset({"torch.serialization.safe_globals", "torch.serialization.add_safe_globals"})
 
 # Attribute reads the rules care about.
 ATTRIBUTE_EVENTS = frozenset(

@@ -13,7 +13,8 @@ from .inputs import BY_API, FLOAT_NAMES, POOLS, SKIP, SUFFIX, TENSOR
 from .signature import EITHER, KEYWORD_ONLY, POSITIONAL_ONLY, VAR, Param, resolve, torch_params
 
 MAX_BASE_TRIES = 48
-MODULE_INPUTS = ["x", "img", "seq", "vol", "v", "ids", "lab3"]
+# what a built layer is called on; losses and pairwise layers take two or three inputs
+MODULE_INPUTS = ["x", "img", "seq", "vol", "v", "ids", "lab3", "x, y", "x, lab3", "p, p", "x, y, p", "x, y, c"]
 # values PyTorch draws at random: only shape and dtype are compared
 RANDOM_WORDS = ("rand", "dropout", "bernoulli", "multinomial", "normal", "poisson", "rrelu", "RReLU", "empty",
                 "Dropout", "exponential_", "geometric_", "cauchy_", "log_normal_", "uniform_", "random_")
@@ -159,7 +160,7 @@ def generate(api: str, run) -> tuple[list[Call], str]:
     last_error = "no candidate"
     for n, (combo, receiver, module_input) in enumerate(itertools.product(itertools.product(*pools), receivers,
                                                                             inputs)):
-        if n >= MAX_BASE_TRIES * (3 if is_class or method else 1):
+        if n >= MAX_BASE_TRIES * (4 if is_class or method else 1):
             break
         values = list(zip(required, combo))
         arglist, used = _args(values, keyword=False)

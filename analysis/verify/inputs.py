@@ -66,7 +66,7 @@ def arrays() -> dict[str, np.ndarray]:
 FLOAT_NAMES = frozenset(FLOATS)
 
 # Candidate values by parameter name, most typical first (source text).
-TENSOR = ["x", "p", "img", "seq", "v", "s", "vol", "x3"]
+TENSOR = ["x", "p", "img", "seq", "v", "s", "vol", "x3", "z"]
 POOLS: dict[str, list[str]] = {
     "other": ["y", "v", "c", "2.0"], "exponent": ["2.0", "y", "p"], "end": ["y"], "weight": ["p", "0.3"],
     "mat2": ["m"], "mat": ["m"], "mat1": ["x"], "vec": ["v"], "vec1": ["x3"], "vec2": ["v"], "A": ["s"], "B": ["x"],
@@ -90,7 +90,7 @@ POOLS: dict[str, list[str]] = {
     "split_size": ["2"], "shifts": ["1"], "decimals": ["1"], "rounding_mode": ["'floor'", "'trunc'"],
     "approximate": ["'tanh'"], "correction": ["0", "2"], "unbiased": ["False"], "mode": ["'nearest'", "'bilinear'"],
     "scale_factor": ["2"], "align_corners": ["True"], "num_embeddings": ["10"], "embedding_dim": ["3"],
-    "padding_idx": ["0"], "upper": ["True"], "lower": ["False"], "p": ["2", "1", "0.5"], "n": ["2", "3"],
+    "padding_idx": ["0"], "upper": ["True"], "lower": ["False"], "p": ["0.5", "2"], "n": ["2", "3"],
     "start": ["0", "1"], "step": ["2"], "steps": ["5"], "length": ["2"], "num_classes": ["5"],
     "upscale_factor": ["2"], "downscale_factor": ["2"], "output_size": ["2", "(2, 2)"], "beta1": ["0.5"],
     "margin": ["0.5"], "swap": ["True"], "log_target": ["True"], "full": ["True"], "label_smoothing": ["0.1"],
@@ -102,8 +102,9 @@ POOLS: dict[str, list[str]] = {
     "return_inverse": ["True"], "return_counts": ["True"], "as_tuple": ["True"], "fill_value": ["0.5"],
     "min_norm": ["0.1"], "maxnorm": ["0.5"], "tau": ["0.5"], "hard": ["True"], "training": ["False"],
     "data": ["[1.0, 2.0]", "[[1, 2], [3, 4]]", "2.5", "[True, False]"],
-    "fn": [], "generator": [], "out": [], "layout": [], "device": [], "pin_memory": [], "requires_grad": [],
-    "memory_format": [], "inplace": [], "names": [], "dtype": ["torch.float64", "torch.int32"],
+    "seed": ["0", "42"],
+    "fn": [], "generator": [], "out": [], "layout": [], "pin_memory": [], "memory_format": [], "names": [],
+    "device": ["'cpu'"], "requires_grad": ["True"], "inplace": ["True"], "dtype": ["torch.float64", "torch.int32"],
 }
 # candidates for one API's parameter, where the name alone says too little
 BY_API: dict[str, dict[str, list[str]]] = {

@@ -1,0 +1,219 @@
+"""Conversion measured on calls written by others: the `>>>` examples in the docstrings of the
+installed torch (PyTorch's own authors), converted by this project and run in both frameworks.
+
+    python bench/docstring_examples.py [--torch-dir DIR] [--limit N] [--workers 2]
+                                       [--json OUT] [--silent OUT]
+
+How it measures:
+1. Every string literal in torch's .py files that holds `>>>` lines is an example block (the
+   whole block, so its setup lines define the inputs); duplicates are dropped.
+2. Random constructors (torch.randn, rand, randint, randperm, normal, empty and their _like forms)
+   become torch.tensor(<fixed values>), so both frameworks see the same inputs; each top-level
+   statement is followed by a record of what it assigned (a bare expression or print(x) is
+   recorded as its value).
+3. The analyzer runs over the block: every call it maps to a MindSpore API (the classic table and
+   the converter's renames; not the wrappers of step 2, not a class named in an annotation) is a
+   *mapped call*.
+4. PyTorch runs the block statement by statement (a failing statement does not stop the rest);
+   the converter converts it; MindSpore runs the conversion the same way.
+5. Each mapped call whose statement ran in PyTorch is one of: **same values** (its statement
+   records the same shapes, dtype classes and values, within tolerances by dtype; random APIs
+   compare shape and dtype only); **marked** (otherwise, and the converter left a marker on its
+   statement, the analyzer's status for it is manual / review / unresolved, or another use on the
+   same statement is manual); **silently wrong**
+   (otherwise: reported converted, but the statement raises or computes something else).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from analysis.verify.blocks import chunk_of_line, extract, prepare, synthetic_calls  # noqa: E402
+from analysis.verify.compare import difference  # noqa: E402
+from analysis.verify.generate import RANDOM_WORDS, family  # noqa: E402
+from analysis.verify.workers import run_all  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+MAPPING_RULES = ("MS-API-MAPPED", "MS-API-DIFF", "MS-API-BROKEN")
+LEFT_FOR_A_PERSON = ("manual", "review", "unresolved")
+
+
+def default_torch_dir() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")
+    return Path(spec.origin).parent
+
+
+def blocks(torch_dir: Path) -> list[tuple[str, str]]:
+    """(where, block) for every distinct example block in torch's sources."""
+    seen, out = set(), []
+    for path in sorted(torch_dir.rglob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if ">>>" not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and ">>>" in node.value:
+                block = extract(node.value)
+                if block and block not in seen:
+                    seen.add(block)
+                    out.append((f"{path.relative_to(torch_dir.parent)}:{node.lineno}", block))
+    return out
+
+
+def mapped_calls(prepared: str) -> list[dict]:
+    """The analyzer's mapped uses in a prepared block, with their chunk and status."""
+    from analysis.scan import analyze_source
+
+    report = analyze_source(prepared, "example.py")
+    synthetic = synthetic_calls(prepared)
+    chunk_of = chunk_of_line(prepared)
+    # calls only (a class named in an annotation is no call), by their exact span
+    spans = {(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset)
+             for n in ast.walk(ast.parse(prepared)) if isinstance(n, ast.Call)}
+    manual_chunks = {chunk_of.get(f.line) for f in report.findings if f.status.value == "manual"}
+    calls = []
+    for f in report.findings:
+        if f.rule_id not in MAPPING_RULES or (f.line, f.column) in synthetic or f.line not in chunk_of:
+            continue
+        if (f.line, f.column, f.end_line, f.end_column) not in spans:
+            continue
+        calls.append({"api": f.torch_api, "line": f.line, "chunk": chunk_of[f.line], "status": f.status.value,
+                      "rule": f.rule_id, "message": f.message,
+                      # another use on the same statement left for a person marks it too
+                      "statement_marked": chunk_of[f.line] in manual_chunks})
+    return calls
+
+
+def classify(call: dict, torch_result, ms_result, marked_chunks: set[int]) -> tuple[str, str]:
+    random = any(word in call["api"] for word in RANDOM_WORDS)
+    if ms_result is not None and ms_result[0] == "ok":
+        problem = ""
+        for name, value in torch_result[1].items():
+            if name not in ms_result[1]:
+                problem = f"{name}: not recorded"
+                break
+            problem = difference(value, ms_result[1][name], values=not random)
+            if problem:
+                problem = f"{name}: {problem}"
+                break
+        if not problem:
+            return "same", ""
+    else:
+        problem = ms_result[1] if ms_result is not None else "the statement did not run"
+    if call["chunk"] in marked_chunks or call["status"] in LEFT_FOR_A_PERSON or call["statement_marked"]:
+        return "marked", problem
+    return "silent", problem
+
+
+def measure(torch_dir: Path, limit: int | None, workers: int, log=print) -> dict:
+    from analysis.convert import convert_source
+
+    start = time.monotonic()
+    found = blocks(torch_dir)
+    log(f"{len(found)} example blocks in {torch_dir} ({time.monotonic() - start:.0f} s)")
+    items = []
+    for where, block in found:
+        prepared = prepare(block)
+        if prepared is None:
+            continue
+        calls = mapped_calls(prepared)
+        if calls:
+            items.append({"where": where, "block": block, "prepared": prepared, "calls": calls})
+    if limit:
+        items = items[:limit]
+    log(f"({time.monotonic() - start:.0f} s) {len(items)} blocks with mapped calls ({sum(len(i['calls']) for i in items)} calls)")
+    for item in items:
+        result = convert_source(item["prepared"], path="example.py")
+        item["converted"] = result.text
+        lines = chunk_of_line(item["prepared"])
+        item["marked_chunks"] = {lines.get(u.line, -2) for u in result.unconverted}
+        item["markers"] = [f"{u.line}: {u.rule_id}: {u.action}" for u in result.unconverted]
+    log(f"converted in {time.monotonic() - start:.0f} s; running PyTorch")
+    torch_runs = run_all("torch", "chunks", [i["prepared"] for i in items], workers=workers, timeout=60)
+    log(f"running MindSpore ({time.monotonic() - start:.0f} s)")
+    ms_runs = run_all("mindspore", "chunks", [i["converted"] for i in items], workers=workers, timeout=90)
+    rows = []
+    for item, (tok, tres), (mok, mres) in zip(items, torch_runs, ms_runs):
+        tres = tres if tok else {}
+        mres = mres if mok else {}
+        for call in item["calls"]:
+            torch_result = tres.get(call["chunk"])
+            if torch_result is None or torch_result[0] != "ok":
+                continue  # PyTorch's own example does not run here (CUDA, missing inputs...): not measured
+            verdict, problem = classify(call, torch_result, mres.get(call["chunk"]), item["marked_chunks"])
+            rows.append({**call, "family": family(call["api"]), "where": item["where"], "verdict": verdict,
+                         "problem": problem, "markers": item["markers"], "prepared": item["prepared"],
+                         "converted": item["converted"]})
+    return {"rows": rows, "seconds": round(time.monotonic() - start), "blocks": len(items)}
+
+
+def summarize(rows: list[dict]) -> dict:
+    out = {}
+    for fam in ("torch", "torch.nn", "torch.nn.functional", "torch.Tensor", "all"):
+        subset = [r for r in rows if fam == "all" or r["family"] == fam]
+        counts = Counter(r["verdict"] for r in subset)
+        n = len(subset)
+        out[fam] = {"calls": n, **{k: counts.get(k, 0) for k in ("same", "marked", "silent")},
+                    "same_rate": round(counts.get("same", 0) / n, 3) if n else None,
+                    "silent_rate": round(counts.get("silent", 0) / n, 3) if n else None}
+    return out
+
+
+def write_silent(rows: list[dict], path: Path) -> None:
+    by_api = defaultdict(list)
+    for r in rows:
+        if r["verdict"] == "silent":
+            by_api[r["api"]].append(r)
+    lines = [f"# silently wrong conversions of torch docstring examples ({sum(map(len, by_api.values()))} calls, "
+             f"{len(by_api)} APIs); written by bench/docstring_examples.py", ""]
+    for api in sorted(by_api):
+        for r in by_api[api]:
+            lines.append(f"== {api}  [{r['where']}]  status={r['status']}  {r['problem']}")
+            body = [ln for ln in r["prepared"].splitlines() if not ln.startswith("_record(")][3:]
+            conv = [ln for ln in r["converted"].splitlines() if not ln.startswith("_record(")]
+            lines += ["  torch:     " + ln for ln in body[:12]]
+            lines += ["  converted: " + ln for ln in conv[:14]]
+            lines.append("")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--torch-dir", type=Path, default=None)
+    parser.add_argument("--limit", type=int, default=None, help="only the first N blocks with mapped calls")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "docstring_examples.json",
+                        help="summary (per family) and every silently wrong call")
+    parser.add_argument("--silent", type=Path, default=Path("/tmp/verify-silent-wrong.txt"))
+    args = parser.parse_args()
+    result = measure(args.torch_dir or default_torch_dir(), args.limit, args.workers)
+    summary = summarize(result["rows"])
+    for fam, row in summary.items():
+        print(f"{fam:22} {row}")
+    write_silent(result["rows"], args.silent)
+    import torch
+    import mindspore
+
+    report = {"torch": torch.__version__, "mindspore": mindspore.__version__, "blocks": result["blocks"],
+              "seconds": result["seconds"], "summary": summary,
+              "silent": sorted({(r["api"], r["where"], r["problem"][:200]) for r in result["rows"]
+                                if r["verdict"] == "silent"})}
+    args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(f"{result['seconds']} s; silently wrong calls listed in {args.silent}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
