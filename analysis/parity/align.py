@@ -177,7 +177,9 @@ def transfer_weights(torch_model, ms_model, alignment: Alignment) -> Alignment:
     for pair in alignment.pairs:
         module, cell = pair.module, pair.cell
         leaf = not list(module.children())
-        renames = tables.PARAM_RENAMES.get(pair.torch_type, {})
+        # Renames are for torch.nn's own layers: a user class may also be called "LayerNorm".
+        builtin = type(module).__module__.startswith("torch.nn")
+        renames = tables.PARAM_RENAMES.get(pair.torch_type, {}) if builtin else {}
         torch_tensors = [(n, t, "parameter") for n, t in module.named_parameters(recurse=leaf)]
         torch_tensors += [(n, t, "buffer") for n, t in module.named_buffers(recurse=leaf)]
         ms_tensors = _ms_tensors(cell, recurse=leaf)
@@ -191,6 +193,8 @@ def transfer_weights(torch_model, ms_model, alignment: Alignment) -> Alignment:
                 alignment.by_design.append({"name": full, "reason": tables.NO_COUNTERPART[base]})
                 continue
             target = _find_ms_name(renames.get(name, name), ms_tensors)
+            if target is None and name in renames:  # a custom cell that kept PyTorch's names
+                target = _find_ms_name(name, ms_tensors)
             if target is None and kind == "buffer":
                 slot = _tensor_attribute(cell, renames.get(name, name))
                 if slot is not None:
