@@ -80,7 +80,8 @@ def plan_steps(body: list[cst.BaseStatement], optimizers: frozenset[str] | set[s
         steps = {i: method_receiver(body[i], "step") for i in range(back + 1, end)}
         steps = {i: r for i, r in steps.items() if r}
         if not steps or not loss.isidentifier() \
-                or not any(loss in assigned_names(body[i]) for i in range(lo, back)):
+                or not any(loss in assigned_names(body[i]) for i in range(lo, back)) \
+                or any(_leaves_block(body[i]) for i in range(lo, back)):
             continue
         # scheduler.step() may come first: the optimizer is a name built from torch.optim, else the
         # receiver of zero_grad(), else the first step() after backward()
@@ -90,6 +91,40 @@ def plan_steps(body: list[cst.BaseStatement], optimizers: frozenset[str] | set[s
         plans.append(StepPlan(loss, steps[step], lo, back, step))
         lo = step + 1
     return plans
+
+
+def _leaves_block(stmt: cst.CSTNode) -> bool:
+    """Whether stmt holds a continue/break/return/yield of the code around it (it cannot move into a
+    forward function): the step stays as it is, marked."""
+    found = False
+
+    class _Flow(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal found
+            if isinstance(node, (cst.Continue, cst.Break, cst.Return, cst.Yield, cst.Await)):
+                found = True
+            # a nested loop owns its continue/break; a nested function its return
+            if node is not stmt and isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(node, (cst.For, cst.While)):  # its continue/break are its own
+                found = found or any(isinstance(n, (cst.Return, cst.Yield, cst.Await)) for n in _all(node))
+                return False
+            return not found
+
+    stmt.visit(_Flow())
+    return found
+
+
+def _all(node: cst.CSTNode) -> list[cst.CSTNode]:
+    nodes: list[cst.CSTNode] = []
+
+    class _Collect(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            nodes.append(n)
+            return not isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+    node.visit(_Collect())
+    return nodes
 
 
 def split_region(body: list[cst.BaseStatement], plan: StepPlan, outside_reads: set[str]) -> Segment:

@@ -184,3 +184,11 @@ def test_training_steps_train_like_pytorch():
     snippets = _snippets()
     verdicts = run_corpus(snippets, timeout=600)
     assert verdicts == {s.name: "" for s in snippets}
+
+
+def test_a_continue_in_the_region_keeps_the_step_marked_never_invalid_code():
+    result = convert_source("import torch\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\nfor x in data:\n"
+                            "    out = m(x)\n    if out is None:\n        continue\n    loss = out.sum()\n"
+                            "    loss.backward()\n    opt.step()\n")
+    ast.parse(result.text)
+    assert [u.line for u in result.unconverted] == [8, 9] and "forward_fn" not in result.text
