@@ -117,7 +117,10 @@ def test_server_secrets_are_not_visible(report):
 
 def test_import_error_is_reported(report):
     entry = _entry(report, "Anything")
-    assert entry["status"] == "error" and "cannot be imported" in entry["reason"]
+    # Since the loader stubs modules that fail to import (85f8628), the reason may name the missing
+    # class of the stubbed module rather than repeat the ImportError.
+    assert entry["status"] == "error"
+    assert "cannot be imported" in entry["reason"] or "models.broken has no Anything" in entry["reason"]
 
 
 def test_the_rest_of_the_run_still_passes(report):
