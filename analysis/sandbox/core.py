@@ -394,11 +394,13 @@ def _signal_code(code: int | None) -> int | None:
 
 def _copy_out(staging: Path, target: Path, max_bytes: int) -> None:
     """Regular files from a writable directory of the box to their real place;
-    links and anything else the child planted are ignored."""
+    links and anything else the child planted are ignored, and so is whatever
+    goes past OUTPUT_FILE_LIMIT files or 2x the file-size limit in all."""
     try:
         names = sorted(os.listdir(staging))[:OUTPUT_FILE_LIMIT]
     except OSError:
         return
+    budget = 2 * max_bytes
     for name in names:
         try:
             fd = os.open(staging / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -406,8 +408,9 @@ def _copy_out(staging: Path, target: Path, max_bytes: int) -> None:
             continue
         with os.fdopen(fd, "rb") as src:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            if not stat.S_ISREG(info.st_mode) or info.st_size > min(max_bytes, budget):
                 continue
+            budget -= info.st_size
             target.mkdir(parents=True, exist_ok=True)
             with open(target / name, "wb") as dst:
                 shutil.copyfileobj(src, dst)
