@@ -45,7 +45,47 @@ class ParameterNames(WalkState):
                                     f"{name}.{original.attr.value} -> {name}.{new_attr} (MindSpore's name for this "
                                     "layer's parameter)")
                     return updated.with_changes(attr=cst.Name(new_attr))
+        if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Attribute):
+            renames = self._bound_layers().get(original.value.attr.value)
+            if renames and original.attr.value in renames:
+                owner, new_attr = code(original.value), renames[original.attr.value]
+                self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
+                                f"mindspore.nn.Cell.{new_attr}",
+                                f"{owner}.{original.attr.value} -> {owner}.{new_attr} (MindSpore's name for this "
+                                "layer's parameter)")
+                return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
         return super().leave_Attribute(original, updated)
+
+    def _bound_layers(self) -> dict[str, dict[str, str]]:
+        """Attribute or keyword names the file binds only to layers whose parameters are renamed
+        (self.emb = nn.Embedding(...), dict(wte=nn.Embedding(...))): name -> renames."""
+        if self.layer_names is None:
+            self.layer_names = _layer_names(getattr(self.ctx.outline, "tree", None), self.ctx.aliases)
+        return self.layer_names
+
+
+def _layer_names(tree, aliases: dict[str, str]) -> dict[str, dict[str, str]]:
+    import ast
+
+    from .outline import dotted_ast
+    from .names import resolve_text
+
+    seen: dict[str, list[dict[str, str] | None]] = {}
+    if tree is None:
+        return {}
+
+    def kind(value) -> dict[str, str] | None:
+        if isinstance(value, ast.Call):
+            callee = dotted_ast(value.func)
+            return RENAMES.get(resolve_text(callee, aliases) or "") if callee else None
+        return None
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
+            seen.setdefault(node.targets[0].attr, []).append(kind(node.value))
+        elif isinstance(node, ast.keyword) and node.arg:
+            seen.setdefault(node.arg, []).append(kind(node.value))
+    return {name: kinds[0] for name, kinds in seen.items() if kinds[0] is not None and all(k == kinds[0] for k in kinds)}
 
 
 def _isinstance_guard(test: cst.BaseExpression, aliases: dict[str, str]) -> tuple[str, dict[str, str]] | None:

@@ -37,5 +37,6 @@ class WalkState(cst.CSTTransformer):
         self.train_before: dict[int, list[str | None]] = {}  # loop -> networks to switch to training mode before it
         self.layer_lists: dict[str, list[tuple[str, LayerRecord]]] = {}  # `name = [layers...]` -> their records
         self.switches: dict[int, str] = {}  # torch.backends.* assignments removed -> the switch
+        self.layer_names: dict[str, dict[str, str]] | None = None  # attribute names bound to renamed layers
         self.guarded: dict[int, tuple[str, dict[str, str]]] = {}  # if-body -> (variable, parameter renames)
         self.active_guards: list[tuple[str, dict[str, str]]] = []  # open isinstance()-guarded bodies

@@ -192,3 +192,11 @@ def test_a_continue_in_the_region_keeps_the_step_marked_never_invalid_code():
                             "    loss.backward()\n    opt.step()\n")
     ast.parse(result.text)
     assert [u.line for u in result.unconverted] == [8, 9] and "forward_fn" not in result.text
+
+
+def test_parameter_names_of_layers_bound_to_attributes():
+    text = convert_source("import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                          "        self.wte = nn.Embedding(10, 4)\n        self.norm = nn.LayerNorm(4)\n"
+                          "        self.head = nn.Linear(4, 10, bias=False)\n"
+                          "        self.wte.weight = self.head.weight\n        n = self.norm.bias.numel()\n").text
+    assert "self.wte.embedding_table = self.head.weight" in text and "self.norm.beta.numel()" in text
