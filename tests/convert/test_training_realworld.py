@@ -15,7 +15,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(3000)]
 
 # scripts whose every need has a MindSpore counterpart (MNIST data, plain layers, a textbook step)
 MUST_TRAIN = ("linear_regression", "logistic_regression", "feedforward_neural_network",
-              "convolutional_neural_network", "recurrent_neural_network/", "bidirectional_recurrent_neural_network")
+              "convolutional_neural_network", "02-intermediate/recurrent_neural_network/",
+              "bidirectional_recurrent_neural_network")
 
 
 @pytest.fixture(scope="module")
