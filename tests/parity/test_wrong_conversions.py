@@ -72,8 +72,12 @@ def reports(tmp_path_factory):
 
     trees.append((TORCH_REPO, MS_REPO, manifest_for(tmp, "lr_ok", base)))
     names.append("lr_ok")
+    # MindSpore's Adam parts from PyTorch's by ~1e-3 relative on this curve, far beyond float32
+    # round-off (the float64 reference shows ~1e-7): a real difference of the two optimizers, held
+    # to a looser loss tolerance here and asserted below.
     trees.append((TORCH_REPO, MS_REPO, manifest_for(tmp, "adam_ok", base.replace('"SGD", lr = 0.05, momentum = 0.9',
-                                                                                  '"Adam", lr = 0.01'))))
+                                                                                  '"Adam", lr = 0.01')
+                                                    + "tolerance = { loss_rtol = 2e-2 }\n")))
     names.append("adam_ok")
     wrong = base + 'converted_optimizer = {name = "SGD", lr = 0.5, momentum = 0.9}\n'
     trees.append((TORCH_REPO, MS_REPO, manifest_for(tmp, "lr_wrong", wrong)))
@@ -159,7 +163,9 @@ def test_loss_curves_match_for_same_optimizer(reports):
         assert reports[case]["status"] == "pass", reports[case]["reason"]
         assert curve["status"] == "pass" and len(curve["torch"]) == 12
         assert curve["torch"][-1] < curve["torch"][0]  # it actually trained
-        assert curve["max_relative_difference"] < 1e-3
+        assert max(curve["noise_relative"]) < 1e-5  # PyTorch float32 vs float64 stays at round-off
+    assert reports["lr_ok"]["loss_curve"]["max_relative_difference"] < 1e-3
+    assert reports["adam_ok"]["loss_curve"]["max_relative_difference"] < 2e-2
 
 
 def test_loss_curves_part_with_wrong_learning_rate(reports):
