@@ -527,7 +527,9 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
         origin = {"source": "dataset", "class": entry["dataset"]["class"],
                   "batch_size": int(entry["dataset"].get("batch_size", 8))}
     else:
-        count = int(entry.get("batches", max(steps, 1)))
+        # A few batches, cycled: their targets are learnable, so the curve goes down without one
+        # extra reference forward per step.
+        count = int(entry.get("batches", min(max(steps, 1), tables.RANDOM_BATCHES)))
         batches = [fw.make_arrays(entry["inputs"], seed + 1 + b) for b in range(count)]
         origin = {"source": "random", "spec": entry["inputs"]}
     n_batches = len(batches)

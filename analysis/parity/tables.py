@@ -163,6 +163,7 @@ LOOSE_FACTOR = 10.0
 # Gradients and post-step state sum over the batch: a little more slack.
 GRADIENT_FACTOR = 10.0
 LOSS_CURVE_RTOL = 1e-3
+RANDOM_BATCHES = 4  # random loss-curve batches (no dataset), cycled
 # Noise band: MindSpore may be this many times as far from PyTorch float32 as
 # PyTorch float32 is from the same computation in float64 (two float32
 # kernels summing in different orders each carry about that round-off).
