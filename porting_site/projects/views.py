@@ -328,7 +328,8 @@ def parity_detail(request, run_id: int, result_id: int):
         "gradients": charts.gradient_errors(gradients),
         "scatter": charts.output_scatter(details.get("output_sample")),
         "histogram": charts.error_histogram(details.get("abs_error_histogram")),
-        "loss": charts.loss_curves(curve.torch_losses, curve.mindspore_losses, loss_extra.get("rtol"))
+        "loss": charts.loss_curves(curve.torch_losses, curve.mindspore_losses, loss_extra.get("rtol"),
+                                   band=loss_extra.get("allowed_relative"))
         if curve else None,
     }
     figures = {k: v for k, v in figures.items() if v}
