@@ -63,7 +63,11 @@ def _sandbox_child(worker_pid: int) -> tuple[int, Path] | None:
             continue
         config = next((a for a in args if a.endswith(b"sandbox.json")), None)
         if config:
-            return pid, Path(config.decode()).parent
+            # The path is the box's own (its private work directory); seen from here through
+            # the process's root. Only the interpreter itself has it: bwrap's argv ends in `--`.
+            if b"--" in args:
+                continue
+            return pid, Path(f"/proc/{pid}/root") / config.decode().lstrip("/").rsplit("/", 1)[0]
     return None
 
 
