@@ -71,9 +71,9 @@ def test_pages_render_in_chromium(browser, two_runs):
     browser.shot("05-file-narrow", NARROW)
 
     # Filter by rule: only that rule's findings stay.
-    browser.get(reverse("projects:file", args=[first.pk, lenet.pk]) + "?rule=MS-CONV-PADMODE")
+    browser.get(reverse("projects:file", args=[first.pk, lenet.pk]) + "?rule=MS-API-DIFF")
     rules = {f.get_attribute("data-rule") for f in browser.find_all(".finding")}
-    assert rules == {"MS-CONV-PADMODE"}
+    assert rules == {"MS-API-DIFF"}
 
     # Toggle to the side-by-side diff: the unconverted BatchNorm line is highlighted on both sides.
     browser.get(reverse("projects:file", args=[first.pk, lenet.pk]))
