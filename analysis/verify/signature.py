@@ -6,6 +6,7 @@ import inspect
 import re
 from dataclasses import dataclass
 
+from analysis.knowledge.introspect import resolve  # noqa: F401  (the generator imports it from here)
 from analysis.knowledge.mapping import signature_parameters
 
 POSITIONAL_ONLY, EITHER, KEYWORD_ONLY, VAR = "positional_only", "either", "keyword_only", "var"
@@ -21,25 +22,6 @@ class Param:
     @property
     def required(self) -> bool:
         return self.default is None and self.kind != VAR
-
-
-def resolve(api: str):
-    """The PyTorch object behind a dotted name (torch.nn.functional.relu), or None."""
-    import importlib
-
-    parts = api.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except Exception:
-            continue
-        try:
-            for part in parts[cut:]:
-                obj = getattr(obj, part)
-        except AttributeError:
-            return None
-        return obj
-    return None
 
 
 def _text(value) -> str | None:

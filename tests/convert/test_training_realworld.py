@@ -23,7 +23,10 @@ MUST_TRAIN = ("linear_regression", "logistic_regression", "feedforward_neural_ne
 def rows():
     if not proof.REALWORLD.is_dir():
         pytest.skip(f"{proof.REALWORLD} not here")
-    found = proof.prove(steps=6, timeout=240)
+    # The suite runs the scripts that must train plus one that must stop at a marker (about 4 minutes);
+    # PORTING_REALWORLD_FULL=1 runs all fifteen (about 10 minutes), as for the README's table.
+    only = None if os.environ.get("PORTING_REALWORLD_FULL") else [*MUST_TRAIN, "generative_adversarial_network"]
+    found = proof.prove(steps=6, timeout=240, only=only)
     notes = os.environ.get("TRAINING_TABLE")
     if notes:  # the README table, written where asked
         with open(notes, "w") as f:
