@@ -6,13 +6,13 @@ the call site. Parity still finds, builds, checks and passes it."""
 from __future__ import annotations
 
 import textwrap
-import time
 
 import pytest
 from django.urls import reverse
 
 from porting_site.projects.models import ParityResult, Run
 from tests import factories
+from tests.flows.test_pipeline_e2e import wait_for_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -60,16 +60,6 @@ SCRIPT = textwrap.dedent('''
 ''').lstrip()
 
 
-def _wait(run_id: int, timeout: float = 900) -> Run:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run = Run.objects.get(pk=run_id)
-        if run.is_finished:
-            return run
-        time.sleep(1)
-    raise AssertionError(f"run {run_id} did not finish in {timeout} s")
-
-
 def test_zipped_folder_with_a_real_script_is_checked_and_passes(client, live_worker):
     team, _ = factories.team_with_member("Zip", "zoe")
     project = factories.project(team, "Zipped")
@@ -78,7 +68,7 @@ def test_zipped_folder_with_a_real_script_is_checked_and_passes(client, live_wor
     response = client.post(reverse("projects:detail", args=[team.slug, project.slug]),
                            {"archive": archive, "target": "classic", "ms_version": "2.4", "device": "cpu"})
     assert response.status_code == 302, response.content[:2000]
-    run = _wait(Run.objects.get(project=project).pk)
+    run = wait_for_run(Run.objects.get(project=project).pk, timeout=900)
     assert run.status == Run.Status.DONE, run.error
     (result,) = ParityResult.objects.filter(run=run)
     assert result.name == "Classifier"

@@ -7,13 +7,13 @@ from __future__ import annotations
 import io
 import json
 import tarfile
-import time
 
 import pytest
 from django.urls import reverse
 
 from porting_site.projects.models import ConvertedFile, Finding, Run, SourceFile
 from tests import factories
+from tests.flows.test_pipeline_e2e import wait_for_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -48,16 +48,6 @@ def _tar_gz(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def _wait(run_id: int, timeout: float = 400) -> Run:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run = Run.objects.get(pk=run_id)
-        if run.is_finished:
-            return run
-        time.sleep(1)
-    raise AssertionError(f"run {run_id} still {Run.objects.get(pk=run_id).status} after {timeout} s")
-
-
 def test_hostile_sources_become_findings_and_the_run_completes(client, live_worker):
     team, member = factories.team_with_member("Hostile", "mallory")
     project = factories.project(team, "Poison")
@@ -66,7 +56,7 @@ def test_hostile_sources_become_findings_and_the_run_completes(client, live_work
                            {"archive": factories.upload("myrepo.tar.gz", _tar_gz(FILES)), "target": "classic",
                             "ms_version": "2.10", "device": "cpu"})
     assert response.status_code == 302, response.content[:2000]
-    run = _wait(Run.objects.get(project=project).pk)
+    run = wait_for_run(Run.objects.get(project=project).pk, timeout=400)
     assert run.status == Run.Status.DONE, (run.error, live_worker.log_tail())
     assert live_worker.process.poll() is None  # the worker is alive
     assert "exited prematurely" not in live_worker.log_tail(1_000_000)  # and no pool process died
