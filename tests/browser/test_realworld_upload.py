@@ -19,6 +19,8 @@ import zipfile
 import jsonschema
 import pytest
 from django.urls import reverse
+from selenium.webdriver.support.expected_conditions import staleness_of
+from selenium.webdriver.support.ui import WebDriverWait
 
 from porting_site.accounts.services import membership_add
 from porting_site.api.tokens import token_create
@@ -157,7 +159,9 @@ def test_realworld_upload_counts_gate_diff_assign_and_sarif(browser, tutorial_wo
     browser.find("#bulk-action").send_keys("False positive")
     browser.find("#bulk-reason").send_keys("example scripts, not ported")
     browser.find("#bulk-scope").send_keys("all")
+    previous_page = browser.find(".messages")  # still says "finding(s) changed" from the assignment
     browser.find("#bulk-form button[type=submit]").click()
+    WebDriverWait(browser.driver, 120).until(staleness_of(previous_page))
     browser.wait_until(lambda: "finding(s) changed" in browser.find(".messages").text)
     browser.get(reverse("projects:run", args=[run.pk]))
     gate = browser.find("#quality-gate").text
