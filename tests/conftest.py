@@ -7,6 +7,7 @@ the whole session runs from a temporary directory; tests use absolute paths
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -51,13 +52,18 @@ def run_dirs(tmp_path, settings):
 @pytest.fixture
 def live_worker(tmp_path, settings, run_dirs):
     """A real Celery worker process on the real broker (REDIS_URL), using the test database."""
+    with running_worker(tmp_path, settings, run_dirs) as worker:
+        yield worker
+
+
+@contextmanager
+def running_worker(tmp_path, settings, run_dirs, **env):
+    """Start a real worker (extra environment in `env`), stop it and print its log tail at the end."""
     from tests.processes import WorkerProcess, worker_env
 
-    worker = WorkerProcess(
-        tmp_path / "worker",
-        worker_env(var_dir=run_dirs, database_url=worker_database_url(settings)),
-        broker_url=settings.CELERY_BROKER_URL,
-    )
+    worker = WorkerProcess(tmp_path / "worker",
+                           worker_env(var_dir=run_dirs, database_url=worker_database_url(settings), **env),
+                           broker_url=settings.CELERY_BROKER_URL)
     worker.start()
     try:
         yield worker

@@ -49,18 +49,11 @@ def zipped_folder(root, name: str) -> bytes:
 @pytest.fixture
 def tutorial_worker(tmp_path, settings, run_dirs):
     """A real worker; parity bounded so a slow shared machine still finishes (the figures are what matter)."""
-    from tests.conftest import worker_database_url
-    from tests.processes import WorkerProcess, worker_env
+    from tests.conftest import running_worker
 
-    worker = WorkerProcess(tmp_path / "worker", worker_env(
-        var_dir=run_dirs, database_url=worker_database_url(settings),
-        PORTING_PARITY_TIMEOUT_S="240", PORTING_PARITY_LOSS_STEPS="5"), broker_url=settings.CELERY_BROKER_URL)
-    worker.start()
-    try:
+    with running_worker(tmp_path, settings, run_dirs, PORTING_PARITY_TIMEOUT_S="240",
+                        PORTING_PARITY_LOSS_STEPS="5") as worker:
         yield worker
-    finally:
-        worker.stop()
-        print(worker.log_tail(3000))
 
 
 def _int(text: str) -> int:

@@ -19,9 +19,8 @@ from django.urls import reverse
 from porting_site.projects import storage
 from porting_site.projects.models import ParityResult, Run
 from tests import factories
-from tests.conftest import SAMPLE_REPO, worker_database_url
+from tests.conftest import SAMPLE_REPO, running_worker, worker_database_url
 from tests.flows.test_pipeline_e2e import wait_for_run
-from tests.processes import WorkerProcess, worker_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -114,14 +113,8 @@ def _box_processes(root_pid: int) -> list[int]:
 
 @pytest.fixture
 def secret_worker(tmp_path, settings, run_dirs):
-    worker = WorkerProcess(tmp_path / "worker", worker_env(var_dir=run_dirs, database_url=worker_database_url(settings),
-                                                           DJANGO_SECRET_KEY=SECRET_KEY))
-    worker.start()
-    try:
+    with running_worker(tmp_path, settings, run_dirs, DJANGO_SECRET_KEY=SECRET_KEY) as worker:
         yield worker
-    finally:
-        worker.stop()
-        print(worker.log_tail(3000))
 
 
 def test_hostile_upload_is_contained_by_a_real_worker(client, secret_worker, run_dirs, tmp_path, settings):
@@ -187,10 +180,7 @@ def test_hostile_upload_is_contained_by_a_real_worker(client, secret_worker, run
 
 
 def test_a_worker_without_isolation_refuses_to_run_uploaded_code(client, tmp_path, settings, run_dirs):
-    worker = WorkerProcess(tmp_path / "worker", worker_env(var_dir=run_dirs, database_url=worker_database_url(settings),
-                                                           PORTING_SANDBOX_BWRAP=str(tmp_path / "no-bwrap")))
-    worker.start()
-    try:
+    with running_worker(tmp_path, settings, run_dirs, PORTING_SANDBOX_BWRAP=str(tmp_path / "no-bwrap")):
         team, member = factories.team_with_member("Plain", "pat")
         project = factories.project(team, "Refused")
         assert client.login(username="pat", password=factories.PASSWORD)
@@ -200,8 +190,6 @@ def test_a_worker_without_isolation_refuses_to_run_uploaded_code(client, tmp_pat
         mlp = tree / "models" / "mlp.py"
         mlp.write_text(f"open({str(marker)!r}, 'w').write('ran')\n" + mlp.read_text())
         run = wait_for_run(_upload(client, team, project, tree).pk)
-    finally:
-        worker.stop()
     assert run.status == Run.Status.DONE, run.error  # the rest of the run stands
     results = list(ParityResult.objects.filter(run=run))
     assert results and all(r.status == ParityResult.Status.ERROR for r in results)
