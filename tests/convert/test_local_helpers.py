@@ -111,6 +111,17 @@ def test_module_dict_of_containers_and_traversal_methods():
     assert 'nn.CellDict({"a": nn.Dense(8, 8), "b": nn.ReLU()})' in text
     attributes = {r.attribute for r in result.layer_map}
     assert {"transformer.wte", "transformer.h", "named.a", "named.b"} <= attributes
+    # the tie keeps pointing at the table MindSpore's Embedding reads
+    assert "self.transformer.wte.embedding_table = self.head.weight" in text
+
+
+def test_tied_weight_of_an_embedding_held_in_a_dict_literal_is_renamed():
+    source = CONTAINERS.replace("nn.ModuleDict(dict(\n            wte=nn.Embedding(10, 8),",
+                                'nn.ModuleDict({\n            "wte": nn.Embedding(10, 8),')
+    source = source.replace("            h=nn.ModuleList", '            "h": nn.ModuleList').replace(
+        "            ln_f=nn.LayerNorm(8),\n        ))", '            "ln_f": nn.LayerNorm(8),\n        })')
+    assert '"wte": nn.Embedding' in source and '"ln_f"' in source
+    assert "self.transformer.wte.embedding_table = self.head.weight" in convert_source(source).text
 
 
 CONTAINERS = '''

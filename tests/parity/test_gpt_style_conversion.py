@@ -1,0 +1,164 @@
+"""A GPT-style model converted by analysis.convert and checked with no manifest: attention through
+F.scaled_dot_product_attention(is_causal=True), a norm written with F.layer_norm and an optional
+bias, a ModuleDict holding a ModuleList, weight tying, and every class built from a config
+dataclass's defaults (call-site arguments such as `Norm(cfg.width, bias=cfg.bias)` read its
+fields). As converted, every entry passes on real torch and MindSpore; one broken line in the
+converted tree fails at the layer it is in."""
+from __future__ import annotations
+
+import shutil
+import textwrap
+
+import pytest
+
+from analysis.convert import convert_tree
+from analysis.parity import check_parity_many, discover
+
+MODEL = '''
+    from dataclasses import dataclass
+
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+
+    @dataclass
+    class TinyConfig:
+        vocab: int = 40
+        context: int = 16
+        width: int = 32
+        heads: int = 4
+        depth: int = 2
+        dropout: float = 0.1
+        bias: bool = False
+
+
+    class Norm(nn.Module):
+        def __init__(self, width, bias):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(width))
+            self.bias = nn.Parameter(torch.zeros(width)) if bias else None
+
+        def forward(self, x):
+            return F.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)
+
+
+    class Attention(nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.heads = cfg.heads
+            self.qkv = nn.Linear(cfg.width, 3 * cfg.width, bias=cfg.bias)
+            self.out = nn.Linear(cfg.width, cfg.width, bias=cfg.bias)
+            self.dropout = cfg.dropout
+
+        def split(self, t):
+            B, T, C = t.shape
+            return t.reshape(B, T, self.heads, C // self.heads).transpose(1, 2)
+
+        def forward(self, x):
+            B, T, C = x.shape
+            q, k, v = self.qkv(x).chunk(3, dim=-1)
+            y = F.scaled_dot_product_attention(self.split(q), self.split(k), self.split(v),
+                                               dropout_p=self.dropout if self.training else 0.0, is_causal=True)
+            return self.out(y.transpose(1, 2).reshape(B, T, C))
+
+
+    class Layer(nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.norm1 = Norm(cfg.width, bias=cfg.bias)
+            self.attn = Attention(cfg)
+            self.norm2 = Norm(cfg.width, cfg.bias)
+            self.ff = nn.Sequential(nn.Linear(cfg.width, 4 * cfg.width), nn.GELU(),
+                                    nn.Linear(4 * cfg.width, cfg.width), nn.Dropout(cfg.dropout))
+
+        def forward(self, x):
+            x = x + self.attn(self.norm1(x))
+            return x + self.ff(self.norm2(x))
+
+
+    class TinyGPT(nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.body = nn.ModuleDict({
+                "tok": nn.Embedding(cfg.vocab, cfg.width),
+                "pos": nn.Embedding(cfg.context, cfg.width),
+                "layers": nn.ModuleList([Layer(cfg) for _ in range(cfg.depth)]),
+                "norm": Norm(cfg.width, cfg.bias),
+            })
+            self.head = nn.Linear(cfg.width, cfg.vocab, bias=False)
+            self.body.tok.weight = self.head.weight
+
+        def forward(self, idx):
+            T = idx.shape[1]
+            x = self.body["tok"](idx) + self.body.pos(torch.arange(T))
+            for layer in self.body.layers:
+                x = layer(x)
+            return self.head(self.body.norm(x))
+'''
+
+# bug name -> (line of the converted model, its broken form, layer of TinyGPT it must be pinned on)
+BUGS = {
+    "causal": ("is_causal=True", "is_causal=False", "body.layers.0.attn"),
+    "norm_eps": ("self.weight, self.bias, 1e-5)", "self.weight, self.bias, 1e-1)", "body.layers.0.norm1"),
+    # the tie written with PyTorch's name: MindSpore's Embedding gets an unused `weight`, its table stays apart
+    "untied": ("self.body.tok.embedding_table = self.head.weight", "self.body.tok.weight = self.head.weight", "head"),
+}
+
+
+def test_discovery_builds_every_class_from_the_config_defaults(tmp_path):
+    (tmp_path / "tiny.py").write_text(textwrap.dedent(MODEL).lstrip())
+    entries = {e["class"]: e for e in discover.candidates(tmp_path)}
+    assert entries["Norm"]["args"] == [32] and entries["Norm"]["kwargs"] == {"bias": False}
+    assert "TinyConfig()'s field defaults" in entries["Norm"]["arguments_from"]
+    assert entries["Attention"]["args"] == [{"call": "tiny:TinyConfig"}]
+    assert entries["TinyGPT"]["kwargs"] == {"cfg": {"call": "tiny:TinyConfig"}}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("gpt_style")
+    tmp.chmod(0o755)  # the sandboxed child runs as an unprivileged user and must read the trees
+    src = tmp / "src"
+    src.mkdir()
+    (src / "tiny.py").write_text(textwrap.dedent(MODEL).lstrip())
+    good = tmp / "good"
+    convert_tree(src, good, jobs=1)
+    trees = [(src, good, None)]
+    for name, (old, new, _) in BUGS.items():
+        bad = tmp / name
+        shutil.copytree(good, bad)
+        text = (bad / "tiny.py").read_text()
+        assert old in text, f"{old!r} not in the converted model:\n{text}"
+        (bad / "tiny.py").write_text(text.replace(old, new, 1))
+        trees.append((src, bad, None))
+    results = check_parity_many(trees, timeout_s=300, loss_steps=3)
+    return {name: {e["class"]: e for e in report["entry_points"]}
+            for name, report in zip(["good", *BUGS], results)}
+
+
+@pytest.mark.slow
+def test_converted_gpt_style_model_passes_without_a_manifest(reports):
+    entries = reports["good"]
+    assert set(entries) == {"Norm", "Attention", "Layer", "TinyGPT"}
+    for name, entry in entries.items():
+        assert entry["status"] == "pass", (name, entry["reason"])
+        assert entry["gradients"] and all(g["status"] == "pass" for g in entry["gradients"]), name
+        assert entry["loss_curve"]["status"] == "pass", name
+    gpt = entries["TinyGPT"]
+    assert not gpt["weights"]["unmatched_torch"] and not gpt["weights"]["unmatched_mindspore"]
+    # the tied weight is one tensor on both sides: linked (differentiated, stepped) once
+    [tied] = gpt["weights"]["no_counterpart_by_design"]
+    assert tied["name"] == "head.weight" and "tied to body.tok.weight" in tied["reason"]
+    assert gpt["input_source"].startswith("inferred from Embedding")
+    assert entries["Norm"]["input_source"] == "inferred from parameter 'weight'"
+    # dropout_p of the attention is the module's own float attribute: set to 0 on both sides
+    assert any(row["layer"].endswith("attn") for row in gpt["random_parts_off"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bug", list(BUGS))
+def test_a_broken_line_fails_at_its_layer(reports, bug):
+    entry = reports[bug]["TinyGPT"]
+    assert entry["status"] == "fail", entry["reason"]
+    assert entry["first_diverging_layer"] == BUGS[bug][2], entry["reason"]
