@@ -162,3 +162,38 @@ def test_a_broken_line_fails_at_its_layer(reports, bug):
     entry = reports[bug]["TinyGPT"]
     assert entry["status"] == "fail", entry["reason"]
     assert entry["first_diverging_layer"] == BUGS[bug][2], entry["reason"]
+
+
+def test_config_fields_read_through_an_annotation_and_in_arithmetic(tmp_path):
+    (tmp_path / "cfg.py").write_text("from dataclasses import dataclass, field\n\n\n@dataclass\n"
+                                     "class Sizes:\n    width: int = 8\n    heads: int = 2\n\n\n@dataclass\n"
+                                     "class Other:\n    depth: int = 3\n    names: list = field(default_factory=list)\n")
+    (tmp_path / "net.py").write_text(textwrap.dedent('''
+        import torch.nn as nn
+        from cfg import Sizes
+
+
+        class Proj(nn.Module):
+            def __init__(self, n_in, n_out):
+                super().__init__()
+                self.fc = nn.Linear(n_in, n_out)
+
+
+        class Uses(nn.Module):
+            def __init__(self, sizes: Sizes, scale=2):
+                super().__init__()
+                self.p = Proj(sizes.width // sizes.heads, -(-4 * sizes.width))
+
+
+        class Unknown(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+
+
+        def build(other):
+            return Unknown(other.names)
+    '''))
+    entries = {e["class"]: e for e in discover.candidates(tmp_path)}
+    assert entries["Proj"]["args"] == [4, 32]
+    assert entries["Proj"]["arguments_from"] == "net.py:15 with Sizes()'s field defaults"
+    assert "args" not in entries["Unknown"]  # `other` is bound to no config: nothing guessed
