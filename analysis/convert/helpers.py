@@ -15,6 +15,7 @@ from pathlib import Path
 import libcst as cst
 
 from .context import ConversionContext
+from .names import dotted
 
 SOURCE = Path(__file__).with_name("helper_source.py")
 # The module names helper code uses -> the MindSpore module each stands for.
@@ -78,8 +79,15 @@ def insert(module: cst.Module, ctx: ConversionContext) -> cst.Module:
 
 
 def _after_imports(body: list[cst.BaseStatement]) -> int:
-    """Index after the last top-level import that comes before the first definition (helpers refer
-    to the MindSpore modules imported there; a class helper needs them when it is defined)."""
+    """Index after the block of MindSpore imports (where the converter puts them: at the first torch
+    import), else after the last top-level import before the first definition. Helpers refer to
+    those modules; a class helper needs them when it is defined."""
+    block = [index for index, stmt in enumerate(body) if _imports_mindspore(stmt)]
+    if block:
+        at = block[0]
+        while at in block:
+            at += 1
+        return at
     at = 0
     for index, stmt in enumerate(body):
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -90,3 +98,14 @@ def _after_imports(body: list[cst.BaseStatement]) -> int:
         elif index == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr):
             at = 1  # the docstring
     return at
+
+
+def _imports_mindspore(stmt: cst.BaseStatement) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        names = [a.name for a in small.names] if isinstance(small, cst.Import) else \
+            [small.module] if isinstance(small, cst.ImportFrom) and small.module is not None else []
+        if any((dotted(name) or "").split(".")[0] == "mindspore" for name in names):
+            return True
+    return False

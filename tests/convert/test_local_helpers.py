@@ -291,3 +291,26 @@ def test_module_dict_of_containers_keeps_names_access_tying_and_traversal(tmp_pa
     assert m_named == t_named and m_children == t_children and m_named_children == t_named_children
     assert len(m_types) == len(t_types)
     assert out["keys"][0] == out["keys"][1] and out["item"] == ["ModuleList", "CellList"]
+
+
+def test_helpers_follow_the_mindspore_imports_even_below_other_code():
+    source = textwrap.dedent('''
+        import sys
+
+
+        def banner():
+            return "x"
+
+
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.d = nn.ModuleDict({"h": nn.ModuleList([nn.Linear(2, 2)])})
+    ''')
+    text = convert_source(source).text
+    # the helper class needs nn when it is defined: it comes right after that import
+    assert text.index("from mindspore import nn") < text.index("class ModuleDict(nn.Cell)") < text.index("class Net")
+    exec(compile(text, "converted.py", "exec"), {})  # defines everything without a NameError
