@@ -197,3 +197,17 @@ def test_config_fields_read_through_an_annotation_and_in_arithmetic(tmp_path):
     assert entries["Proj"]["args"] == [4, 32]
     assert entries["Proj"]["arguments_from"] == "net.py:15 with Sizes()'s field defaults"
     assert "args" not in entries["Unknown"]  # `other` is bound to no config: nothing guessed
+
+
+def test_an_entry_killed_for_memory_says_how_to_raise_the_ceiling():
+    from types import SimpleNamespace
+
+    from analysis.parity.engine import _cut_short
+
+    partial = {"phase": "train_step", "result": {"timings_s": {"forward_eval": 6.5}, "status": "pass"}}
+    outcome = SimpleNamespace(stderr_tail="", stdout_tail="")
+    entry = _cut_short({"class": "GPT"}, "memory limit exceeded (every process in the sandbox killed)", partial, outcome)
+    assert entry["status"] == "error" and entry["cut_short"]["completed"] == ["forward_eval"]
+    assert "--memory-mb" in entry["reason"] and "during the train step" in entry["reason"]
+    timeout = _cut_short({"class": "GPT"}, "timed out after 300 s", partial, outcome)
+    assert "--memory-mb" not in timeout["reason"]
