@@ -20,6 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", dest="format", default="table", choices=["table", "json"])
     parser.add_argument("--timeout", dest="timeout", type=float, default=300.0, help="seconds per entry point")
     parser.add_argument("--loss-steps", dest="loss_steps", type=int, default=20)
+    parser.add_argument("--memory-mb", dest="memory_mb", type=int, default=6144,
+                        help="resident-memory ceiling of the sandboxed child; checks hold about 16 times a model's float32 "
+                             "parameter bytes (float64 copy, MindSpore twin, gradients, steps) beside ~1.3 GB of frameworks")
 
 
 def run(options: dict, stdout) -> int:
@@ -33,7 +36,8 @@ def run(options: dict, stdout) -> int:
         return 2
     manifest = Path(options["manifest"]) if options.get("manifest") else None
     report = check_parity(original, converted, device=options.get("device") or "cpu", manifest=manifest,
-                          timeout_s=float(options.get("timeout") or 300), loss_steps=int(options.get("loss_steps", 20)))
+                          timeout_s=float(options.get("timeout") or 300), loss_steps=int(options.get("loss_steps", 20)),
+                          memory_mb=int(options.get("memory_mb") or 6144))
     if options.get("format") == "json":
         # Everything the dashboard shows: layers (eval and train), gradients, state after a
         # step, loss curves with their float64 reference, weights, what was turned off.

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import data, layers, rules, state, tensors, training, vision
+from . import containers, data, functional, layers, rules, state, tensors, training, vision
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
 from .names import resolve
 from .walk import GRAD_CONTEXTS, WalkState
 
-HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS}
+HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS,
+            **functional.HANDLERS, **containers.HANDLERS}
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
 
@@ -43,13 +44,18 @@ class CallRewrites(WalkState):
         if qualified is None:
             if isinstance(original.func, cst.Name) and original.func.value in ctx.label_losses:
                 return self._int_labels(original, updated)
+            if isinstance(original.func, cst.Name) and original.func.value in ("hasattr", "next"):
+                new = functional.feature_check(ctx, original, updated) or \
+                    containers.first_parameter(ctx, original, updated)
+                if new is not None:
+                    return new
             if isinstance(original.func, cst.Attribute) and original.func.attr.value in training.STEP_METHODS:
                 training.unplaced_call(ctx, original)
                 return updated
             if isinstance(original.func, cst.Attribute) and original.func.attr.value == "add_module":
                 return self._add_module(original, updated)
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
-                new = tensors.method_call(ctx, original, updated)
+                new = containers.traversal(ctx, original, updated) or tensors.method_call(ctx, original, updated)
                 if new is not None:
                     return relayout(updated, new) if isinstance(new, cst.Call) and _same_arguments(updated, new) \
                         else new

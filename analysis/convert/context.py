@@ -55,6 +55,7 @@ class ConversionContext:
     device_reads: set[str] | None = None  # dotted names read outside device moves (devices.read_elsewhere)
     device_names: set[str] = field(default_factory=set)  # removed device variables: .to(name) moves to them
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
+    helpers: dict[str, tuple[str, str]] = field(default_factory=dict)  # helper written into the file -> (name, code)
 
     @classmethod
     def create(cls, *, target: str, ms_version: str, aliases: dict[str, str]) -> "ConversionContext":

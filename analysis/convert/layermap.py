@@ -49,6 +49,10 @@ class LayerMap(WalkState):
                                for e in arg.value.elements if isinstance(e.value, cst.Tuple)
                                and len(e.value.elements) == 2 and isinstance(e.value.elements[0].value, cst.SimpleString)]
                     continue
+            if isinstance(arg.value, cst.Call) and dotted(arg.value.func) == "dict" \
+                    and all(a.keyword is not None for a in arg.value.args):
+                values += [(a.keyword.value, a.value) for a in arg.value.args]  # ModuleDict(dict(key=layer))
+                continue
             if isinstance(arg.value, (cst.List, cst.Tuple)):
                 values += [(str(i), e.value) for i, e in enumerate(arg.value.elements)]
             elif isinstance(arg.value, cst.Dict):

@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .containers import TRAVERSALS
 from .imports import suites
 from .names import resolve_text
 from .paramnames import PARAMETER_ATTRS
 from .training import STEP_METHODS
 
 # Method names the transformer acts on whatever their receiver (besides `relevant`, the tensor methods).
-ACTED_ON = STEP_METHODS | PARAMETER_ATTRS | {"add_module"}
+ACTED_ON = STEP_METHODS | PARAMETER_ATTRS | {"add_module"} | TRAVERSALS.keys()
 
 _COMPOUND = {ast.If: "If", ast.For: "For", ast.AsyncFor: "For", ast.While: "While", ast.With: "With",
              ast.AsyncWith: "With", ast.Try: "Try", ast.FunctionDef: "FunctionDef",

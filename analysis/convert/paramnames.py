@@ -58,7 +58,7 @@ class ParameterNames(WalkState):
 
     def _bound_layers(self) -> dict[str, dict[str, str]]:
         """Attribute or keyword names the file binds only to layers whose parameters are renamed
-        (self.emb = nn.Embedding(...), dict(wte=nn.Embedding(...))): name -> renames."""
+        (self.emb = nn.Embedding(...), dict(wte=nn.Embedding(...)), {"wte": nn.Embedding(...)}): name -> renames."""
         if self.layer_names is None:
             self.layer_names = _layer_names(getattr(self.ctx.outline, "tree", None), self.ctx.aliases)
         return self.layer_names
@@ -85,6 +85,10 @@ def _layer_names(tree, aliases: dict[str, str]) -> dict[str, dict[str, str]]:
             seen.setdefault(node.targets[0].attr, []).append(kind(node.value))
         elif isinstance(node, ast.keyword) and node.arg:
             seen.setdefault(node.arg, []).append(kind(node.value))
+        elif isinstance(node, ast.Dict):  # nn.ModuleDict({"emb": nn.Embedding(...)}): read as d.emb.weight
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    seen.setdefault(key.value, []).append(kind(value))
     return {name: kinds[0] for name, kinds in seen.items() if kinds[0] is not None and all(k == kinds[0] for k in kinds)}
 
 

@@ -174,6 +174,7 @@ def transfer_weights(torch_model, ms_model, alignment: Alignment) -> Alignment:
 
     linked_ms: set[int] = set()
     seen_torch: set[str] = set()
+    tied: dict[int, tuple[str, object]] = {}  # id of a torch tensor -> (its first name, its MindSpore parameter)
     for pair in alignment.pairs:
         module, cell = pair.module, pair.cell
         leaf = not list(module.children())
@@ -207,6 +208,14 @@ def transfer_weights(torch_model, ms_model, alignment: Alignment) -> Alignment:
                 )
                 continue
             param = ms_tensors[target]
+            first = tied.get(id(tensor))
+            if first is not None and first[1] is param:
+                # Tied weights (`emb.weight = head.weight`) kept tied by the conversion: one tensor,
+                # one link (a second would differentiate and step the same parameter twice).
+                alignment.by_design.append({"name": full, "reason": f"tied to {first[0]}: the same tensor in both "
+                                            "frameworks, checked under that name"})
+                continue
+            tied.setdefault(id(tensor), (full, param))
             value = tensor.detach().cpu().numpy()
             if value.size != int(np.prod(param.shape)):
                 alignment.unmatched_torch.append(

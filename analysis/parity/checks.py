@@ -53,6 +53,11 @@ def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tu
             dims = int(kind[-2])
             candidates = [[{"shape": [batch, layer.in_channels] + [size] * dims, "dtype": "float32"}]
                           for size in tables.SPATIAL_CANDIDATES[dims]]
+    if first is None:  # no input layer (a norm or scale holding its own parameters): their trailing size
+        sizes = [int(p.shape[-1]) for _, p in model.named_parameters() if p.dim() >= 1][:1]
+        candidates = [[{"shape": [batch, seq, n], "dtype": "float32"}] for n in sizes] + \
+                     [[{"shape": [batch, n], "dtype": "float32"}] for n in sizes]
+        kind, name = ("parameter", next(n for n, p in model.named_parameters() if p.dim() >= 1)) if sizes else ("", "")
     from_layer = len(candidates)
     candidates += [[{"shape": list(shape), "dtype": "float32"}] for shape in hints or []]
     if not candidates:

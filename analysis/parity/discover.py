@@ -4,6 +4,7 @@ built with defaults and fed an inferred input is settled in the sandbox."""
 from __future__ import annotations
 
 import ast
+import operator
 from pathlib import Path
 
 from analysis.scan.guard import source_problem
@@ -56,9 +57,14 @@ def _torch_nn_imports(tree: ast.Module) -> set[str]:
 
 class _Literals:
     """Module-level `name = literal` assignments of one file, to read call
-    sites such as `NeuralNet(input_size, hidden_size, num_classes)`."""
+    sites such as `NeuralNet(input_size, hidden_size, num_classes)`; with
+    `configs`, the parameters of the enclosing function bound to a config
+    dataclass, so `LayerNorm(config.n_embd, bias=config.bias)` reads the
+    fields' defaults."""
 
     def __init__(self, tree: ast.Module) -> None:
+        self.configs: dict[str, tuple[str, dict]] = {}  # parameter -> (config 'module:Name', field defaults)
+        self.config_read = ""  # the config whose field defaults a call site's arguments read
         self.values: dict[str, object] = {}
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -71,6 +77,16 @@ class _Literals:
         """A literal, a module-level constant, a class of the tree (as
         {"class": ...}) or a call of one with such arguments (as {"call": ...});
         raises ValueError otherwise."""
+        if isinstance(node, ast.Name) and node.id in self.configs:
+            return {"call": self.configs[node.id][0]}
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.configs:
+            fields = self.configs[node.value.id][1]
+            if node.attr not in fields:
+                raise ValueError(f"no literal default for {node.attr}")
+            self.config_read = self.configs[node.value.id][0]
+            return fields[node.attr]
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and self.configs:
+            return _arithmetic(node, lambda n: self.value(n, classes))
         if isinstance(node, ast.Name) and node.id in self.values:
             return self.values[node.id]
         if isinstance(node, ast.Name) and node.id in classes:
@@ -88,6 +104,23 @@ class _Literals:
             raise ValueError("unpacked arguments")
         return ([self.value(a, classes) for a in call.args],
                 {k.arg: self.value(k.value, classes) for k in call.keywords})
+
+
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+              ast.Div: operator.truediv, ast.Mod: operator.mod, ast.USub: operator.neg, ast.UAdd: operator.pos}
+
+
+def _arithmetic(node: ast.AST, value):
+    """`4 * config.n_embd`, `config.n_embd // config.n_head`: numbers only, else ValueError."""
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left, right = _arithmetic(node.left, value), _arithmetic(node.right, value)
+        return _OPERATORS[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
+        return _OPERATORS[type(node.op)](_arithmetic(node.operand, value))
+    result = value(node)
+    if isinstance(result, bool) or not isinstance(result, (int, float)):
+        raise ValueError("not a number")
+    return result
 
 
 SHAPE_CALLS = {"randn", "rand", "zeros", "ones", "empty"}
@@ -117,6 +150,54 @@ def _dataclass_defaults(node: ast.ClassDef) -> bool:
         return False
     fields = [b for b in node.body if isinstance(b, ast.AnnAssign)]
     return bool(fields) and all(f.value is not None for f in fields)
+
+
+def _field_defaults(node: ast.ClassDef) -> dict[str, object]:
+    """The literal defaults of a config dataclass's fields (a computed default is left out)."""
+    out = {}
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.value is not None:
+            try:
+                out[item.target.id] = ast.literal_eval(item.value)
+            except (ValueError, SyntaxError, TypeError):
+                continue
+    return out
+
+
+def _scoped_calls(tree: ast.Module):
+    """(call, enclosing function, its class) for every call of the file (None outside them)."""
+    def walk(node, function, owner):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield from walk(child, child, owner if function is None else None)
+            elif isinstance(child, ast.ClassDef):
+                yield from walk(child, None, child)
+            else:
+                if isinstance(child, ast.Call):
+                    yield child, function, owner
+                yield from walk(child, function, owner)
+    yield from walk(tree, None, None)
+
+
+def _config_parameters(function, owner, mod: str, configs: dict) -> dict[str, tuple[str, dict]]:
+    """Parameters of the enclosing function bound to a config dataclass: annotated with one
+    (`config: GPTConfig`), or the single required argument of a module class's __init__ when its
+    module defines exactly one config (what discovery builds such a class with)."""
+    if function is None:
+        return {}
+    by_name = {name: (f"{m}:{name}", fields) for (m, name), fields in configs.items()}
+    out = {}
+    params = function.args.posonlyargs + function.args.args + function.args.kwonlyargs
+    for arg in params:
+        annotation = _dotted(arg.annotation).rsplit(".", 1)[-1] if arg.annotation is not None else ""
+        if annotation in by_name:
+            out[arg.arg] = by_name[annotation]
+    if not out and owner is not None and function.name == "__init__":
+        required = _required_params(owner) or []
+        local = [(name, fields) for (m, name), fields in configs.items() if m == mod]
+        if len(required) == 1 and len(local) == 1:
+            out[required[0]] = (f"{mod}:{local[0][0]}", local[0][1])
+    return out
 
 
 def _required_params(node: ast.ClassDef) -> list[str] | None:
@@ -161,7 +242,7 @@ def candidates(root: Path) -> list[dict]:
                 module_classes.add(node.name)
                 changed = True
     found = [(mod, node) for mod, node in classes if node.name in module_classes]
-    configs = {(mod, node.name) for mod, node in classes if _dataclass_defaults(node)}
+    configs = {(mod, node.name): _field_defaults(node) for mod, node in classes if _dataclass_defaults(node)}
     entries = []
     for mod, node in found:
         entry = {"module": mod, "class": node.name, "name": node.name, "line": node.lineno, "discovered": True}
@@ -193,17 +274,21 @@ def _arguments_from_repo(entry: dict, node: ast.ClassDef, parsed, module_classes
         return
     for mod, tree in parsed:
         literals = None
-        for call in ast.walk(tree):
-            if not (isinstance(call, ast.Call) and _dotted(call.func).rsplit(".", 1)[-1] == node.name):
+        for call, function, owner in _scoped_calls(tree):
+            if _dotted(call.func).rsplit(".", 1)[-1] != node.name:
                 continue
             literals = literals or _Literals(tree)
+            literals.configs, literals.config_read = _config_parameters(function, owner, mod, configs), ""
             try:
                 args, kwargs = literals.arguments(call, _class_refs(mod, tree, parsed, module_classes))
-            except (ValueError, SyntaxError, TypeError):
+            except (ValueError, SyntaxError, TypeError, ArithmeticError):
                 continue
             if len(args) + len(kwargs) < len(required):
                 continue
-            entry.update(args=args, kwargs=kwargs, arguments_from=f"{mod.replace('.', '/')}.py:{call.lineno}")
+            where = f"{mod.replace('.', '/')}.py:{call.lineno}"
+            if literals.config_read:
+                where += f" with {literals.config_read.split(':')[1]}()'s field defaults"
+            entry.update(args=args, kwargs=kwargs, arguments_from=where)
             return
     config = [name for m, name in configs if m == entry["module"]]
     if len(required) == 1 and len(config) == 1:

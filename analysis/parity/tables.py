@@ -38,6 +38,7 @@ CELL_FOR_MODULE: dict[str, tuple[str, ...]] = {
     "Identity": ("Identity",),
     "Sequential": ("SequentialCell",),
     "ModuleList": ("CellList",),
+    "ModuleDict": ("CellDict", "ModuleDict"),  # the converter's ModuleDict cell where entries are containers
 }
 
 # Parameter / buffer renames per torch class: torch name -> MindSpore name.
