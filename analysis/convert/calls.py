@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import data, layers, rules, state, tensors, training, vision
+from . import data, layers, modern, rules, state, tensors, training, vision
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
 from .names import resolve
 from .walk import GRAD_CONTEXTS, WalkState
 
-HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS}
+HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS,
+            **modern.HANDLERS}
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
 
@@ -44,6 +45,12 @@ class CallRewrites(WalkState):
             if isinstance(original.func, cst.Name) and original.func.value in ctx.label_losses:
                 return self._int_labels(original, updated)
             if isinstance(original.func, cst.Attribute) and original.func.attr.value in training.STEP_METHODS:
+                if id(original) in ctx.step_notes and id(original) not in ctx.step_calls:
+                    method = original.func.attr.value
+                    ctx.mark(original, rules.TRAIN_LOOP, "torch.Tensor.backward" if method == "backward"
+                             else f"torch.optim.Optimizer.{method}",
+                             ctx.step_notes[id(original)])
+                    return updated
                 training.unplaced_call(ctx, original)
                 return updated
             if isinstance(original.func, cst.Attribute) and original.func.attr.value == "add_module":

@@ -56,6 +56,13 @@ OPTIMIZER_PARAMS = "MS-OPTIM-PARAMS"  # parameters() -> trainable_params()
 OPTIMIZER_UNSUPPORTED = "MS-OPTIM-UNSUPPORTED"
 LR_SCHEDULER = "MS-LR-SCHEDULER"
 LR_LAMBDA = "MS-LR-LAMBDA"
+OPTIMIZER_GROUPS = "MS-OPTIM-GROUPS"  # parameter groups selected by name
+
+# -- mixed precision and distributed ----------------------------------------------------------
+AMP_AUTOCAST = "MS-AMP-AUTOCAST"
+AMP_SCALER = "MS-AMP-GRADSCALER"
+DIST_INIT = "MS-DIST-INIT"
+DIST_DDP = "MS-DIST-DDP"
 
 # -- state ------------------------------------------------------------------------------------
 SEED = "MS-SEED"

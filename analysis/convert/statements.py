@@ -10,6 +10,7 @@ import libcst as cst
 from . import rules, training
 from .imports import rewrite_imports
 from .names import code, dotted, resolve
+from .modern import AUTOCAST
 from .walk import GRAD_CONTEXTS, WalkState
 
 
@@ -21,6 +22,8 @@ class StatementRewrites(WalkState):
         training.note_step(self.ctx, node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        if id(node) in self.ctx.dropped:  # see modern.prepare: not walked, removed on leaving
+            return False
         if len(node.body) == 1 and isinstance(node.body[0], cst.Assign) and len(node.body[0].targets) == 1:
             switch = resolve(node.body[0].targets[0].target, self.ctx.aliases) or ""
             if switch.startswith("torch.backends."):  # not walked: nothing in it keeps torch imported
@@ -53,6 +56,9 @@ class StatementRewrites(WalkState):
         self.ctx.torch_left.update(n for n in re.findall(r"[^\W\d]\w*", code(value)) if n in self.ctx.aliases)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if id(original) in self.ctx.dropped:
+            self.ctx.change(original, *self.ctx.dropped[id(original)][:2], "", self.ctx.dropped[id(original)][2])
+            return _keep_comments_remove(updated)
         if id(original) in self.switches:
             self.ctx.change(original, rules.DEVICE_CUDA, self.switches.pop(id(original)), "",
                             "torch.backends switch removed: MindSpore has no such setting (kernel choice is "
@@ -82,6 +88,9 @@ class StatementRewrites(WalkState):
     def leave_With(self, original: cst.With, updated: cst.With):
         grad = [resolve(i.item.func if isinstance(i.item, cst.Call) else i.item, self.ctx.aliases) in GRAD_CONTEXTS
                 for i in original.items]
+        if not any(grad) and all(isinstance(i.item, cst.Call) and resolve(i.item.func, self.ctx.aliases) in AUTOCAST
+                                 and i.asname is None for i in original.items):
+            return _unwrap(updated)  # the items' change records say autocast -> float32
         if not any(grad):
             return updated
         if not all(grad) or any(i.asname for i in original.items):
@@ -90,15 +99,7 @@ class StatementRewrites(WalkState):
             return updated.with_changes(items=[i for i, g in zip(updated.items, grad) if not g]) if not all(grad) else updated
         self.ctx.change(original, rules.NO_GRAD, "torch.no_grad", "",
                         "no_grad block unwrapped: MindSpore computes gradients only inside value_and_grad")
-        body = updated.body
-        if isinstance(body, cst.SimpleStatementSuite):
-            statements = [cst.SimpleStatementLine(body=list(body.body))]
-        else:
-            statements = list(body.body)
-        if not statements:
-            return cst.RemovalSentinel.REMOVE
-        statements[0] = statements[0].with_changes(leading_lines=[*updated.leading_lines, *statements[0].leading_lines])
-        return cst.FlattenSentinel(statements)
+        return _unwrap(updated)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         updated, _ = training.rewrite_step(self.ctx, original, updated)  # straight-line code: no loop to switch
@@ -137,6 +138,19 @@ def _calls_any(node: cst.CSTNode, aliases: dict[str, str], names: tuple[str, ...
 
     node.visit(_Find())
     return found
+
+
+def _unwrap(updated: cst.With):
+    """The with-statement's body in its place (its leading lines kept)."""
+    body = updated.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        statements = [cst.SimpleStatementLine(body=list(body.body))]
+    else:
+        statements = list(body.body)
+    if not statements:
+        return cst.RemovalSentinel.REMOVE
+    statements[0] = statements[0].with_changes(leading_lines=[*updated.leading_lines, *statements[0].leading_lines])
+    return cst.FlattenSentinel(statements)
 
 
 def _keep_comments_remove(stmt: cst.SimpleStatementLine):
