@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import rules
+from . import accumulation, rules
 from .names import code, resolve
 
 AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
@@ -60,6 +60,7 @@ def prepare(ctx, module: cst.Module) -> cst.Module:
         ctx.outline = None  # statements differ from the source text: no verbatim copies
         module.visit(_Drops(ctx, scalers))
     ctx.optimizer_names.update(o for s, o in scan.stepped if s in scalers)
+    accumulation.plan(ctx, module)
     module.visit(_Accumulation(ctx, scalers))
     return module
 

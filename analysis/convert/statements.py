@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from . import rules, training
+from . import accumulation, rules, training
 from .imports import rewrite_imports
 from .names import code, dotted, resolve
 from .modern import AUTOCAST
@@ -103,6 +103,7 @@ class StatementRewrites(WalkState):
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         updated, _ = training.rewrite_step(self.ctx, original, updated)  # straight-line code: no loop to switch
+        updated = accumulation.after_step(self.ctx, original, updated)
         if not updated.body:
             return updated
         module, _ = rewrite_imports(updated, self.ctx.imports, self.ctx.torch_left)

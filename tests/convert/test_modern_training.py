@@ -59,6 +59,58 @@ for step in range(3):
     losses.append(loss.item())
 weight = model[2].weight.detach().numpy()
 """,
+    # gradient accumulation shaped like a GPT trainer: the next batch fetched after the forward, the
+    # loss divided by the micro-steps, a scaler, clipping under an if, zero_grad after the step
+    "gradient_accumulation": """# compare: losses, weight, bias
+model = fill(nn.Linear(4, 2))
+optimizer = torch.optim.AdamW(model.parameters(), lr=0.05, weight_decay=0.1)
+scaler = torch.amp.GradScaler('cpu', enabled=True)
+ctx = contextlib.nullcontext()
+steps = 3
+grad_clip = 0.2
+losses = []
+
+def get_batch(i):
+    return x[i % 6:i % 6 + 2] * (1 + i), y[i % 6:i % 6 + 2]
+
+X, Y = get_batch(0)
+batch = 1
+for it in range(4):
+    for micro_step in range(steps):
+        with ctx:
+            out = model(X)
+            loss = ((out - Y) ** 2).mean()
+            loss = loss / steps
+        X, Y = get_batch(batch)
+        batch += 1
+        scaler.scale(loss).backward()
+    if grad_clip != 0.0:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    scaler.step(optimizer)
+    scaler.update()
+    optimizer.zero_grad(set_to_none=True)
+    losses.append(loss.item() * steps)
+weight = model.weight.detach().numpy()
+bias = model.bias.detach().numpy()
+""",
+    # a state carried from one iteration to the next through the forward (an RNN's hidden state)
+    "state_carried_across_iterations": """# compare: losses, weight, h
+model = fill(nn.Linear(4, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+h = torch.zeros(6, 2)
+losses = []
+for step in range(4):
+    h = h.detach()
+    out = model(x) + h
+    h = torch.tanh(out)
+    loss = ((h - y) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+weight = model.weight.detach().numpy()
+""",
 }
 
 
@@ -106,10 +158,28 @@ def test_distributed_set_up():
     assert "set_auto_parallel_context" in marks["MS-DIST-DDP"]
 
 
+def test_gradient_accumulation_sums_the_grads_of_the_micro_steps():
+    result = convert_source(HEAD + SNIPPETS["gradient_accumulation"])
+    text = result.text
+    ast.parse(text)
+    assert "    accumulated_grads = None\n    for micro_step in range(steps):\n        def forward_fn():" in text
+    # the next batch is fetched after the gradient call (the forward reads the current one)
+    assert "loss, grads = grad_fn()\n        X, Y = get_batch(batch)\n        batch += 1\n" in text
+    assert ("        accumulated_grads = ops.clip_by_norm(accumulated_grads, grad_clip)\n"
+            "    optimizer(accumulated_grads)\n") in text
+    assert not result.unconverted
+
+
+def test_a_carried_state_comes_back_from_the_forward():
+    text = convert_source(HEAD + SNIPPETS["state_carried_across_iterations"]).text
+    assert "(loss, h), grads = grad_fn(h)" in text
+
+
 def test_gradient_accumulation_left_marked_with_what_to_do():
+    # no zero_grad(): PyTorch carries the sum into the next step, which the rewrite would not
     result = convert_source("import torch\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
                             "for it in range(10):\n    for micro in range(4):\n        loss = m(x) / 4\n"
-                            "        loss.backward()\n    opt.step()\n    opt.zero_grad()\n")
+                            "        loss.backward()\n    opt.step()\n")
     ast.parse(result.text)
     marks = [u for u in result.unconverted if u.rule_id == "MS-TRAIN-LOOP"]
     assert [u.line for u in marks] == [6, 7]
