@@ -56,6 +56,7 @@ class ConversionContext:
     device_names: set[str] = field(default_factory=set)  # removed device variables: .to(name) moves to them
     dropped: dict[int, tuple[str, str, str]] = field(default_factory=dict)  # statement -> (rule, api, note): removed
     accumulation: dict[int, object] = field(default_factory=dict)  # loop body / block -> accumulation.Plan
+    statement_marks: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)  # statement -> marks
     step_notes: dict[int, str] = field(default_factory=dict)  # backward()/step() call -> its mark when left
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
 

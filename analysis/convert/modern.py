@@ -9,7 +9,8 @@ two and divides the gradients by it again (exact in float32), and skips a step o
 gradients. So before the walk, prepare() reduces a scaler used only in the usual way to the plain
 step: `scaler.scale(loss).backward()` -> `loss.backward()`, `scaler.step(opt)` -> `opt.step()`,
 `scaler.unscale_(opt)`, `scaler.update()` and the scaler's construction removed. A scaler used any
-other way (state_dict, get_scale ...) stays, marked.
+other way (state_dict, get_scale ...), or in a file that casts to float16 (`.half()`,
+`.to(torch.float16)`), stays, marked.
 
 prepare() also notes gradient accumulation (backward() in a loop whose step() comes after it), so
 that the mark on it says what to write instead of the generic one.
@@ -18,13 +19,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import accumulation, rules
+from . import accumulation, paramgroups, rules
 from .names import code, resolve
 
 AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
                       "torch.amp.autocast_mode.autocast"})
 SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cpu.amp.GradScaler",
                      "torch.amp.grad_scaler.GradScaler"})
+HALF = frozenset({"torch.float16", "torch.half"})
 CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint"})
 DDP = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"})
 
@@ -61,6 +63,7 @@ def prepare(ctx, module: cst.Module) -> cst.Module:
         module.visit(_Drops(ctx, scalers))
     ctx.optimizer_names.update(o for s, o in scan.stepped if s in scalers)
     accumulation.plan(ctx, module)
+    paramgroups.plan(ctx, module)
     module.visit(_Accumulation(ctx, scalers))
     return module
 
@@ -93,8 +96,13 @@ class _Scan(cst.CSTVisitor):
             if method == "step":
                 self.stepped.append((name, code(call.args[0].value)))
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in ("half", "float16"):
+    def visit_Call(self, node: cst.Call) -> None:
+        """`.half()`, `.to(torch.float16)`: the converted code would compute in float16, where a scaler
+        matters (a dtype passed only to autocast does not count: autocast becomes float32)."""
+        if not isinstance(node.func, cst.Attribute):
+            return
+        method = node.func.attr.value
+        if method == "half" or (method == "to" and any(resolve(a.value, self.aliases) in HALF for a in node.args)):
             self.half = True
 
     def visit_Name(self, node: cst.Name) -> None:

@@ -1,0 +1,192 @@
+"""Parameter groups chosen by parameter name (issue 16, pattern 2: named_parameters() filters).
+
+`named_parameters()` becomes `parameters_and_names()`, and the names differ where PyTorch and MindSpore
+name a layer's parameters differently: a norm layer's weight/bias are gamma/beta, an Embedding's weight
+is embedding_table, and BatchNorm's running statistics are parameters (moving_mean/moving_variance,
+requires_grad False) instead of buffers. A test of the name against 'weight' or 'bias'
+(`'bias' in n`, `n.endswith('weight')`, `n == 'fc.bias'`) then selects other parameters, which puts
+them in the wrong weight-decay group without an error. Whether a user parameter is called gamma too
+cannot be told from here, so such a test is marked with what to check, never rewritten. Groups chosen
+by shape (`p.dim() >= 2`) or by requires_grad convert as they are.
+
+plan() runs before the walk and notes the statements holding such tests; the walk marks them.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from . import rules
+from .names import code, resolve
+
+DIFFERING = ("weight", "bias")  # PyTorch name parts MindSpore spells otherwise for some layers
+NAME_TEST = ("names differ here: MindSpore calls a norm layer's weight/bias gamma/beta and an Embedding's "
+             "weight embedding_table, and lists BatchNorm's moving_mean/moving_variance among the parameters "
+             "(requires_grad False), so this test on {literal} selects other parameters than in PyTorch. "
+             "Test the MindSpore names too (e.g. n.endswith(('bias', '.beta')), skip "
+             "not p.requires_grad) after checking no parameter of yours is itself called gamma/beta")
+
+
+def plan(ctx, module: cst.Module) -> None:
+    finder = _Find()
+    module.visit(finder)
+    owners = _Owners(ctx.aliases)
+    module.visit(owners)
+    for opt, model in owners.optimizers().items():
+        ctx.optimizer_models.setdefault(opt, model)
+    if finder.marks:
+        ctx.outline = None  # the marked lines may hold no torch: the walk must visit them
+    for stmt, literal in finder.marks.items():
+        ctx.statement_marks.setdefault(stmt, []).append(
+            (rules.PARAM_NAMES, "torch.nn.Module.named_parameters", NAME_TEST.format(literal=literal)))
+
+
+class _Find(cst.CSTVisitor):
+    """Statements testing a name that comes from named_parameters() (directly, or through a dict built
+    from it and iterated with .items())."""
+
+    def __init__(self) -> None:
+        self.statements: list[cst.CSTNode] = []
+        self.names: list[set[str]] = []  # variables holding parameter names, per open loop/comprehension
+        self.scoped: set[int] = set()  # the loops and comprehensions that opened one
+        self.dicts: set[str] = set()  # variables holding {name: parameter} dicts
+        self.marks: dict[int, str] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.If, cst.While, cst.For)):
+            self.statements.append(node)
+        if isinstance(node, cst.Assign) and _named_source(node.value, self.dicts) == "dict":
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.dicts.add(target.target.value)
+        bound = {g.target.elements[0].value.value for g in _generators(node)
+                 if _named_source(g.iter, self.dicts) and isinstance(g.target, cst.Tuple) and g.target.elements
+                 and isinstance(g.target.elements[0].value, cst.Name)}
+        if bound:
+            self.names.append(bound)
+            self.scoped.add(id(node))
+        literal = self._test(node)
+        if literal is not None and self.statements:
+            self.marks.setdefault(id(self.statements[-1]), literal)
+        return True
+
+    def on_leave(self, node: cst.CSTNode) -> None:
+        if self.statements and node is self.statements[-1]:
+            self.statements.pop()
+        if id(node) in self.scoped:
+            self.names.pop()
+
+    def _test(self, node: cst.CSTNode) -> str | None:
+        """The string literal when node tests a parameter-name variable against 'weight'/'bias'."""
+        names = set().union(*self.names) if self.names else set()
+        if not names:
+            return None
+        strings: list[cst.CSTNode] = []
+        if isinstance(node, cst.Comparison):
+            parts = [node.left, *(t.comparator for t in node.comparisons)]
+            if any(isinstance(p, cst.Name) and p.value in names for p in parts):
+                strings = parts
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in ("endswith", "startswith", "find", "count", "split") \
+                and isinstance(node.func.value, cst.Name) and node.func.value.value in names:
+            strings = [a.value for a in node.args]
+        for part in strings:
+            for literal in _literals(part):
+                if any(word in literal for word in DIFFERING):
+                    return repr(literal)
+        return None
+
+
+class _Owners(cst.CSTVisitor):
+    """The network an optimizer built from parameter groups trains: `opt = torch.optim.X(groups, ...)`
+    where groups is built, through plain variables, from one network's (named_)parameters()."""
+
+    def __init__(self, aliases: dict[str, str]) -> None:
+        self.aliases = aliases
+        self.sources: dict[str, set[str]] = {}  # variable -> networks and variables its value comes from
+        self.built: dict[str, cst.BaseExpression] = {}  # optimizer variable -> its params argument
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        name = node.targets[0].target.value
+        value = node.value
+        qualified = resolve(value.func, self.aliases) if isinstance(value, cst.Call) else None
+        if qualified and qualified.startswith("torch.optim.") and ".lr_scheduler." not in qualified and value.args:
+            self.built[name] = value.args[0].value
+            return
+        self.sources.setdefault(name, set()).update(_sources(value))
+
+    def optimizers(self) -> dict[str, str]:
+        found = {}
+        for opt, params in self.built.items():
+            networks, seen, todo = set(), set(), list(_sources(params))
+            while todo:
+                item = todo.pop()
+                if item in seen:
+                    continue
+                seen.add(item)
+                if item.startswith("network:"):
+                    networks.add(item[len("network:"):])
+                else:
+                    todo += self.sources.get(item, ())
+            if len(networks) == 1:
+                found[opt] = networks.pop()
+        return found
+
+
+def _sources(node: cst.CSTNode) -> set[str]:
+    """'network:X' for each X.parameters()/X.named_parameters() in node, and the plain names it reads."""
+    found: set[str] = set()
+
+    class _Visit(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("parameters", "named_parameters"):
+                found.add("network:" + code(call.func.value))
+
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(_Visit())
+    return found
+
+
+def _generators(node: cst.CSTNode):
+    """(iter, target) pairs a for statement or comprehension binds."""
+    if isinstance(node, cst.For):
+        return [node]
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        found, comp = [], node.for_in
+        while comp is not None:
+            found.append(comp)
+            comp = comp.inner_for_in
+        return found
+    return []
+
+
+def _named_source(node: cst.BaseExpression, dicts: set[str]) -> str:
+    """'pairs' for X.named_parameters() or D.items() of such a dict, 'dict' for a dict built from
+    them, '' otherwise."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        method = node.func.attr.value
+        if method == "named_parameters":
+            return "pairs"
+        if method == "items" and isinstance(node.func.value, cst.Name) and node.func.value.value in dicts:
+            return "pairs"
+    if isinstance(node, cst.DictComp) and _named_source(node.for_in.iter, dicts):
+        return "dict"
+    if isinstance(node, cst.Call) and code(node.func) == "dict" and len(node.args) == 1 \
+            and _named_source(node.args[0].value, dicts):
+        return "dict"
+    return ""
+
+
+def _literals(node: cst.CSTNode) -> list[str]:
+    found: list[str] = []
+
+    class _Strings(cst.CSTVisitor):
+        def visit_SimpleString(self, s: cst.SimpleString) -> None:
+            value = s.evaluated_value
+            found.append(value if isinstance(value, str) else "")
+
+    node.visit(_Strings())
+    return found
