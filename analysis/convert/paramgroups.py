@@ -13,12 +13,17 @@ plan() runs before the walk and notes the statements holding such tests; the wal
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from . import rules
 from .names import code, resolve
 
-DIFFERING = ("weight", "bias")  # PyTorch name parts MindSpore spells otherwise for some layers
+DIFFERING = ("weight", "bias")
+# layers whose parameters MindSpore names as PyTorch does (weight, bias)
+AGREEING = frozenset({"torch.nn.Linear", *(f"torch.nn.Conv{d}d" for d in (1, 2, 3)),
+                      *(f"torch.nn.ConvTranspose{d}d" for d in (1, 2, 3))})  # PyTorch name parts MindSpore spells otherwise for some layers
 NAME_TEST = ("names differ here: MindSpore calls a norm layer's weight/bias gamma/beta and an Embedding's "
              "weight embedding_table, and lists BatchNorm's moving_mean/moving_variance among the parameters "
              "(requires_grad False), so this test on {literal} selects other parameters than in PyTorch. "
@@ -27,7 +32,9 @@ NAME_TEST = ("names differ here: MindSpore calls a norm layer's weight/bias gamm
 
 
 def plan(ctx, module: cst.Module) -> None:
-    finder = _Find()
+    layers = _Layers(ctx.aliases)
+    module.visit(layers)
+    finder = _Find(layers.bound)
     module.visit(finder)
     owners = _Owners(ctx.aliases)
     module.visit(owners)
@@ -40,11 +47,26 @@ def plan(ctx, module: cst.Module) -> None:
             (rules.PARAM_NAMES, "torch.nn.Module.named_parameters", NAME_TEST.format(literal=literal)))
 
 
+class _Layers(cst.CSTVisitor):
+    """Attribute name -> the torch layers this file binds to it (`self.c_proj = nn.Linear(...)`)."""
+
+    def __init__(self, aliases: dict[str, str]) -> None:
+        self.aliases = aliases
+        self.bound: dict[str, set[str]] = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Attribute):
+                qualified = resolve(node.value.func, self.aliases) if isinstance(node.value, cst.Call) else None
+                self.bound.setdefault(target.target.attr.value, set()).add(qualified or "?")
+
+
 class _Find(cst.CSTVisitor):
     """Statements testing a name that comes from named_parameters() (directly, or through a dict built
     from it and iterated with .items())."""
 
-    def __init__(self) -> None:
+    def __init__(self, layers: dict[str, set[str]]) -> None:
+        self.layers = layers
         self.statements: list[cst.CSTNode] = []
         self.names: list[set[str]] = []  # variables holding parameter names, per open loop/comprehension
         self.scoped: set[int] = set()  # the loops and comprehensions that opened one
@@ -91,9 +113,17 @@ class _Find(cst.CSTVisitor):
             strings = [a.value for a in node.args]
         for part in strings:
             for literal in _literals(part):
-                if any(word in literal for word in DIFFERING):
+                if any(word in literal for word in DIFFERING) and not self._agrees(literal):
                     return repr(literal)
         return None
+
+    def _agrees(self, literal: str) -> bool:
+        """'c_proj.weight' where every c_proj this file binds is a layer named alike in both frameworks."""
+        match = re.search(r"(\w+)\.(weight|bias)$", literal)
+        if match is None:
+            return False
+        bound = self.layers.get(match.group(1))
+        return bool(bound) and bound <= AGREEING
 
 
 class _Owners(cst.CSTVisitor):

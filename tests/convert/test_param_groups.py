@@ -44,6 +44,10 @@ norm = model[2].bias.detach().numpy()
 
 BY_NAME = """import torch
 import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(3, 2)
 model = nn.Sequential(nn.Linear(4, 3), nn.LayerNorm(3))
 decay = [p for n, p in model.named_parameters() if 'bias' not in n]
 no_decay = []
@@ -52,6 +56,9 @@ for name, param in model.named_parameters():
         continue
     no_decay.append(param)
 by_shape = [p for n, p in model.named_parameters() if p.dim() >= 2]
+for n, p in model.named_parameters():
+    if n.endswith('head.weight'):
+        print(n)
 for n in ['a.weight', 'b']:
     if n.endswith('weight'):
         print(n)
@@ -62,7 +69,7 @@ def test_a_test_on_weight_or_bias_names_is_marked():
     result = convert_source(BY_NAME)
     ast.parse(result.text)
     marked = [(u.line, u.rule_id) for u in result.unconverted]
-    assert marked == [(4, "MS-BN-PARAM-NAMES"), (7, "MS-BN-PARAM-NAMES")]
+    assert marked == [(8, "MS-BN-PARAM-NAMES"), (11, "MS-BN-PARAM-NAMES")]  # 'head' is a Linear: same names
     assert "gamma/beta" in result.unconverted[0].action
 
 
