@@ -258,6 +258,41 @@ def release(ctx, original: cst.Call, updated: cst.Call, qualified: str, entry):
     return cst.Call(func=ctx.ms_expr(target))
 
 
+def init_group(ctx, original: cst.Call, updated: cst.Call, qualified: str, entry):
+    """init_process_group(backend) -> mindspore.communication.init(): MindSpore chooses the backend from
+    the device (nccl on GPU, hccl on Ascend, mccl on CPU; 'gloo' does not exist there) and takes ranks
+    and the rendezvous from its launcher (msrun), as torch does from torchrun's environment."""
+    names = ("backend", "init_method", "timeout", "world_size", "rank", "store", "group_name")
+    given = [a.keyword.value if a.keyword else (names[i] if i < len(names) else "*") for i, a in enumerate(updated.args)]
+    explicit = [n for n in given if n not in ("backend", "timeout")]
+    if explicit:
+        ctx.mark(original, rules.DIST_INIT, qualified, f"{', '.join(explicit)} given here: MindSpore's "
+                 "communication.init() takes ranks and the rendezvous from its launcher (msrun --worker_num=N "
+                 "--local_worker_num=N train.py); call init() and read get_rank()/get_group_size()")
+        return updated
+    target = "mindspore.communication.init"
+    ctx.change(original, rules.DIST_INIT, qualified, target, f"{qualified}(...) -> {target}() (the backend follows "
+               "the device; launch with msrun instead of torchrun) [review]")
+    return cst.Call(func=ctx.ms_expr(target))
+
+
+def world_size(ctx, original: cst.Call, updated: cst.Call, qualified: str, entry):
+    target = "mindspore.communication.get_group_size"
+    if updated.args:
+        ctx.mark(original, rules.DIST_INIT, qualified, f"a group argument: {target}(group_name)")
+        return updated
+    ctx.change(original, rules.DIST_INIT, qualified, target, f"{qualified}() -> {target}()")
+    return cst.Call(func=ctx.ms_expr(target))
+
+
+def distributed_sampler(ctx, original: cst.Call, updated: cst.Call, qualified: str, entry):
+    ctx.mark(original, rules.SAMPLER, qualified, "MindSpore shards a dataset itself: drop the sampler and pass "
+             "num_shards=get_group_size(), shard_id=get_rank() (and shuffle=) to the dataset "
+             "(GeneratorDataset(..., num_shards=, shard_id=)); it reshuffles every epoch, so set_epoch() goes; "
+             "the shards hold other samples than torch's")
+    return updated
+
+
 def checkpoint(ctx, original: cst.Call, updated: cst.Call, qualified: str, entry):
     """checkpoint(fn, *args) -> fn(*args): checkpointing trades memory for recomputation, the values are
     the same (for recomputation in MindSpore call cell.recompute() on the cell)."""
@@ -289,4 +324,8 @@ HANDLERS = {
     **{name: ddp for name in DDP},
     **{name: checkpoint for name in CHECKPOINTS},
     "torch.distributed.destroy_process_group": release,
+    "torch.distributed.init_process_group": init_group,
+    "torch.distributed.get_world_size": world_size,
+    "torch.utils.data.distributed.DistributedSampler": distributed_sampler,
+    "torch.utils.data.DistributedSampler": distributed_sampler,
 }

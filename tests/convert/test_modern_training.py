@@ -149,13 +149,20 @@ def test_a_scaler_used_otherwise_stays_marked():
 
 
 def test_distributed_set_up():
-    result = convert_source("import torch\nimport torch.nn as nn\n"
+    result = convert_source("import torch\nimport torch.nn as nn\nimport torch.distributed as dist\n"
                             "from torch.nn.parallel import DistributedDataParallel as DDP\n"
                             "from torch.distributed import init_process_group, destroy_process_group\n"
+                            "from torch.utils.data.distributed import DistributedSampler\n"
+                            "init_process_group(backend='gloo')\nworld = dist.get_world_size()\n"
+                            "sampler = DistributedSampler(ds, num_replicas=world)\n"
                             "model = nn.Linear(2, 2)\nmodel = DDP(model, device_ids=[0])\ndestroy_process_group()\n")
-    assert "mindspore.communication.release()" in result.text
+    text = result.text
+    assert "mindspore.communication.init()\n" in text  # no 'gloo' in MindSpore: the backend follows the device
+    assert "world = mindspore.communication.get_group_size()" in text
+    assert "mindspore.communication.release()" in text
     marks = {u.rule_id: u.action for u in result.unconverted}
-    assert "set_auto_parallel_context" in marks["MS-DIST-DDP"]
+    assert "set_auto_parallel_context" in marks["MS-DIST-DDP"] and "num_shards" in marks["MS-SAMPLER"]
+    assert set(marks) == {"MS-DIST-DDP", "MS-SAMPLER"}
 
 
 def test_gradient_accumulation_sums_the_grads_of_the_micro_steps():
