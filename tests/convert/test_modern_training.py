@@ -111,6 +111,27 @@ for step in range(4):
     losses.append(loss.item())
 weight = model.weight.detach().numpy()
 """,
+    # batches read from a memory-mapped token file (random offsets: compare what does not depend on them)
+    "memmap_batches": """# compare: shift, shape
+import os
+np.arange(200, dtype=np.uint16).tofile('train.bin')
+block_size, batch_size, device, device_type = 8, 4, 'cpu', 'cpu'
+
+def get_batch():
+    data = np.memmap(os.path.join('.', 'train.bin'), dtype=np.uint16, mode='r')
+    ix = torch.randint(len(data) - block_size, (batch_size,))
+    x = torch.stack([torch.from_numpy((data[i:i+block_size]).astype(np.int64)) for i in ix])
+    y = torch.stack([torch.from_numpy((data[i+1:i+1+block_size]).astype(np.int64)) for i in ix])
+    if device_type == 'cuda':
+        x, y = x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
+    else:
+        x, y = x.to(device), y.to(device)
+    return x, y
+
+X, Y = get_batch()
+shift = (Y - X).numpy()
+shape = list(X.shape)
+""",
 }
 
 
