@@ -117,3 +117,16 @@ def test_converted_cells_train_like_the_original():
     assert "error" not in torch_side["nb"] and "error" not in ms_side["nb"], (torch_side, ms_side)
     for name in compare:
         assert _same(torch_side["nb"]["values"][name], ms_side["nb"]["values"][name], 1e-4) == ""
+
+
+def test_cli_converts_one_notebook_and_names_the_cell(tmp_path):
+    import io
+
+    from analysis.cli import convert as cli
+
+    src = tmp_path / "train.ipynb"
+    src.write_text(json.dumps(NOTEBOOK))
+    out = io.StringIO()
+    assert cli.run({"src": str(src), "out": str(tmp_path / "out.ipynb")}, out) == 0
+    _check_nbformat4(json.loads((tmp_path / "out.ipynb").read_text()))
+    assert "train.ipynb:cell 4, line 3: MS-DEVICE-CUDA" in out.getvalue()
