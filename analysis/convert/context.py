@@ -57,6 +57,7 @@ class ConversionContext:
     dropped: dict[int, tuple[str, str, str]] = field(default_factory=dict)  # statement -> (rule, api, note): removed
     accumulation: dict[int, object] = field(default_factory=dict)  # loop body / block -> accumulation.Plan
     statement_marks: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)  # statement -> marks
+    autocast_decorators: set[int] = field(default_factory=set)  # @autocast(...) calls the definition drops
     step_notes: dict[int, str] = field(default_factory=dict)  # backward()/step() call -> its mark when left
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
 

@@ -30,9 +30,8 @@ HALF = frozenset({"torch.float16", "torch.half"})
 CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint"})
 DDP = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"})
 
-AUTOCAST_NOTE = ("autocast -> contextlib.nullcontext(): MindSpore has no mixed-precision context, the code "
-                 "runs in float32; for mixed precision wrap the network once with "
-                 "mindspore.amp.auto_mixed_precision(net, 'auto', dtype=...)")
+AUTOCAST_NOTE = ("MindSpore has no mixed-precision context, the code runs in float32; for mixed precision wrap "
+                 "the network once with mindspore.amp.auto_mixed_precision(net, 'auto', dtype=...)")
 SCALER_NOTE = ("GradScaler removed: the converted code computes in float32 (autocast has no MindSpore "
                "context), where scaling the loss and unscaling the gradients by a power of two changes "
                "nothing; in float16 use mindspore.amp.DynamicLossScaler (scale the loss in the forward, "
@@ -65,6 +64,7 @@ def prepare(ctx, module: cst.Module) -> cst.Module:
     accumulation.plan(ctx, module)
     paramgroups.plan(ctx, module)
     module.visit(_Accumulation(ctx, scalers))
+    module.visit(_Decorators(ctx))
     return module
 
 
@@ -212,6 +212,17 @@ class _Accumulation(cst.CSTVisitor):
                 self.ctx.step_notes[id(call)] = note
 
 
+class _Decorators(cst.CSTVisitor):
+    """`@torch.autocast(...)` decorators: dropped with the function's other torch decorators."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        if isinstance(node.decorator, cst.Call) and resolve(node.decorator.func, self.ctx.aliases) in AUTOCAST:
+            self.ctx.autocast_decorators.add(id(node.decorator))
+
+
 def _method(call: cst.Call) -> str | None:
     return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
 
@@ -233,7 +244,9 @@ def _calls(node) -> list[cst.Call]:
 
 # -- calls ----------------------------------------------------------------------------------------
 def autocast(ctx, original: cst.Call, updated: cst.Call, qualified: str, entry):
-    ctx.change(original, rules.AMP_AUTOCAST, qualified, "", AUTOCAST_NOTE)
+    if id(original) in ctx.autocast_decorators:
+        return updated.with_changes()  # the definition drops the decorator (cells.leave_FunctionDef): torch not kept
+    ctx.change(original, rules.AMP_AUTOCAST, qualified, "", f"autocast -> contextlib.nullcontext(): {AUTOCAST_NOTE}")
     return cst.Call(func=cst.parse_expression(ctx.ms("contextlib.nullcontext")))
 
 

@@ -46,11 +46,16 @@ from torch.utils.checkpoint import checkpoint
 model = fill(nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 2)))
 optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
 scaler = torch.cuda.amp.GradScaler(enabled=False)
+
+@torch.autocast('cpu', enabled=False)
+def head(h):
+    return model[2](model[1](h))
+
 losses = []
 for step in range(3):
     with torch.autocast('cpu', enabled=False):
         hidden = checkpoint(model[0], x, use_reentrant=False)
-        out = model[2](model[1](hidden))
+        out = head(hidden)
         loss = ((out - y) ** 2).mean()
     optimizer.zero_grad()
     scaler.scale(loss).backward()
@@ -154,8 +159,8 @@ def test_grad_scaler_reduces_to_the_plain_step():
 def test_autocast_with_item_is_unwrapped_and_checkpoint_calls_the_function():
     result = convert_source(HEAD + SNIPPETS["checkpoint_in_the_forward"])
     text = result.text
-    assert "autocast" not in text and "with " not in text
-    assert "hidden = model[0](x)" in text
+    assert "autocast" not in text and "with " not in text and "@" not in text
+    assert "hidden = model[0](x)" in text and "\ndef head(h):" in text
     assert not result.unconverted
 
 
