@@ -25,6 +25,7 @@ accumulation.
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -43,6 +44,30 @@ class Plan:
     loss: str
 
 
+def maybe(source: str, tree: ast.AST | None = None) -> bool:
+    """Whether some loop in the file calls backward() and a step() follows it (stdlib ast: cheap), so
+    that plan() is worth its libcst pass. tree: the source's stdlib ast when already parsed."""
+    try:
+        tree = tree if tree is not None else ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if not isinstance(body, list):
+                continue
+            for index, stmt in enumerate(body):
+                if isinstance(stmt, (ast.For, ast.While)) and _ast_calls(stmt, "backward") \
+                        and any(_ast_calls(later, "step") for later in body[index + 1:]):
+                    return True
+    return False
+
+
+def _ast_calls(node: ast.AST, method: str) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method
+               for n in ast.walk(node))
+
+
 def plan(ctx, module: cst.Module) -> None:
     """Find the accumulation shapes (see the module docstring) and note them in ctx: the loop bodies and
     blocks to rewrite, and the backward/step/clip calls the rewrite takes (left unmarked)."""
@@ -50,6 +75,9 @@ def plan(ctx, module: cst.Module) -> None:
 
 
 class _Find(cst.CSTVisitor):
+    def on_visit(self, node: cst.CSTNode) -> bool:  # statements and blocks only
+        return super().on_visit(node) and not isinstance(node, (cst.SimpleStatementLine, cst.BaseExpression))
+
     def __init__(self, ctx) -> None:
         self.ctx = ctx
 

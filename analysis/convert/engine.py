@@ -64,7 +64,7 @@ def convert_source(
     ctx.outline = outline(source, aliases, relevant_methods(ctx.classic), LABEL_LOSSES)
     if ctx.outline is not None and ctx.outline.kinds != cst_kinds(module):
         ctx.outline = None  # the two parsers cut the file differently: walk everything, locate by full codegen
-    module = modern.prepare(ctx, module)  # GradScaler calls reduced to the plain step, accumulation noted
+    module = modern.prepare(ctx, module, source)  # GradScaler calls reduced to the plain step, accumulation noted
     ctx.spelling = Spelling(occupied(source, ctx.outline.tree if ctx.outline is not None else None))
     pattern = device_call_pattern(aliases)
     ctx.device_call = pattern if pattern is not None and pattern.search(source) else None

@@ -50,22 +50,40 @@ DDP_MARK = ("MindSpore has no DDP wrapper: after mindspore.communication.init() 
             "average the grads with mindspore.nn.DistributedGradReducer(optimizer.parameters)")
 
 
-def prepare(ctx, module: cst.Module) -> cst.Module:
+def prepare(ctx, module: cst.Module, source: str) -> cst.Module:
     """The module with plainly used GradScalers reduced to the plain step (see the module docstring);
-    ctx.dropped gets the statements the walk removes, ctx.step_notes the accumulation marks."""
-    scan = _Scan(ctx.aliases)
-    module.visit(scan)
-    scalers = {name for name in scan.scalers if name not in scan.other_uses}
-    if scalers and not scan.half:
-        module = module.visit(_Reduce(scalers))
-        ctx.outline = None  # statements differ from the source text: no verbatim copies
-        module.visit(_Drops(ctx, scalers))
-    ctx.optimizer_names.update(o for s, o in scan.stepped if s in scalers)
-    accumulation.plan(ctx, module)
-    paramgroups.plan(ctx, module)
-    module.visit(_Accumulation(ctx, scalers))
-    module.visit(_Decorators(ctx))
+    ctx.dropped gets the statements the walk removes, ctx.step_notes the accumulation marks. Each pass
+    runs only when the source holds what it looks for (a libcst visit costs as much as the walk)."""
+    tree = ctx.outline.tree if ctx.outline is not None else None  # the stdlib ast the outline parsed
+    scalers: set[str] = set()
+    if "GradScaler" in source:
+        scan = _Scan(ctx.aliases)
+        module.visit(scan)
+        scalers = {name for name in scan.scalers if name not in scan.other_uses}
+        if scalers and not scan.half:
+            module = module.visit(_Reduce(scalers))
+            ctx.outline = None  # statements differ from the source text: no verbatim copies
+            module.visit(_Drops(ctx, scalers))
+        else:
+            scalers = set()
+        ctx.optimizer_names.update(o for s, o in scan.stepped if s in scalers)
+    if "backward" in source and accumulation.maybe(source, tree):
+        accumulation.plan(ctx, module)
+        module.visit(_Accumulation(ctx, scalers))
+    if "named_parameters" in source:
+        paramgroups.plan(ctx, module, source, tree)
+    if "autocast" in source:
+        module.visit(_Decorators(ctx))
     return module
+
+
+class StatementsOnly:
+    """Mixin for visitors and transformers that act on statements and blocks only: they do not descend
+    into expressions or simple statements (a full libcst visit costs as much as the conversion's walk)."""
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        go = super().on_visit(node)
+        return go and not isinstance(node, (cst.SimpleStatementLine, cst.BaseExpression, cst.Decorator))
 
 
 class _Scan(cst.CSTVisitor):
@@ -142,7 +160,7 @@ def _scaler_call(stmt: cst.CSTNode):
     return None
 
 
-class _Reduce(cst.CSTTransformer):
+class _Reduce(StatementsOnly, cst.CSTTransformer):
     """`S.scale(x).backward()` -> `x.backward()`, `S.step(opt)` -> `opt.step()` (same line, comments kept)."""
 
     def __init__(self, scalers: set[str]) -> None:
@@ -166,7 +184,7 @@ class _Reduce(cst.CSTTransformer):
         return updated.with_changes(body=[updated.body[0].with_changes(value=new)])
 
 
-class _Drops(cst.CSTVisitor):
+class _Drops(StatementsOnly, cst.CSTVisitor):
     """The scaler statements the walk removes: its construction, unscale_() and update()."""
 
     def __init__(self, ctx, scalers: set[str]) -> None:
@@ -183,7 +201,7 @@ class _Drops(cst.CSTVisitor):
             self.ctx.dropped[id(node)] = (rules.AMP_SCALER, resolve(small.value.func, self.ctx.aliases), SCALER_NOTE)
 
 
-class _Accumulation(cst.CSTVisitor):
+class _Accumulation(StatementsOnly, cst.CSTVisitor):
     """backward() inside a loop body that holds no step(), with `opt.step()` (or `scaler.step(opt)`) after
     the loop in the same block: the backward and that step get the accumulation mark."""
 
@@ -212,7 +230,7 @@ class _Accumulation(cst.CSTVisitor):
                 self.ctx.step_notes[id(call)] = note
 
 
-class _Decorators(cst.CSTVisitor):
+class _Decorators(StatementsOnly, cst.CSTVisitor):
     """`@torch.autocast(...)` decorators: dropped with the function's other torch decorators."""
 
     def __init__(self, ctx) -> None:

@@ -13,6 +13,7 @@ plan() runs before the walk and notes the statements holding such tests; the wal
 """
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -31,15 +32,35 @@ NAME_TEST = ("names differ here: MindSpore calls a norm layer's weight/bias gamm
              "not p.requires_grad) after checking no parameter of yours is itself called gamma/beta")
 
 
-def plan(ctx, module: cst.Module) -> None:
-    layers = _Layers(ctx.aliases)
-    module.visit(layers)
-    finder = _Find(layers.bound)
-    module.visit(finder)
-    owners = _Owners(ctx.aliases)
-    module.visit(owners)
-    for opt, model in owners.optimizers().items():
+def plan(ctx, module: cst.Module, source: str, tree: ast.AST | None = None) -> None:
+    """Read with the stdlib ast (a libcst visit costs as much as the conversion's walk); the libcst pass
+    that finds the statements to mark runs only when the ast found one. tree: the source's ast if parsed."""
+    try:
+        tree = tree if tree is not None else ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return
+    layers: dict[str, set[str]] = {}
+    sources: dict[str, set[str]] = {}
+    built: dict[str, ast.AST] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign):
+            continue
+        qualified = _ast_resolve(node.value.func, ctx.aliases) if isinstance(node.value, ast.Call) else None
+        for target in node.targets:
+            if isinstance(target, ast.Attribute):
+                layers.setdefault(target.attr, set()).add(qualified or "?")
+            elif isinstance(target, ast.Name):
+                if qualified and qualified.startswith("torch.optim.") and ".lr_scheduler." not in qualified \
+                        and node.value.args:
+                    built[target.id] = node.value.args[0]
+                else:
+                    sources.setdefault(target.id, set()).update(_ast_sources(node.value))
+    for opt, model in _owners(built, sources).items():
         ctx.optimizer_models.setdefault(opt, model)
+    if not _Screen(layers).found(tree):
+        return
+    finder = _Find(layers)
+    module.visit(finder)
     if finder.marks:
         ctx.outline = None  # the marked lines may hold no torch: the walk must visit them
     for stmt, literal in finder.marks.items():
@@ -47,18 +68,109 @@ def plan(ctx, module: cst.Module) -> None:
             (rules.PARAM_NAMES, "torch.nn.Module.named_parameters", NAME_TEST.format(literal=literal)))
 
 
-class _Layers(cst.CSTVisitor):
-    """Attribute name -> the torch layers this file binds to it (`self.c_proj = nn.Linear(...)`)."""
+def _ast_resolve(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in aliases:
+        return None
+    return ".".join([aliases[node.id], *reversed(parts)])
 
-    def __init__(self, aliases: dict[str, str]) -> None:
-        self.aliases = aliases
-        self.bound: dict[str, set[str]] = {}
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Attribute):
-                qualified = resolve(node.value.func, self.aliases) if isinstance(node.value, cst.Call) else None
-                self.bound.setdefault(target.target.attr.value, set()).add(qualified or "?")
+def _ast_sources(node: ast.AST) -> set[str]:
+    """'network:X' for each X.parameters()/X.named_parameters() in node, and the plain names it reads."""
+    found: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                and n.func.attr in ("parameters", "named_parameters"):
+            found.add("network:" + ast.unparse(n.func.value))
+        elif isinstance(n, ast.Name):
+            found.add(n.id)
+    return found
+
+
+def _owners(built: dict[str, ast.AST], sources: dict[str, set[str]]) -> dict[str, str]:
+    """The network an optimizer built from parameter groups trains: `opt = torch.optim.X(groups, ...)`
+    where groups is built, through plain variables, from one network's (named_)parameters()."""
+    found = {}
+    for opt, params in built.items():
+        networks, seen, todo = set(), set(), list(_ast_sources(params))
+        while todo:
+            item = todo.pop()
+            if item in seen:
+                continue
+            seen.add(item)
+            if item.startswith("network:"):
+                networks.add(item[len("network:"):])
+            else:
+                todo += sources.get(item, ())
+        if len(networks) == 1:
+            found[opt] = networks.pop()
+    return found
+
+
+class _Screen:
+    """Whether any name from named_parameters() is tested against 'weight'/'bias' (stdlib ast)."""
+
+    def __init__(self, layers: dict[str, set[str]]) -> None:
+        self.layers = layers
+        self.dicts: set[str] = set()
+
+    def found(self, tree: ast.AST) -> bool:
+        return self._visit(tree, frozenset())
+
+    def _visit(self, node: ast.AST, names: frozenset[str]) -> bool:
+        if isinstance(node, ast.Assign) and _ast_named(node.value, self.dicts) == "dict":
+            self.dicts.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        generators = [node] if isinstance(node, ast.For) else \
+            node.generators if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) else []
+        bound = {g.target.elts[0].id for g in generators if _ast_named(g.iter, self.dicts)
+                 and isinstance(g.target, ast.Tuple) and g.target.elts and isinstance(g.target.elts[0], ast.Name)}
+        names = names | bound
+        if names and self._test(node, names):
+            return True
+        return any(self._visit(child, names) for child in ast.iter_child_nodes(node))
+
+    def _test(self, node: ast.AST, names: frozenset[str]) -> bool:
+        parts: list[ast.AST] = []
+        if isinstance(node, ast.Compare):
+            candidates = [node.left, *node.comparators]
+            if any(isinstance(p, ast.Name) and p.id in names for p in candidates):
+                parts = candidates
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("endswith", "startswith", "find", "count", "split") \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in names:
+            parts = list(node.args)
+        for part in parts:
+            for n in ast.walk(part):
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) \
+                        and any(w in n.value for w in DIFFERING) and not _agrees(n.value, self.layers):
+                    return True
+        return False
+
+
+def _ast_named(node: ast.AST, dicts: set[str]) -> str:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "named_parameters":
+            return "pairs"
+        if node.func.attr == "items" and isinstance(node.func.value, ast.Name) and node.func.value.id in dicts:
+            return "pairs"
+    if isinstance(node, ast.DictComp) and _ast_named(node.generators[0].iter, dicts):
+        return "dict"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
+            and len(node.args) == 1 and _ast_named(node.args[0], dicts):
+        return "dict"
+    return ""
+
+
+def _agrees(literal: str, layers: dict[str, set[str]]) -> bool:
+    """'c_proj.weight' where every c_proj this file binds is a layer named alike in both frameworks."""
+    match = re.search(r"(\w+)\.(weight|bias)$", literal)
+    if match is None:
+        return False
+    bound = layers.get(match.group(1))
+    return bool(bound) and bound <= AGREEING
 
 
 class _Find(cst.CSTVisitor):
@@ -113,71 +225,9 @@ class _Find(cst.CSTVisitor):
             strings = [a.value for a in node.args]
         for part in strings:
             for literal in _literals(part):
-                if any(word in literal for word in DIFFERING) and not self._agrees(literal):
+                if any(word in literal for word in DIFFERING) and not _agrees(literal, self.layers):
                     return repr(literal)
         return None
-
-    def _agrees(self, literal: str) -> bool:
-        """'c_proj.weight' where every c_proj this file binds is a layer named alike in both frameworks."""
-        match = re.search(r"(\w+)\.(weight|bias)$", literal)
-        if match is None:
-            return False
-        bound = self.layers.get(match.group(1))
-        return bool(bound) and bound <= AGREEING
-
-
-class _Owners(cst.CSTVisitor):
-    """The network an optimizer built from parameter groups trains: `opt = torch.optim.X(groups, ...)`
-    where groups is built, through plain variables, from one network's (named_)parameters()."""
-
-    def __init__(self, aliases: dict[str, str]) -> None:
-        self.aliases = aliases
-        self.sources: dict[str, set[str]] = {}  # variable -> networks and variables its value comes from
-        self.built: dict[str, cst.BaseExpression] = {}  # optimizer variable -> its params argument
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
-            return
-        name = node.targets[0].target.value
-        value = node.value
-        qualified = resolve(value.func, self.aliases) if isinstance(value, cst.Call) else None
-        if qualified and qualified.startswith("torch.optim.") and ".lr_scheduler." not in qualified and value.args:
-            self.built[name] = value.args[0].value
-            return
-        self.sources.setdefault(name, set()).update(_sources(value))
-
-    def optimizers(self) -> dict[str, str]:
-        found = {}
-        for opt, params in self.built.items():
-            networks, seen, todo = set(), set(), list(_sources(params))
-            while todo:
-                item = todo.pop()
-                if item in seen:
-                    continue
-                seen.add(item)
-                if item.startswith("network:"):
-                    networks.add(item[len("network:"):])
-                else:
-                    todo += self.sources.get(item, ())
-            if len(networks) == 1:
-                found[opt] = networks.pop()
-        return found
-
-
-def _sources(node: cst.CSTNode) -> set[str]:
-    """'network:X' for each X.parameters()/X.named_parameters() in node, and the plain names it reads."""
-    found: set[str] = set()
-
-    class _Visit(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("parameters", "named_parameters"):
-                found.add("network:" + code(call.func.value))
-
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(_Visit())
-    return found
 
 
 def _generators(node: cst.CSTNode):
