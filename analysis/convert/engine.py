@@ -64,13 +64,13 @@ def convert_source(
     ctx.outline = outline(source, aliases, relevant_methods(ctx.classic), LABEL_LOSSES)
     if ctx.outline is not None and ctx.outline.kinds != cst_kinds(module):
         ctx.outline = None  # the two parsers cut the file differently: walk everything, locate by full codegen
-    module = modern.prepare(ctx, module, source)  # GradScaler calls reduced to the plain step, accumulation noted
     ctx.spelling = Spelling(occupied(source, ctx.outline.tree if ctx.outline is not None else None))
     pattern = device_call_pattern(aliases)
     ctx.device_call = pattern if pattern is not None and pattern.search(source) else None
     if ctx.device_call is not None:
         ctx.device_reads = read_elsewhere(ctx.outline.tree if ctx.outline is not None else _tree(source), aliases)
     try:
+        module = modern.prepare(ctx, module, source)  # GradScaler calls reduced to the plain step, accumulation noted
         converted = module.visit(Converter(ctx))
         text = module_code(converted)
         compile(text, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST: syntax check only
