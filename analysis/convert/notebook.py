@@ -125,9 +125,12 @@ def convert_notebook(source: str, *, path: str = "<notebook>", target: str = "cl
         if result.parse_error or pieces is None or [i for _, i in starts] != list(pieces) \
                 or not all(_parses(p) for p in pieces.values()):
             if not result.parse_error:
-                unconverted.append(CellUnconverted(1, rules.TRAIN_LOOP, "", "the conversion moves code across "
-                                   "cells here (a training step split over cells): merge those cells, or convert "
-                                   "the notebook as a script", cell=starts[0][1]))
+                where = next(((i, n) for i in (i for _, i in starts) for n, line in enumerate(
+                    (_text(cells[i]) or "").split("\n"), 1) if ".backward(" in line), (starts[0][1], 1))
+                unconverted.append(CellUnconverted(where[1], rules.TRAIN_LOOP, "", "the conversion moves code "
+                                   "across cells (a training step whose forward is in an earlier cell): merge the "
+                                   "cells from the forward to the step, then convert again; the notebook's cells "
+                                   "were left as they were", cell=where[0]))
             else:
                 unconverted += [_in_cell(u, starts, CellUnconverted) for u in result.unconverted]
         else:

@@ -130,3 +130,15 @@ def test_cli_converts_one_notebook_and_names_the_cell(tmp_path):
     assert cli.run({"src": str(src), "out": str(tmp_path / "out.ipynb")}, out) == 0
     _check_nbformat4(json.loads((tmp_path / "out.ipynb").read_text()))
     assert "train.ipynb:cell 4, line 3: MS-DEVICE-CUDA" in out.getvalue()
+
+
+def test_a_step_split_over_cells_leaves_the_cells_and_marks_the_backward():
+    doc = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        _cell("code", "import torch\nimport torch.nn as nn\nmodel = nn.Linear(2, 1)\n"
+                      "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nx = torch.ones(3, 2)\n"),
+        _cell("code", "out = model(x)\nloss = out.sum()\n"),
+        _cell("code", "opt.zero_grad()\nloss.backward()\nopt.step()\n")]}
+    result = convert_notebook(json.dumps(doc))
+    out = json.loads(result.text)
+    assert ["".join(c["source"]) for c in out["cells"]] == ["".join(c["source"]) for c in doc["cells"]]
+    assert [(u.cell, u.line, u.rule_id) for u in result.unconverted] == [(2, 2, "MS-TRAIN-LOOP")]
