@@ -70,7 +70,7 @@ def prepare(ctx, module: cst.Module, source: str) -> cst.Module:
     if "backward" in source and accumulation.maybe(source, tree):
         accumulation.plan(ctx, module)
         module.visit(_Accumulation(ctx, scalers))
-    if "named_parameters" in source:
+    if "named_parameters" in source or "configure_optimizers" in source:
         paramgroups.plan(ctx, module, source, tree)
     if "autocast" in source:
         module.visit(_Decorators(ctx))

@@ -53,11 +53,15 @@ def plan(ctx, module: cst.Module, source: str, tree: ast.AST | None = None) -> N
                 if qualified and qualified.startswith("torch.optim.") and ".lr_scheduler." not in qualified \
                         and node.value.args:
                     built[target.id] = node.value.args[0]
+                elif isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+                        and node.value.func.attr == "configure_optimizers":
+                    # `opt = model.configure_optimizers(...)`: the idiom of a network building its own optimizer
+                    ctx.optimizer_models.setdefault(target.id, ast.unparse(node.value.func.value))
                 else:
                     sources.setdefault(target.id, set()).update(_ast_sources(node.value))
     for opt, model in _owners(built, sources).items():
         ctx.optimizer_models.setdefault(opt, model)
-    if not _Screen(layers).found(tree):
+    if "named_parameters" not in source or not _Screen(layers).found(tree):
         return
     finder = _Find(layers)
     module.visit(finder)

@@ -83,3 +83,11 @@ def test_groups_by_shape_convert_without_marks():
 def test_groups_by_shape_train_like_pytorch():
     snippets = [parse_snippet("groups_by_shape", HEAD + GROUPS_BY_SHAPE)]
     assert run_corpus(snippets, timeout=600) == {"groups_by_shape": ""}
+
+
+def test_an_optimizer_from_configure_optimizers_trains_that_network():
+    result = convert_source("import torch\nmodel = Net()\noptimizer = model.configure_optimizers(0.1)\n"
+                            "for x in data:\n    loss = model(x)\n    loss.backward()\n    optimizer.step()\n"
+                            "    optimizer.zero_grad()\n")
+    assert "model.set_train(True)\nfor x in data:" in result.text
+    assert not result.unconverted
