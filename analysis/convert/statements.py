@@ -60,7 +60,12 @@ class StatementRewrites(WalkState):
             self.ctx.change(original, *self.ctx.dropped[id(original)][:2], "", self.ctx.dropped[id(original)][2])
             return _keep_comments_remove(updated)
         if id(original) in self.switches:
-            self.ctx.change(original, rules.DEVICE_CUDA, self.switches.pop(id(original)), "",
+            switch = self.switches.pop(id(original))
+            tf32 = {"torch.backends.cuda.matmul.allow_tf32": "matmul_allow_tf32",
+                    "torch.backends.cudnn.allow_tf32": "conv_allow_tf32"}.get(switch)
+            self.ctx.change(original, rules.DEVICE_CUDA, switch, "",
+                            f"torch.backends switch removed: on a GPU, mindspore.device_context.gpu.op_precision."
+                            f"{tf32}(True) is the same setting" if tf32 else
                             "torch.backends switch removed: MindSpore has no such setting (kernel choice is "
                             "its own; for matmul precision see mindspore.set_context)")
             return _keep_comments_remove(updated)
