@@ -10,7 +10,7 @@ gradients. So before the walk, prepare() reduces a scaler used only in the usual
 step: `scaler.scale(loss).backward()` -> `loss.backward()`, `scaler.step(opt)` -> `opt.step()`,
 `scaler.unscale_(opt)`, `scaler.update()` and the scaler's construction removed. A scaler used any
 other way (state_dict, get_scale ...), or in a file that casts to float16 (`.half()`,
-`.to(torch.float16)`), stays, marked.
+`.to(torch.float16)`) unless built with enabled=False, stays, marked.
 
 prepare() also notes gradient accumulation (backward() in a loop whose step() comes after it), so
 that the mark on it says what to write instead of the generic one.
@@ -59,8 +59,9 @@ def prepare(ctx, module: cst.Module, source: str) -> cst.Module:
     if "GradScaler" in source:
         scan = _Scan(ctx.aliases)
         module.visit(scan)
-        scalers = {name for name in scan.scalers if name not in scan.other_uses}
-        if scalers and not scan.half:
+        scalers = {name for name in scan.scalers if name not in scan.other_uses
+                   and (not scan.half or name in scan.disabled)}
+        if scalers:
             module = module.visit(_Reduce(scalers))
             ctx.outline = None  # statements differ from the source text: no verbatim copies
             module.visit(_Drops(ctx, scalers))
@@ -96,12 +97,16 @@ class _Scan(cst.CSTVisitor):
         self.stepped: list[tuple[str, str]] = []
         self.allowed: set[int] = set()  # Name nodes of reducible uses
         self.half = False
+        self.disabled: set[str] = set()  # scalers built with enabled=False: no-ops whatever the precision
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if isinstance(node.value, cst.Call) and resolve(node.value.func, self.aliases) in SCALERS:
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     self.scalers.add(target.target.value)
+                    if any(a.keyword is not None and a.keyword.value == "enabled" and code(a.value) == "False"
+                           for a in node.value.args):
+                        self.disabled.add(target.target.value)
                     self.allowed.add(id(target.target))
                 else:
                     self.other_uses.add(code(target.target))

@@ -174,6 +174,16 @@ def test_a_scaler_used_otherwise_stays_marked():
     assert "MS-AMP-GRADSCALER" in rules and "scaler.scale(loss).backward()" in result.text
 
 
+def test_in_float16_only_a_disabled_scaler_is_removed():
+    body = ("import torch\nmodel = Net().half()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "scaler = torch.cuda.amp.GradScaler({})\nfor x in data:\n    loss = model(x)\n"
+            "    scaler.scale(loss).backward()\n    scaler.step(opt)\n    scaler.update()\n    opt.zero_grad()\n")
+    kept = convert_source(body.format(""))
+    assert "MS-AMP-GRADSCALER" in {u.rule_id for u in kept.unconverted}
+    removed = convert_source(body.format("enabled=False"))
+    assert "scaler" not in removed.text and "MS-AMP-GRADSCALER" not in {u.rule_id for u in removed.unconverted}
+
+
 def test_distributed_set_up():
     result = convert_source("import torch\nimport torch.nn as nn\nimport torch.distributed as dist\n"
                             "from torch.nn.parallel import DistributedDataParallel as DDP\n"
