@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .names import code, resolve
-from .steps import assigned_names, expr_call, method_receiver
+from .steps import assigned_names, expr_call, method_receiver, plan_steps
 
 ACC = "accumulated_grads"
 CLIPS = ("torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm", "torch.nn.utils.clip_grad_value_")
@@ -116,7 +116,7 @@ class _Find(cst.CSTVisitor):
         for stmt in body[index + 1:]:
             opt = method_receiver(stmt, "step")
             if opt is not None:
-                if not opt.isidentifier() or not _clears(body, opt):
+                if not opt.isidentifier() or not _clears(body, opt) or not _steps(inner, backs[0], opt):
                     return None
                 return expr_call(inner[backs[0]]), expr_call(stmt), clips, loss, opt
             if method_receiver(stmt, "zero_grad", True) is not None or id(stmt) in self.ctx.dropped:
@@ -138,6 +138,14 @@ class _Find(cst.CSTVisitor):
         if call is not None and resolve(call.func, self.ctx.aliases) in CLIPS:
             return call
         return None
+
+
+def _steps(inner, back: int, opt: str) -> bool:
+    """Whether the step rewrite takes the loop body once `opt.step()` follows its backward() (the same
+    test before_step's placeholder meets: no continue/break in the region, the loss assigned there)."""
+    body = [*inner[:back + 1], cst.parse_statement(f"{opt}.step()"), *inner[back + 1:]]
+    plans = plan_steps(body)
+    return len(plans) == 1 and plans[0].back == back and plans[0].step == back + 1
 
 
 def _clears(body, opt: str) -> bool:
@@ -188,6 +196,8 @@ def after_step(ctx, original: cst.CSTNode, updated):
         body = [cst.parse_statement(f"{ACC} = grads if {ACC} is None else tuple(a + g for a, g in zip({ACC}, grads))")
                 .with_changes(leading_lines=s.leading_lines) if code(s).strip() == f"{plan_.opt}(grads)" else s
                 for s in updated.body]
+        if body == list(updated.body):  # plan() checked the rewrite takes it: never leave a step in the loop
+            raise RuntimeError("gradient accumulation: the micro-step was not rewritten")
         return updated.with_changes(body=body)
     body, seen_loop = [], False
     for stmt in updated.body:

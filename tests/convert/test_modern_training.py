@@ -218,6 +218,16 @@ def test_a_carried_state_comes_back_from_the_forward():
     assert "(loss, h), grads = grad_fn(h)" in text
 
 
+def test_gradient_accumulation_with_a_continue_stays_marked():
+    result = convert_source("import torch\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+                            "for it in range(10):\n    for micro in range(4):\n        out = m(x)\n"
+                            "        if out is None:\n            continue\n        loss = out.sum() / 4\n"
+                            "        loss.backward()\n    opt.step()\n    opt.zero_grad()\n")
+    ast.parse(result.text)
+    assert "accumulated_grads" not in result.text
+    assert [u.line for u in result.unconverted if "gradient accumulation" in u.action] == [9, 10]
+
+
 def test_gradient_accumulation_left_marked_with_what_to_do():
     # no zero_grad(): PyTorch carries the sum into the next step, which the rewrite would not
     result = convert_source("import torch\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
