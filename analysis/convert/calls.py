@@ -2,17 +2,18 @@
 data), else to the mapping tables; tensor methods, loss labels, add_module; torch names used as values."""
 from __future__ import annotations
 
+from . import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
+
 import libcst as cst
 
-from . import data, layers, modern, rules, state, tensors, training, vision
+from . import data, layers, rules, state, tensors, training, vision
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
 from .names import resolve
 from .walk import GRAD_CONTEXTS, WalkState
 
-HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS,
-            **modern.HANDLERS}
+HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS}
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
 
@@ -24,6 +25,9 @@ RESULT_DIFFERS = {
     "torch.random.manual_seed": "torch.random.manual_seed returns a Generator, mindspore.set_seed returns None: "
                                 "call it on a line of its own",
 }
+
+
+HANDLERS.update(modern.HANDLERS)  # kept apart from HANDLERS above: other concerns add to that line
 
 
 class CallRewrites(WalkState):

@@ -3,11 +3,13 @@ by a removed device move dropped, no_grad blocks unwrapped, and at the module's 
 training step and the imports."""
 from __future__ import annotations
 
+from . import accumulation  # gradient accumulation around the training step (issue 16)
+
 import re
 
 import libcst as cst
 
-from . import accumulation, rules, training
+from . import rules, training
 from .imports import rewrite_imports
 from .names import code, dotted, resolve
 from .modern import AUTOCAST
