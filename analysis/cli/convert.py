@@ -12,11 +12,12 @@ from typing import TextIO
 
 from analysis.convert import convert_source, convert_tree
 from analysis.convert.result import TreeConversion
+from analysis.convert.notebook import convert_notebook
 from analysis.convert.tree import write_reports
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("src", help="a PyTorch .py file or a directory tree")
+    parser.add_argument("src", help="a PyTorch .py file, a .ipynb notebook or a directory tree")
     parser.add_argument("--out", required=True, help="where the converted file or tree goes")
     parser.add_argument("--target", choices=("classic", "mint"), default="classic",
                         help="classic mindspore.nn/ops (default) or mindspore.mint where mapped")
@@ -36,10 +37,10 @@ def run(options: dict, stdout: TextIO) -> int:
     try:
         if src.is_dir():
             report = convert_tree(src, out, target=target, ms_version=ms_version, jobs=options.get("jobs"))
-        elif src.suffix == ".py":
+        elif src.suffix in (".py", ".ipynb"):
             report = _convert_file(src, out, target, ms_version)
         else:
-            stdout.write(f"error: {src} is neither a .py file nor a directory\n")
+            stdout.write(f"error: {src} is neither a .py file nor a directory (nor a .ipynb notebook)\n")
             return 2
     except (OSError, ValueError) as exc:
         stdout.write(f"error: {exc}\n")
@@ -54,7 +55,8 @@ def run(options: dict, stdout: TextIO) -> int:
     )
     for result in report.files:
         for item in result.unconverted:
-            stdout.write(f"  {result.path}:{item.line}: {item.rule_id}: {item.action}\n")
+            where = f"cell {item.cell}, line {item.line}" if hasattr(item, "cell") else item.line
+            stdout.write(f"  {result.path}:{where}: {item.rule_id}: {item.action}\n")
     return 0
 
 
@@ -64,7 +66,8 @@ def _convert_file(src: Path, out: Path, target: str, ms_version: str) -> TreeCon
     started = time.perf_counter()
     if out.is_dir():
         out = out / src.name
-    result = convert_source(src.read_text(encoding="utf-8"), path=src.name, target=target, ms_version=ms_version)
+    convert = convert_notebook if src.suffix == ".ipynb" else convert_source
+    result = convert(src.read_text(encoding="utf-8"), path=src.name, target=target, ms_version=ms_version)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(result.text, encoding="utf-8")
     report = TreeConversion(src=str(src), dst=str(out), target=target, files=[result])

@@ -2,6 +2,8 @@
 data), else to the mapping tables; tensor methods, loss labels, add_module; torch names used as values."""
 from __future__ import annotations
 
+from . import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
+
 import libcst as cst
 
 from . import containers, data, functional, layers, rules, state, tensors, training, vision
@@ -24,6 +26,9 @@ RESULT_DIFFERS = {
     "torch.random.manual_seed": "torch.random.manual_seed returns a Generator, mindspore.set_seed returns None: "
                                 "call it on a line of its own",
 }
+
+
+HANDLERS.update(modern.HANDLERS)  # kept apart from HANDLERS above: other concerns add to that line
 
 
 class CallRewrites(WalkState):
@@ -50,6 +55,12 @@ class CallRewrites(WalkState):
                 if new is not None:
                     return new
             if isinstance(original.func, cst.Attribute) and original.func.attr.value in training.STEP_METHODS:
+                if id(original) in ctx.step_notes and id(original) not in ctx.step_calls:
+                    method = original.func.attr.value
+                    ctx.mark(original, rules.TRAIN_LOOP, "torch.Tensor.backward" if method == "backward"
+                             else f"torch.optim.Optimizer.{method}",
+                             ctx.step_notes[id(original)])
+                    return updated
                 training.unplaced_call(ctx, original)
                 return updated
             if isinstance(original.func, cst.Attribute) and original.func.attr.value == "add_module":

@@ -6,6 +6,7 @@ import libcst as cst
 
 from . import data, rules
 from .names import code, resolve
+from .modern import AUTOCAST, AUTOCAST_NOTE
 from .walk import GRAD_CONTEXTS, WalkState
 
 MODULE_BASES = ("torch.nn.Module",)
@@ -76,6 +77,8 @@ class CellRewrites(WalkState):
             if name in GRAD_CONTEXTS:
                 self.ctx.change(o, rules.NO_GRAD, "torch.no_grad", "",
                                 "no_grad decorator removed: MindSpore computes gradients only inside value_and_grad")
+            elif name in AUTOCAST:
+                self.ctx.change(o, rules.AMP_AUTOCAST, name, "", f"@{name.rsplit('.', 1)[1]} removed: {AUTOCAST_NOTE}")
             elif name in self.ctx.classic.no_op_decorators:
                 self.ctx.change(o, rules.JIT, name, "",
                                 f"@{name} removed: MindSpore has no TorchScript, the function runs as written")

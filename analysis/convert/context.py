@@ -54,6 +54,11 @@ class ConversionContext:
     device_call: object = None  # regex that code calling torch.device matches; None: the file has no such call
     device_reads: set[str] | None = None  # dotted names read outside device moves (devices.read_elsewhere)
     device_names: set[str] = field(default_factory=set)  # removed device variables: .to(name) moves to them
+    dropped: dict[int, tuple[str, str, str]] = field(default_factory=dict)  # statement -> (rule, api, note): removed
+    accumulation: dict[int, object] = field(default_factory=dict)  # loop body / block -> accumulation.Plan
+    statement_marks: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)  # statement -> marks
+    autocast_decorators: set[int] = field(default_factory=set)  # @autocast(...) calls the definition drops
+    step_notes: dict[int, str] = field(default_factory=dict)  # backward()/step() call -> its mark when left
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
     helpers: dict[str, tuple[str, str]] = field(default_factory=dict)  # helper written into the file -> (name, code)
 

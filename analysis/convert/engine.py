@@ -9,7 +9,7 @@ import libcst as cst
 
 from analysis.scan.guard import source_problem
 
-from . import rules
+from . import modern, rules
 from .assignments import LABEL_LOSSES
 from .codegen import located_lines, module_code
 from .context import ConversionContext
@@ -70,6 +70,7 @@ def convert_source(
     if ctx.device_call is not None:
         ctx.device_reads = read_elsewhere(ctx.outline.tree if ctx.outline is not None else _tree(source), aliases)
     try:
+        module = modern.prepare(ctx, module, source)  # GradScaler calls reduced to the plain step, accumulation noted
         converted = module.visit(Converter(ctx))
         text = module_code(converted)
         compile(text, path, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST: syntax check only

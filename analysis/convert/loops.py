@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import rules, training
+from . import accumulation, rules, training
 from .result import Change, Unconverted
 from .walk import WalkState
 
@@ -100,7 +100,9 @@ class LoopRewrites(WalkState):
         if id(original) in self.loop_bodies:
             self.ctx.loop_depth -= 1
         scope = self.scopes[-1][0] if self.scopes else None
-        updated, optimizers = training.rewrite_step(self.ctx, original, updated, scope)
+        updated = accumulation.before_step(self.ctx, original, updated)
+        updated, optimizers = training.rewrite_step(self.ctx, original, updated, scope, id(original) in self.loop_bodies)
+        updated = accumulation.after_step(self.ctx, original, updated)
         for optimizer in optimizers:
             self._needs_train_mode(optimizer)
         if not updated.body:

@@ -21,6 +21,7 @@ CELL_API = "MS-CELL-API"  # nn.Module methods named differently on nn.Cell
 TRAIN_MODE = "MS-CELL-TRAIN-EVAL"  # train()/eval() -> set_train
 TRAIN_MODE_MISSING = "MS-CELL-TRAIN-MODE"  # set_train(True) added before a training loop
 CONTAINERS = "MS-CONTAINERS"
+PARAM_NAMES = "MS-BN-PARAM-NAMES"  # parameter names that differ (gamma/beta, embedding_table)
 
 # -- layers -----------------------------------------------------------------------------------
 CONV_PADMODE = "MS-CONV-PADMODE"
@@ -56,6 +57,12 @@ OPTIMIZER_PARAMS = "MS-OPTIM-PARAMS"  # parameters() -> trainable_params()
 OPTIMIZER_UNSUPPORTED = "MS-OPTIM-UNSUPPORTED"
 LR_SCHEDULER = "MS-LR-SCHEDULER"
 LR_LAMBDA = "MS-LR-LAMBDA"
+
+# -- mixed precision and distributed ----------------------------------------------------------
+AMP_AUTOCAST = "MS-AMP-AUTOCAST"
+AMP_SCALER = "MS-AMP-GRADSCALER"
+DIST_INIT = "MS-DIST-INIT"
+DIST_DDP = "MS-DIST-DDP"
 
 # -- state ------------------------------------------------------------------------------------
 SEED = "MS-SEED"

@@ -3,6 +3,8 @@ by a removed device move dropped, no_grad blocks unwrapped, and at the module's 
 training step and the imports."""
 from __future__ import annotations
 
+from . import accumulation  # gradient accumulation around the training step (issue 16)
+
 import re
 
 import libcst as cst
@@ -10,6 +12,7 @@ import libcst as cst
 from . import helpers, rules, training
 from .imports import rewrite_imports
 from .names import code, dotted, resolve
+from .modern import AUTOCAST
 from .walk import GRAD_CONTEXTS, WalkState
 
 
@@ -21,6 +24,8 @@ class StatementRewrites(WalkState):
         training.note_step(self.ctx, node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        if id(node) in self.ctx.dropped:  # see modern.prepare: not walked, removed on leaving
+            return False
         if len(node.body) == 1 and isinstance(node.body[0], cst.Assign) and len(node.body[0].targets) == 1:
             switch = resolve(node.body[0].targets[0].target, self.ctx.aliases) or ""
             if switch.startswith("torch.backends."):  # not walked: nothing in it keeps torch imported
@@ -53,8 +58,16 @@ class StatementRewrites(WalkState):
         self.ctx.torch_left.update(n for n in re.findall(r"[^\W\d]\w*", code(value)) if n in self.ctx.aliases)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if id(original) in self.ctx.dropped:
+            self.ctx.change(original, *self.ctx.dropped[id(original)][:2], "", self.ctx.dropped[id(original)][2])
+            return _keep_comments_remove(updated)
         if id(original) in self.switches:
-            self.ctx.change(original, rules.DEVICE_CUDA, self.switches.pop(id(original)), "",
+            switch = self.switches.pop(id(original))
+            tf32 = {"torch.backends.cuda.matmul.allow_tf32": "matmul_allow_tf32",
+                    "torch.backends.cudnn.allow_tf32": "conv_allow_tf32"}.get(switch)
+            self.ctx.change(original, rules.DEVICE_CUDA, switch, "",
+                            f"torch.backends switch removed: on a GPU, mindspore.device_context.gpu.op_precision."
+                            f"{tf32}(True) is the same setting" if tf32 else
                             "torch.backends switch removed: MindSpore has no such setting (kernel choice is "
                             "its own; for matmul precision see mindspore.set_context)")
             return _keep_comments_remove(updated)
@@ -82,6 +95,9 @@ class StatementRewrites(WalkState):
     def leave_With(self, original: cst.With, updated: cst.With):
         grad = [resolve(i.item.func if isinstance(i.item, cst.Call) else i.item, self.ctx.aliases) in GRAD_CONTEXTS
                 for i in original.items]
+        if not any(grad) and all(isinstance(i.item, cst.Call) and resolve(i.item.func, self.ctx.aliases) in AUTOCAST
+                                 and i.asname is None for i in original.items):
+            return _unwrap(updated)  # the items' change records say autocast -> float32
         if not any(grad):
             return updated
         if not all(grad) or any(i.asname for i in original.items):
@@ -90,18 +106,11 @@ class StatementRewrites(WalkState):
             return updated.with_changes(items=[i for i, g in zip(updated.items, grad) if not g]) if not all(grad) else updated
         self.ctx.change(original, rules.NO_GRAD, "torch.no_grad", "",
                         "no_grad block unwrapped: MindSpore computes gradients only inside value_and_grad")
-        body = updated.body
-        if isinstance(body, cst.SimpleStatementSuite):
-            statements = [cst.SimpleStatementLine(body=list(body.body))]
-        else:
-            statements = list(body.body)
-        if not statements:
-            return cst.RemovalSentinel.REMOVE
-        statements[0] = statements[0].with_changes(leading_lines=[*updated.leading_lines, *statements[0].leading_lines])
-        return cst.FlattenSentinel(statements)
+        return _unwrap(updated)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         updated, _ = training.rewrite_step(self.ctx, original, updated)  # straight-line code: no loop to switch
+        updated = accumulation.after_step(self.ctx, original, updated)
         if not updated.body:
             return updated
         module, _ = rewrite_imports(updated, self.ctx.imports, self.ctx.torch_left)
@@ -137,6 +146,19 @@ def _calls_any(node: cst.CSTNode, aliases: dict[str, str], names: tuple[str, ...
 
     node.visit(_Find())
     return found
+
+
+def _unwrap(updated: cst.With):
+    """The with-statement's body in its place (its leading lines kept)."""
+    body = updated.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        statements = [cst.SimpleStatementLine(body=list(body.body))]
+    else:
+        statements = list(body.body)
+    if not statements:
+        return cst.RemovalSentinel.REMOVE
+    statements[0] = statements[0].with_changes(leading_lines=[*updated.leading_lines, *statements[0].leading_lines])
+    return cst.FlattenSentinel(statements)
 
 
 def _keep_comments_remove(stmt: cst.SimpleStatementLine):

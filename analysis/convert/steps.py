@@ -127,48 +127,85 @@ def _all(node: cst.CSTNode) -> list[cst.CSTNode]:
     return nodes
 
 
-def split_region(body: list[cst.BaseStatement], plan: StepPlan, outside_reads: set[str]) -> Segment:
+def split_region(body: list[cst.BaseStatement], plan: StepPlan, outside_reads: set[str],
+                 loop: bool = False) -> Segment:
     """Split body[plan.lo:plan.back] (zero_grad() statements left out) around the forward function.
-    outside_reads: names read in the enclosing scope outside this region."""
+    outside_reads: names read in the enclosing scope outside this region; loop: body is a loop's body
+    (a name the forward reads before assigning it is carried to the next iteration)."""
     region = [i for i in range(plan.lo, plan.back) if not is_zero_grad(body[i])]
     reads = {i: read_names([body[i]]) for i in region}
     writes = {i: assigned_names(body[i]) for i in region}
-    augmented = {i: _aug_targets(body[i]) for i in region}
     # backward slice of the loss
     needed, in_slice = {plan.loss}, set()
     for i in reversed(region):
         if writes[i] & needed:
             in_slice.add(i)
-            needed = (needed - (writes[i] - augmented[i])) | reads[i]
-    forward_writes: set[str] = set().union(*(writes[i] for i in in_slice)) if in_slice else set()
-    before, forward, after = [], [], []
-    for i in region:
-        if i in in_slice:
-            forward.append(i)
-            continue
-        earlier = set().union(*(writes[j] for j in forward)) if forward else set()
-        later_reads = set().union(*(reads[j] for j in in_slice if j > i)) if in_slice else set()
-        later_writes = set().union(*(writes[j] for j in in_slice if j > i)) if in_slice else set()
-        slice_reads = set().union(*(reads[j] for j in in_slice)) if in_slice else set()
-        deps = reads[i] & earlier
-        if not deps and not (writes[i] & slice_reads) and not (reads[i] & later_writes):
-            before.append(i)  # independent of the forward: runs first, as it would have
-        elif deps and not (deps & later_writes) and not (writes[i] & (slice_reads | later_reads)):
-            after.append(i)  # reads the forward's final values: runs on what it returns
+            needed = (needed - (writes[i] - _aug_targets(body[i]))) | reads[i]
+
+    def conflict(i: int, j: int) -> bool:  # whether i and j must keep their order
+        return bool(writes[i] & (reads[j] | writes[j]) or reads[i] & writes[j])
+
+    # Every other statement runs before the forward if it can move above the earlier statements that
+    # run later than it (forward or after), else after the gradient call if the later forward
+    # statements do not touch what it touches, else in the forward, in order. Placing one in the
+    # forward can forbid an earlier placement: repeat until nothing changes.
+    inside = set(in_slice)
+    while True:
+        before, after = [], []
+        for i in region:
+            if i in inside:
+                continue
+            if not any(conflict(i, j) for j in region if j < i and (j in inside or j in after)):
+                before.append(i)
+            elif not any(conflict(i, j) for j in inside if j > i):
+                after.append(i)
+            else:
+                inside.add(i)
+                break
         else:
-            forward.append(i)  # order matters: it runs inside the forward, its results returned
-            forward_writes |= writes[i]
-    forward.sort()
+            break
+    forward = sorted(inside)
+    forward_writes: set[str] = set().union(*(writes[i] for i in forward)) if forward else set()
     params: list[str] = []
     bound: set[str] = set()
     for i in forward:
-        for name in sorted((reads[i] | augmented[i]) & forward_writes - bound):
+        for name in sorted(_free_reads(body[i]) & forward_writes - bound):
             if name not in params:
                 params.append(name)
         bound |= writes[i]
     after_reads = set().union(*(reads[i] for i in after)) if after else set()
-    aux = sorted(n for n in forward_writes if n != plan.loss and n in (outside_reads | after_reads))
+    # in a loop, a name the forward reads before it assigns it (`h = model(x, h)`) is carried from one
+    # iteration to the next: its new value must come back
+    carried = set(params) if loop else set()
+    aux = sorted(n for n in forward_writes if n != plan.loss and n in (outside_reads | after_reads | carried))
     return Segment(before, forward, after, params, [plan.loss, *aux])
+
+
+def _free_reads(stmt: cst.CSTNode, bound: frozenset[str] = frozenset()) -> set[str]:
+    """Names stmt reads before it assigns them itself (`with c: a = f(); b = a` reads c and f, not a)."""
+    if isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
+        names = read_names([i.item for i in stmt.items]) - bound
+        inner = bound | {n for i in stmt.items if i.asname is not None for n in assigned_names(i.asname)}
+        return names | _free_sequence(stmt.body.body, inner)
+    if isinstance(stmt, cst.If) and isinstance(stmt.body, cst.IndentedBlock):
+        names = read_names([stmt.test]) - bound
+        names |= _free_sequence(stmt.body.body, bound)
+        if stmt.orelse is not None:
+            branch = stmt.orelse
+            names |= _free_reads(branch, bound) if isinstance(branch, cst.If) else \
+                _free_sequence(branch.body.body, bound) if isinstance(branch.body, cst.IndentedBlock) \
+                else read_names([branch]) - bound
+        return names
+    return read_names([stmt]) - bound
+
+
+def _free_sequence(statements, bound: frozenset[str] | set[str]) -> set[str]:
+    names: set[str] = set()
+    bound = set(bound)
+    for stmt in statements:
+        names |= _free_reads(stmt, frozenset(bound))
+        bound |= assigned_names(stmt)
+    return names
 
 
 def _aug_targets(stmt: cst.BaseStatement) -> set[str]:

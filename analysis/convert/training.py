@@ -321,10 +321,11 @@ def _number(node: cst.BaseExpression) -> float | None:
     return None
 
 
-def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cst.CSTNode | None = None):
+def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cst.CSTNode | None = None,
+                 loop: bool = False):
     """Rewrite the backward()/step() pairs in a block (an indented block or the module) and drop its
     zero_grad() statements. scope: the enclosing function or module (the forward returns the names it
-    assigns that are read there, outside the forward). Returns the block and the optimizers it
+    assigns that are read there, outside the forward); loop: the block is a loop's body. Returns the block and the optimizers it
     rewrote steps for."""
     body = [s for s in block.body if not _dropped_zero_grad(ctx, s)]
     if len(body) != len(block.body):
@@ -346,7 +347,7 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
         # names read outside this region: the scope's reads less the region's own (the scope is the
         # original code, the region converted code: torch names differ, the user's names do not)
         outside = scope_reads - read_counts(body[plan.lo:plan.back])
-        seg = split_region(body, plan, {k for k, v in outside.items() if v > 0})
+        seg = split_region(body, plan, {k for k, v in outside.items() if v > 0}, loop)
         name, grad_name = ("forward_fn", "grad_fn") if n == 0 else (f"forward_fn{n + 1}", f"grad_fn{n + 1}")
         returned = ", ".join(seg.returned)
         params = ", ".join(seg.params)

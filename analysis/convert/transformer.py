@@ -56,6 +56,8 @@ class Converter(ParameterNames, CellRewrites, CallRewrites, LayerMap, Assignment
             self.ctx.statements.append((node, self.statement_count))
             self.entry_edits.append(self.edits)
             self.statement_count += len(node.body) if kind is cst.SimpleStatementLine else 1
+            for mark in self.ctx.statement_marks.get(id(node), ()):  # noted before the walk (paramgroups)
+                self.ctx.mark(node, *mark)
         elif kind is cst.SimpleStatementSuite:
             self.statement_count += len(node.body)
         visit = _VISITS.get(kind, _MISSING)

@@ -1,4 +1,5 @@
-"""convert_tree: mirror a directory, converting every .py file and copying the rest.
+"""convert_tree: mirror a directory, converting every .py file and every notebook (.ipynb: its code
+cells as one program, see notebook.py) and copying the rest.
 
 Files are converted in a pool of worker processes forked once (no per-file
 start-up); inside a daemonic process (a Celery prefork child), which may not
@@ -15,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 from .engine import TARGETS, convert_source
+from .notebook import convert_notebook
 from .result import ConversionResult, TreeConversion
 
 SKIP_DIRS = {".git", "__pycache__", ".porting", ".hg", ".svn", ".venv", "node_modules", ".mypy_cache", ".pytest_cache"}
@@ -33,7 +35,8 @@ def _read(path: Path) -> str:
 def _convert_batch(batch: list[tuple[str, str]], target: str, ms_version: str) -> list[ConversionResult]:
     out = []
     for rel, full in batch:
-        out.append(convert_source(_read(Path(full)), path=rel, target=target, ms_version=ms_version))
+        convert = convert_notebook if rel.endswith(".ipynb") else convert_source
+        out.append(convert(_read(Path(full)), path=rel, target=target, ms_version=ms_version))
     return out
 
 
@@ -43,7 +46,7 @@ def _walk(src: Path) -> tuple[list[Path], list[Path]]:
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for name in sorted(files):
             path = Path(root) / name
-            (python if name.endswith(".py") else other).append(path)
+            (python if name.endswith((".py", ".ipynb")) else other).append(path)
     return python, other
 
 
