@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import data, layers, rules, state, tensors, training, vision
+from . import data, layercalls, layers, legacy, rules, state, tensors, training, vision
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
 from .names import resolve
 from .walk import GRAD_CONTEXTS, WalkState
 
-HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS}
+HANDLERS = {**legacy.HANDLERS, **layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS}
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
 
@@ -48,6 +48,10 @@ class CallRewrites(WalkState):
                 return updated
             if isinstance(original.func, cst.Attribute) and original.func.attr.value == "add_module":
                 return self._add_module(original, updated)
+            if self.classes and self.classes[-1][1] == "cell":
+                new = layercalls.pair_state(ctx, self.classes[-1][0], original, updated)
+                if new is not None:
+                    return new
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
                 new = tensors.method_call(ctx, original, updated)
                 if new is not None:
@@ -65,9 +69,14 @@ class CallRewrites(WalkState):
             ctx.mark(original, rules.DEVICE_CUDA, qualified,
                      "no CUDA query in MindSpore: choose the device once with mindspore.set_device")
             return updated
+        if qualified in legacy.LOSSES:  # size_average=/reduce= -> reduction= before any mapping sees them
+            folded = legacy.rewrite(ctx, original, updated, qualified)
+            if folded is None:
+                return updated  # marked
+            updated = folded
         mint = ctx.mint_entry(qualified)
         handler = None if mint else HANDLERS.get(qualified)
-        entry = mint or ctx.classic.get(qualified)
+        entry = mint or legacy.entry_for(qualified, updated, ctx.classic.get(qualified))
         if mint is not None:
             new = convert_call(ctx, original, updated, qualified, mint)  # mint keeps PyTorch's semantics
         elif handler is not None:

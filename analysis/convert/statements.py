@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from . import rules, training
+from . import helpers, rules, training
 from .imports import rewrite_imports
 from .names import code, dotted, resolve
 from .walk import GRAD_CONTEXTS, WalkState
@@ -105,7 +105,7 @@ class StatementRewrites(WalkState):
         if not updated.body:
             return updated
         module, _ = rewrite_imports(updated, self.ctx.imports, self.ctx.torch_left)
-        return module
+        return helpers.insert(module, helpers.definitions(self.ctx))  # functions written for torchvision utils
 
 
 # Layers whose output depends on the training mode (PyTorch's default: training).
