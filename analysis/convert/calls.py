@@ -49,9 +49,13 @@ class CallRewrites(WalkState):
             if isinstance(original.func, cst.Attribute) and original.func.attr.value == "add_module":
                 return self._add_module(original, updated)
             if self.classes and self.classes[-1][1] == "cell":
-                new = layercalls.pair_state(ctx, self.classes[-1][0], original, updated)
+                new = layercalls.pair_state(ctx, self.classes[-1][0], original, updated) \
+                    or layercalls.base_init(ctx, self.classes[-1][0], original, updated)
                 if new is not None:
                     return new
+            new = layercalls.forward_call(ctx, self.cells, original, updated)
+            if new is not None:
+                return new
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
                 new = tensors.method_call(ctx, original, updated)
                 if new is not None:
@@ -69,6 +73,10 @@ class CallRewrites(WalkState):
             ctx.mark(original, rules.DEVICE_CUDA, qualified,
                      "no CUDA query in MindSpore: choose the device once with mindspore.set_device")
             return updated
+        if qualified.endswith(".__init__") and self.classes and self.classes[-1][1] == "cell":
+            new = layercalls.base_init(ctx, self.classes[-1][0], original, updated)  # nn.Linear.__init__(self, ...)
+            if new is not None:
+                return new
         if qualified in legacy.LOSSES:  # size_average=/reduce= -> reduction= before any mapping sees them
             folded = legacy.rewrite(ctx, original, updated, qualified)
             if folded is None:
@@ -170,6 +178,17 @@ class CallRewrites(WalkState):
             return updated
         self.ctx.change(original, rules.API_RENAME, qualified, target, f"{qualified} -> {target}")
         return self.ctx.ms_expr(target)
+
+
+def convert_layer(ctx, original: cst.Call, updated: cst.Call, qualified: str) -> cst.BaseExpression:
+    """updated converted as a call of the torch API qualified (the dispatch of CallRewrites.leave_Call
+    without its bookkeeping): used for a built-in layer's arguments passed to its __init__ from a subclass."""
+    mint = ctx.mint_entry(qualified)
+    handler = None if mint else HANDLERS.get(qualified)
+    entry = mint or ctx.classic.get(qualified)
+    if mint is None and handler is not None:
+        return handler(ctx, original, updated, qualified, entry)
+    return convert_call(ctx, original, updated, qualified, entry)
 
 
 def _same_arguments(before: cst.Call, after: cst.Call) -> bool:

@@ -68,6 +68,24 @@ def {name}(tensor, fp, format=None, **kwargs):
     pixels = np.clip(grid * 255 + 0.5, 0, 255).transpose(1, 2, 0).astype(np.uint8)
     Image.fromarray(pixels.squeeze(2) if pixels.shape[2] == 1 else pixels).save(fp, format=format)
 ''', ("make_grid_array",)),
+    "cast_cell": ('''
+def {name}(cell, dtype):
+    """nn.Module.double()/.float()/.half(): the cell's floating-point parameters and buffers cast to dtype,
+    the cell returned (written by the conversion)."""
+    import mindspore
+    for param in cell.get_parameters():
+        if param.dtype in (mindspore.float16, mindspore.float32, mindspore.float64, mindspore.bfloat16):
+            param.set_dtype(dtype)
+    return cell
+''', ()),
+    "int64_indices": ('''
+def {name}(result):
+    """(values, indices) of a top-k with PyTorch's int64 indices (MindSpore gives int32, which int64 ids
+    refuse to be concatenated with) (written by the conversion)."""
+    import mindspore
+    values, indices = result
+    return values, indices.astype(mindspore.int64)
+''', ()),
 }
 # torchvision API -> helper standing in for it
 FOR_API = {

@@ -10,7 +10,7 @@ import libcst as cst
 
 from . import rules
 from .names import code
-from .signatures import kwarg
+from .signatures import fix_commas, kwarg
 
 FUNCTIONS = ("binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
              "hinge_embedding_loss", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss", "multi_margin_loss",
@@ -44,6 +44,8 @@ def rewrite(ctx, original: cst.Call, updated: cst.Call, qualified: str) -> cst.C
                  "size_average=/reduce= with a computed value: replace them with reduction='mean', 'sum' or 'none' "
                  "(both true: 'mean'; reduce alone: 'sum'; reduce false: 'none')")
         return None
+    if all(v.value == "None" for v in values.values()):  # PyTorch then reads reduction= alone
+        return updated.with_changes(args=fix_commas([a for a in updated.args if a not in legacy]))
     mode = reduction(*(LITERALS[values[k].value] if k in values else None for k in LEGACY))
     kept = [a for a in updated.args if not (a.keyword is not None and a.keyword.value in (*LEGACY, "reduction"))]
     if kept:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .imports import suites
+from .idioms import hot_names
 from .layercalls import stored_names
 from .names import resolve_text
 from .paramnames import PARAMETER_ATTRS
@@ -71,7 +72,7 @@ def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], labe
         return None
     out = Outline(tree=tree)
     spans: list[tuple[int, int]] = []
-    names = set(aliases) | relevant | ACTED_ON | stored_names(tree)
+    names = set(aliases) | relevant | ACTED_ON | stored_names(tree) | hot_names(tree)
 
     def walk(body: list[ast.stmt]) -> None:
         for stmt in body:

@@ -80,6 +80,78 @@ for step in range(3):
     optimizer.step()
     losses.append(loss.item())
 """,
+    # pattern 3: a subclass of a built-in layer passing PyTorch's positional arguments to it (bias=False),
+    # super().forward / self.forward / a base class's forward called by name
+    "forward_calls_and_layer_subclasses": """# compare: out, losses
+class Scaled(nn.Linear):
+    def __init__(self, i, o):
+        super().__init__(i, o, False)
+
+    def forward(self, inputs):
+        return super().forward(inputs) * 2
+
+class Padded(nn.Conv1d):
+    def __init__(self, c):
+        nn.Conv1d.__init__(self, c, c, 3, 1, 1)
+
+class Net(nn.Module):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.a = Scaled(4, 3)
+        self.conv = Padded(1)
+        self.b = nn.Linear(3, 2)
+
+    def forward(self, inputs):
+        h = self.a(inputs)
+        return self.b(self.conv(h.unsqueeze(1)).squeeze(1))
+
+    def twice(self, inputs):
+        return self.forward(inputs) + Net.forward(self, inputs)
+
+class Shifted(Net):
+    def forward(self, inputs):
+        return super().forward(inputs) + 1
+
+net = fill(Shifted())
+out = net.twice(x)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.05)
+losses = []
+for step in range(3):
+    loss = ((net(x) - y) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+""",
+    # pattern 8: dtype methods on networks and tensors, is_cuda, clone, new_zeros, flip, topk's index
+    # joined to int64 ids, a range as an index, format strings on 0-d tensors
+    "methods_real_scripts_use": """# compare: out64, out16, dtypes, cuda, copy, fresh, flipped, joined, picked, texts
+# tolerance: 1e-3
+net = nn.Linear(4, 2)
+fill(net)
+net = net.double()
+out64 = net(x.double())
+half = nn.Linear(4, 2)
+fill(half)
+half.half()
+out16 = half(x.half()).float()
+back = nn.Linear(4, 2).double()
+fill(back.float())
+dtypes = [out64.detach().numpy().itemsize, x.half().numpy().itemsize, back(x).detach().numpy().itemsize]
+cuda = x.is_cuda
+copy = x.clone()
+copy[0, 0] = 5.0
+fresh = x.new_zeros(2, 3) + x.new_zeros((2, 3))
+flipped = x.flip(1) + x.flip(0, 1)
+values, index = x.topk(2)
+ids = torch.zeros(6, 1, dtype=torch.long)
+joined = torch.cat([ids, index], dim=1) * 1
+picked = x[range(3)]
+loss = (x ** 2).mean()
+step = 7
+texts = [f"{loss:.4f} {step:d}", "loss {:.3f} at {}".format(loss, step), "%d: %.2f" % (step, loss), "%.5f" % loss]
+texts = [ord(c) for c in "|".join(texts)]  # compared as numbers
+""",
 }
 
 IMAGES = """import numpy as np
@@ -159,6 +231,32 @@ def test_save_image_with_positional_options_is_marked():
     result = convert("import torch\nfrom torchvision.utils import save_image\nsave_image(t, 'x.png', 4)\n")
     [item] = result.unconverted
     assert item.torch_api == "torchvision.utils.save_image" and "def " not in result.text
+
+
+def test_forward_is_construct_and_a_layer_subclass_passes_mindsporess_arguments():
+    text = convert(HEAD + SNIPPETS["forward_calls_and_layer_subclasses"]).text
+    assert "class Scaled(nn.Dense):" in text and "super().__init__(i, o, has_bias=False)" in text
+    assert "return super().construct(inputs) * 2" in text
+    assert "nn.Conv1d.__init__(self, c, c, 3, 1, pad_mode=\"pad\", padding=1, has_bias=True)" in text
+    assert "self.construct(inputs) + Net.construct(self, inputs)" in text and ".forward(" not in text
+
+
+def test_methods_real_scripts_use():
+    result = convert(HEAD + SNIPPETS["methods_real_scripts_use"])
+    text = result.text
+    assert "net = cast_cell(net, mindspore.float64)" in text and "def cast_cell(" in text
+    assert "cast_cell(half, mindspore.float16)\n" in text and "fill(cast_cell(back, mindspore.float32))" in text
+    assert "cuda = False" in text and "x.flip((1,)) + x.flip((0, 1))" in text and "x[list(range(3))]" in text
+    assert 'f"{float(loss):.4f} {int(step):d}"' in text and '"loss {:.3f} at {}".format(float(loss), step)' in text
+    assert '"%d: %.2f" % (int(step), float(loss))' in text and '"%.5f" % float(loss)' in text
+    assert not result.unconverted
+
+
+def test_a_float64_network_an_optimizer_trains_is_marked():
+    result = convert("import torch\nimport torch.nn as nn\nm = nn.Linear(2, 2).double()\n"
+                     "opt = torch.optim.SGD(m.parameters(), lr=0.1)\n")
+    [item] = result.unconverted
+    assert item.line == 3 and "float16/float32" in item.action
 
 
 def test_lstm_state_is_passed_as_a_tuple():
