@@ -39,6 +39,8 @@ class CallRewrites(WalkState):
             ctx.mark(original, rules.API_DIFF, qualified, RESULT_DIFFERS[qualified])
             return updated
         if qualified == "torch.Tensor" and not ctx.mint_entry(qualified):
+            if legacy.sizes_or_either(updated):  # torch.Tensor(2, 3), torch.Tensor(n): the FloatTensor rules
+                return legacy.typed_constructor(ctx, original, updated, qualified, None)
             return tensor_constructor(ctx, original, updated)
         if qualified is None:
             if isinstance(original.func, cst.Name) and original.func.value in ctx.label_losses:

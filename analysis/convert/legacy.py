@@ -90,7 +90,7 @@ def typed_constructor(ctx, original: cst.Call, updated: cst.Call, qualified: str
     ops.zeros((2, 3), float32). PyTorch leaves a sized tensor's memory uninitialised, so any values are
     valid: zeros are what MindSpore gives. A single name may hold either (an int is a size, anything else
     data), so it is decided when the line runs."""
-    dtype = f"mindspore.{CONSTRUCTORS[qualified]}"
+    dtype = f"mindspore.{CONSTRUCTORS.get(qualified, 'float32')}"  # torch.Tensor: float32
     values = [a.value for a in updated.args]
     if any(a.keyword is not None or a.star for a in updated.args):
         ctx.mark(original, rules.API_DIFF, qualified,
@@ -129,6 +129,13 @@ def _kind(values: list[cst.BaseExpression]) -> str | None:
     if isinstance(values[0], (cst.List, cst.Tuple, cst.ListComp)) or _is_array(values[0]):
         return "data"
     return "name" if isinstance(values[0], cst.Name) else None
+
+
+def sizes_or_either(call: cst.Call) -> bool:
+    """torch.Tensor(...) given sizes, nothing, or one name (a size or data: decided when it runs)."""
+    if any(a.keyword is not None or a.star for a in call.args):
+        return False
+    return _kind([a.value for a in call.args]) in ("empty", "sizes", "name")
 
 
 def _is_size(value: cst.BaseExpression) -> bool:

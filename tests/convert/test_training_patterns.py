@@ -40,8 +40,8 @@ ids = torch.LongTensor(n)
 for i, w in enumerate(words):
     ids[i] = ord(w) - 97
 ids = ids.reshape(1, -1)
-shape = list(torch.FloatTensor(2, 3).shape)
-empty = torch.FloatTensor().shape[0]
+shape = list(torch.FloatTensor(2, 3).shape) + list(torch.Tensor(n, 2).shape)
+empty = torch.FloatTensor().shape[0] + torch.Tensor(n).shape[0]
 data = torch.LongTensor([3, 1, 2]) * 2
 """,
     # size_average=/reduce=: PyTorch's legacy loss options
@@ -195,6 +195,8 @@ def test_legacy_constructors_give_zeros_for_sizes_and_tensors_for_data():
     [item] = result.unconverted  # an attribute may hold sizes or data: left, with what to write
     assert item.line == 6 and "ops.zeros" in item.action and "mindspore.Tensor(data" in item.action
     assert any("uninitialised" in c.description for c in result.changes)
+    sized = convert("import torch\na = torch.Tensor(2, n)\nb = torch.Tensor(n)\n").text  # torch.Tensor: FloatTensor's rules
+    assert "a = ops.zeros((2, n), mindspore.float32)" in sized and "ops.zeros(n, mindspore.float32) if isinstance(n, int)" in sized
 
 
 def test_legacy_loss_options_become_reduction():
