@@ -185,6 +185,10 @@ class ScriptIdioms(WalkState):
                 new = self._flip(original, updated)
             elif method in CELL_DTYPES and not updated.args:
                 new = self._cell_dtype(original, updated)
+            elif method == "forward" and isinstance(func.value, cst.Name) and func.value.value in _cells(self)[1]:
+                self.ctx.change(original, rules.CELL_FORWARD, "torch.nn.Module.forward", "mindspore.nn.Cell.construct",
+                                f"{func.value.value}.forward(...) -> {func.value.value}.construct(...)")
+                return updated.with_changes(func=func.with_changes(attr=cst.Name("construct")))
             if new is not None:
                 return new
         return super().leave_Call(original, updated)

@@ -112,8 +112,9 @@ class Shifted(Net):
     def forward(self, inputs):
         return super().forward(inputs) + 1
 
-net = fill(Shifted())
-out = net.twice(x)
+net = Shifted()
+fill(net)
+out = net.twice(x) + net.forward(x)
 optimizer = torch.optim.SGD(net.parameters(), lr=0.05)
 losses = []
 for step in range(3):
@@ -241,6 +242,7 @@ def test_forward_is_construct_and_a_layer_subclass_passes_mindsporess_arguments(
     assert "return super().construct(inputs) * 2" in text
     assert "nn.Conv1d.__init__(self, c, c, 3, 1, pad_mode=\"pad\", padding=1, has_bias=True)" in text
     assert "self.construct(inputs) + Net.construct(self, inputs)" in text and ".forward(" not in text
+    assert "out = net.twice(x) + net.construct(x)" in text  # a network the file builds
 
 
 def test_methods_real_scripts_use():
