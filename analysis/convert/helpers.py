@@ -140,6 +140,9 @@ def insert(module: cst.Module, statements: list[cst.BaseStatement]) -> cst.Modul
         index = len(body)
     blank = [cst.EmptyLine(), cst.EmptyLine()]
     placed = [s.with_changes(leading_lines=blank) for s in statements]
-    if index < len(body):
-        body[index] = body[index].with_changes(leading_lines=[*blank, *body[index].leading_lines])
+    if index < len(body):  # two blank lines before the next statement, its comments kept
+        lines = list(body[index].leading_lines)
+        while lines and lines[0].comment is None:
+            lines.pop(0)
+        body[index] = body[index].with_changes(leading_lines=[*blank, *lines])
     return module.with_changes(body=[*body[:index], *placed, *body[index:]])

@@ -27,8 +27,8 @@ MUST_MARK = "pytorch_basics"  # needs CIFAR's pickles and torchvision.models: st
 def rows():
     if not proof.REALWORLD.is_dir():
         pytest.skip(f"{proof.REALWORLD} not here")
-    # The suite runs the scripts that must train plus one that must stop at a marker (about 6 minutes);
-    # PORTING_REALWORLD_FULL=1 runs all fifteen (about 10 minutes), as for the README's table.
+    # The suite runs the scripts that must train plus one that must stop at a marker (about 4 minutes);
+    # PORTING_REALWORLD_FULL=1 runs all fifteen (about 5 minutes), as for the README's table.
     only = None if os.environ.get("PORTING_REALWORLD_FULL") else [*MUST_TRAIN, MUST_MARK]
     found = proof.prove(steps=6, timeout=240, only=only)
     notes = os.environ.get("TRAINING_TABLE")
