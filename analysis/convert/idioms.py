@@ -7,6 +7,8 @@ MindSpore spelling is certain (issue 16, pattern 8):
 - `x[range(n)]`: MindSpore indexes with lists, not ranges -> `x[list(range(n))]` (same for numpy);
 - `.is_cuda`: MindSpore tensors carry no CUDA flag -> False (device moves are removed anyway);
 - `x.flip(1)` / `x.flip(1, 2)`: PyTorch's dims may be given one by one, MindSpore's as a tuple;
+- top-k indices: int32 in MindSpore, int64 in PyTorch (a cat with int64 ids then fails): made int64;
+- `net.forward(x)` on a network the file builds -> construct;
 - `.double()/.float()/.half()/.bfloat16()` on a network: Cells have no such methods -> a helper written
   into the file casts every floating-point parameter (and buffer) and returns the cell. MindSpore's
   optimizers take float16/float32 parameters only, so a float64 network that an optimizer of the file

@@ -1,8 +1,12 @@
-"""Calls of layers a cell stores, where MindSpore's layer takes its inputs in another form.
+"""Calls on cells whose MindSpore spelling differs (issue 16, pattern 3 and the LSTM state).
 
-nn.LSTM's hidden state: PyTorch reads any pair (h, c), a list included (truncated backpropagation
-often rebuilds it with a list comprehension); MindSpore's LSTM insists on a tuple. `self.lstm(x, hx)`
-gets `tuple(hx)` unless hx is written as a tuple (tuple() of a tuple is the same tuple)."""
+- nn.LSTM's hidden state: PyTorch reads any pair (h, c), a list included (truncated backpropagation
+  often rebuilds it with a list comprehension); MindSpore's LSTM insists on a tuple. `self.lstm(x, hx)`
+  gets `tuple(hx)` unless hx is written as a tuple (tuple() of a tuple is the same tuple).
+- forward: a Cell computes in construct and has no forward, so self.forward(...), super().forward(...)
+  and Base.forward(self, ...) call construct.
+- a subclass of a built-in layer (class Scaled(nn.Linear)) hands PyTorch's arguments to the base's
+  __init__; the MindSpore base (nn.Dense) reads its own, so they are converted as a call of the layer."""
 from __future__ import annotations
 
 import libcst as cst
