@@ -9,6 +9,7 @@ MindSpore spelling is certain (issue 16, pattern 8):
 - `x.flip(1)` / `x.flip(1, 2)`: PyTorch's dims may be given one by one, MindSpore's as a tuple;
 - top-k indices: int32 in MindSpore, int64 in PyTorch (a cat with int64 ids then fails): made int64;
 - `net.forward(x)` on a network the file builds -> construct;
+- a typed tensor class as a value (`x.type(torch.FloatTensor)`) -> its dtype; in isinstance: marked;
 - `.double()/.float()/.half()/.bfloat16()` on a network: Cells have no such methods -> a helper written
   into the file casts every floating-point parameter (and buffer) and returns the cell. MindSpore's
   optimizers take float16/float32 parameters only, so a float64 network that an optimizer of the file
@@ -21,8 +22,8 @@ import string
 
 import libcst as cst
 
-from . import helpers, rules
-from .names import code, resolve_text
+from . import helpers, legacy, rules
+from .names import code, resolve, resolve_text
 from .walk import WalkState
 
 FLOAT_TYPES, INT_TYPES = set("eEfFgG%"), set("d")
@@ -65,7 +66,7 @@ def _wrap(kind: str, value: cst.BaseExpression) -> cst.Call:
 
 def hot_names(tree: ast.AST) -> set[str]:
     """Identifiers of the lines these rewrites act on (the outline walks the statements holding them)."""
-    names = {"is_cuda", "flip", "range", "format", "topk", *CELL_DTYPES}
+    names = {"is_cuda", "flip", "range", "format", "topk", *CELL_DTYPES, *(n.rsplit(".", 1)[1] for n in legacy.CONSTRUCTORS)}
     for node in ast.walk(tree):
         values: list[ast.AST] = []
         if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
@@ -167,6 +168,12 @@ class ScriptIdioms(WalkState):
         return updated
 
     def leave_Attribute(self, original, updated):
+        qualified = resolve(original, self.ctx.aliases) if id(original) not in self.skip else None
+        if qualified in legacy.CONSTRUCTORS:  # a typed tensor class as a value: x.type(torch.FloatTensor)
+            dtype = f"mindspore.{legacy.CONSTRUCTORS[qualified]}"
+            self.ctx.change(original, rules.API_RENAME, qualified, dtype,
+                            f"{qualified} as a value -> {dtype} (Tensor.type(dtype) casts as PyTorch's does)")
+            return self.ctx.ms_expr(dtype)
         if original.attr.value == "is_cuda" and id(original) not in self.skip:
             self.ctx.change(original, rules.DEVICE_CUDA, "torch.Tensor.is_cuda", "",
                             f"{code(original)} -> False: MindSpore tensors have no CUDA flag (the device is set "
@@ -175,6 +182,17 @@ class ScriptIdioms(WalkState):
         return super().leave_Attribute(original, updated)
 
     def leave_Call(self, original, updated):
+        if isinstance(original.func, cst.Name) and original.func.value == "isinstance" and len(original.args) == 2:
+            kind = original.args[1].value
+            kinds = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+            typed = [k for k in kinds if resolve(k, self.ctx.aliases) in legacy.CONSTRUCTORS]
+            if typed:
+                for k in kinds:
+                    self.ctx.keep(k)  # the classes stay as written: their torch import too
+                self.ctx.mark(typed[0], rules.API_DIFF, resolve(typed[0], self.ctx.aliases),
+                              "a typed tensor class in isinstance: MindSpore has one Tensor class; write "
+                              "isinstance(x, mindspore.Tensor) and x.dtype == mindspore.<dtype>")
+                return updated.with_changes(args=[updated.args[0], original.args[1]])
         if _is_topk(original, self.ctx.aliases):
             return self._topk(original, updated)
         new = self._format_call(original, updated)

@@ -42,7 +42,7 @@ for i, w in enumerate(words):
 ids = ids.reshape(1, -1)
 shape = list(torch.FloatTensor(2, 3).shape) + list(torch.Tensor(n, 2).shape)
 empty = torch.FloatTensor().shape[0] + torch.Tensor(n).shape[0]
-data = torch.LongTensor([3, 1, 2]) * 2
+data = torch.LongTensor([3, 1, 2]) * 2 + x.type(torch.LongTensor)[:3, 0]
 """,
     # size_average=/reduce=: PyTorch's legacy loss options
     "legacy_loss_options": """# compare: summed, each, mean
@@ -198,6 +198,13 @@ def test_legacy_constructors_give_zeros_for_sizes_and_tensors_for_data():
     assert any("uninitialised" in c.description for c in result.changes)
     sized = convert("import torch\na = torch.Tensor(2, n)\nb = torch.Tensor(n)\n").text  # torch.Tensor: FloatTensor's rules
     assert "a = ops.zeros((2, n), mindspore.float32)" in sized and "ops.zeros(n, mindspore.float32) if isinstance(n, int)" in sized
+
+
+def test_typed_tensor_classes_as_values():
+    result = convert("import torch\ny = x.type(torch.cuda.FloatTensor)\nz = isinstance(x, (torch.LongTensor, int))\n")
+    assert "y = x.type(mindspore.float32)" in result.text and "import torch\n" in result.text
+    [item] = result.unconverted
+    assert item.line == 3 and "x.dtype ==" in item.action
 
 
 def test_legacy_loss_options_become_reduction():
