@@ -50,11 +50,11 @@ class CallRewrites(WalkState):
                 return updated
             if isinstance(original.func, cst.Attribute) and original.func.attr.value == "add_module":
                 return self._add_module(original, updated)
-            if self.classes and self.classes[-1][1] == "cell":
-                new = layercalls.pair_state(ctx, self.classes[-1][0], original, updated) \
-                    or layercalls.base_init(ctx, self.classes[-1][0], original, updated)
-                if new is not None:
-                    return new
+            in_cell = self.classes[-1][0] if self.classes and self.classes[-1][1] == "cell" else ""
+            new = layercalls.pair_state(ctx, in_cell, original, updated) \
+                or (layercalls.base_init(ctx, in_cell, original, updated) if in_cell else None)
+            if new is not None:
+                return new
             new = layercalls.forward_call(ctx, self.cells, original, updated)
             if new is not None:
                 return new

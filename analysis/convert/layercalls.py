@@ -15,7 +15,7 @@ from . import rules
 from .names import code, dotted
 
 
-PAIR_STATE = ("torch.nn.LSTM",)  # layers whose second input is a (h, c) pair
+PAIR_STATE = ("torch.nn.LSTM", "torch.nn.LSTMCell")  # layers whose second input is a (h, c) pair
 
 
 def stored_layer(ctx, class_name: str, func: cst.BaseExpression) -> str | None:
@@ -32,7 +32,9 @@ def stored_layer(ctx, class_name: str, func: cst.BaseExpression) -> str | None:
 
 def pair_state(ctx, class_name: str, original: cst.Call, updated: cst.Call) -> cst.Call | None:
     """self.lstm(x, hx) -> self.lstm(x, tuple(hx)); None when nothing changes."""
-    layer = stored_layer(ctx, class_name, original.func)
+    layer = stored_layer(ctx, class_name, original.func) if class_name else None
+    if layer is None and isinstance(original.func, cst.Name):
+        layer = _named_layers(ctx).get(original.func.value)
     if layer not in PAIR_STATE:
         return None
     args = list(updated.args)
@@ -42,14 +44,36 @@ def pair_state(ctx, class_name: str, original: cst.Call, updated: cst.Call) -> c
     if isinstance(state, cst.Tuple) or (isinstance(state, cst.Name) and state.value == "None"):
         return None
     args[1] = args[1].with_changes(value=cst.Call(func=cst.Name("tuple"), args=[cst.Arg(value=state)]))
-    ctx.change(original, rules.API_ARGS, layer, "mindspore.nn.LSTM",
-               "the (h, c) state passed as tuple(...): MindSpore's LSTM takes only a tuple")
+    ctx.change(original, rules.API_ARGS, layer, "mindspore.nn." + layer.rsplit(".", 1)[1],
+               f"the (h, c) state passed as tuple(...): MindSpore's {layer.rsplit('.', 1)[1]} takes only a tuple")
     return updated.with_changes(args=args)
 
 
 # identifiers whose statements the walk must visit even without a torch name: forward calls, super()
 # calls of a layer subclass's __init__
 HOT = frozenset({"forward", "super", "__init__"})
+
+
+def _named_layers(ctx) -> dict[str, str]:
+    """Plain names the file binds (once) to a pair-state layer: name -> torch class."""
+    cached = ctx.__dict__.get("_pair_layers")
+    if cached is not None:
+        return cached
+    import ast
+
+    from .names import resolve_text
+    from .outline import dotted_ast
+
+    found: dict[str, str] = {}
+    tree = ctx.outline.tree if ctx.outline is not None else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            qualified = resolve_text(dotted_ast(node.value.func) or "", ctx.aliases)
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = qualified if target.id not in found or found[target.id] == qualified else ""
+    ctx.__dict__["_pair_layers"] = found
+    return found
 
 
 def stored_names(tree) -> set[str]:
@@ -63,7 +87,8 @@ def stored_names(tree) -> set[str]:
             func = node.value.func
             last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if last in {p.rsplit(".", 1)[1] for p in PAIR_STATE}:
-                names.update(t.attr for t in node.targets if isinstance(t, ast.Attribute))
+                names.update(t.attr if isinstance(t, ast.Attribute) else t.id for t in node.targets
+                             if isinstance(t, (ast.Attribute, ast.Name)))
     return names | HOT
 
 

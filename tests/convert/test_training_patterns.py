@@ -53,7 +53,7 @@ each = nn.MSELoss(reduce=False)(x, t)
 mean = F.l1_loss(x, t, size_average=True, reduce=True)
 """,
     # an LSTM whose (h, c) state comes back as a list (truncated backpropagation through time)
-    "lstm_state_as_a_list": """# compare: losses
+    "lstm_state_as_a_list": """# compare: losses, cell_out
 class LM(nn.Module):
     def __init__(self):
         super().__init__()
@@ -79,6 +79,10 @@ for step in range(3):
     loss.backward()
     optimizer.step()
     losses.append(loss.item())
+cell = nn.LSTMCell(4, 3)
+fill(cell)
+pair = [torch.zeros(6, 3), torch.zeros(6, 3)]
+cell_out = cell(x, pair)[1]
 """,
     # pattern 3: a subclass of a built-in layer passing PyTorch's positional arguments to it (bias=False),
     # super().forward / self.forward / a base class's forward called by name
@@ -273,6 +277,7 @@ def test_a_float64_network_an_optimizer_trains_is_marked():
 def test_lstm_state_is_passed_as_a_tuple():
     text = convert(HEAD + SNIPPETS["lstm_state_as_a_list"]).text
     assert "out, (h, c) = self.lstm(inputs, tuple(h))" in text
+    assert "cell_out = cell(x, tuple(pair))[1]" in text  # a layer bound to a plain name
 
 
 # -- both frameworks (slow) ------------------------------------------------------------------------
