@@ -125,9 +125,12 @@ class ScriptIdioms(WalkState):
     def _format_call(self, original: cst.Call, updated: cst.Call) -> cst.Call | None:
         """'...{:.4f}'.format(loss) -> '...'.format(float(loss))."""
         func = updated.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(func.value, cst.SimpleString)):
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "format"
+                and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString))):
             return None
         text = func.value.evaluated_value
+        if not isinstance(text, str):  # bytes, or an f-string in the concatenation
+            return None
         try:
             fields = [f for f in string.Formatter().parse(text) if f[1] is not None]
         except ValueError:

@@ -155,6 +155,8 @@ picked = x[range(3)]
 loss = (x ** 2).mean()
 step = 7
 texts = [f"{loss:.4f} {step:d}", "loss {:.3f} at {}".format(loss, step), "%d: %.2f" % (step, loss), "%.5f" % loss]
+texts.append(("{} {:.2f}, "
+              "{:.1e}").format(step, loss, loss * 100))
 texts = [ord(c) for c in "|".join(texts)]  # compared as numbers
 """,
 }
