@@ -6,14 +6,14 @@ from . import modern  # AMP, checkpointing and distributed set-up (issue 16's mo
 
 import libcst as cst
 
-from . import containers, data, functional, layers, rules, state, tensors, training, vision
+from . import containers, data, functional, layercalls, layers, legacy, rules, state, tensors, training, vision
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
 from .names import resolve
 from .walk import GRAD_CONTEXTS, WalkState
 
-HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS,
+HANDLERS = {**legacy.HANDLERS, **layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS,
             **functional.HANDLERS, **containers.HANDLERS}
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
@@ -45,6 +45,8 @@ class CallRewrites(WalkState):
             ctx.mark(original, rules.API_DIFF, qualified, RESULT_DIFFERS[qualified])
             return updated
         if qualified == "torch.Tensor" and not ctx.mint_entry(qualified):
+            if legacy.sizes_or_either(updated):  # torch.Tensor(2, 3), torch.Tensor(n): the FloatTensor rules
+                return legacy.typed_constructor(ctx, original, updated, qualified, None)
             return tensor_constructor(ctx, original, updated)
         if qualified is None:
             if isinstance(original.func, cst.Name) and original.func.value in ctx.label_losses:
@@ -65,6 +67,14 @@ class CallRewrites(WalkState):
                 return updated
             if isinstance(original.func, cst.Attribute) and original.func.attr.value == "add_module":
                 return self._add_module(original, updated)
+            in_cell = self.classes[-1][0] if self.classes and self.classes[-1][1] == "cell" else ""
+            new = layercalls.pair_state(ctx, in_cell, original, updated) \
+                or (layercalls.base_init(ctx, in_cell, original, updated) if in_cell else None)
+            if new is not None:
+                return new
+            new = layercalls.forward_call(ctx, self.cells, original, updated)
+            if new is not None:
+                return new
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
                 new = containers.traversal(ctx, original, updated) or tensors.method_call(ctx, original, updated)
                 if new is not None:
@@ -82,9 +92,18 @@ class CallRewrites(WalkState):
             ctx.mark(original, rules.DEVICE_CUDA, qualified,
                      "no CUDA query in MindSpore: choose the device once with mindspore.set_device")
             return updated
+        if qualified.endswith(".__init__") and self.classes and self.classes[-1][1] == "cell":
+            new = layercalls.base_init(ctx, self.classes[-1][0], original, updated)  # nn.Linear.__init__(self, ...)
+            if new is not None:
+                return new
+        if qualified in legacy.LOSSES:  # size_average=/reduce= -> reduction= before any mapping sees them
+            folded = legacy.rewrite(ctx, original, updated, qualified)
+            if folded is None:
+                return updated  # marked
+            updated = folded
         mint = ctx.mint_entry(qualified)
         handler = None if mint else HANDLERS.get(qualified)
-        entry = mint or ctx.classic.get(qualified)
+        entry = mint or legacy.entry_for(qualified, updated, ctx.classic.get(qualified))
         if mint is not None:
             new = convert_call(ctx, original, updated, qualified, mint)  # mint keeps PyTorch's semantics
         elif handler is not None:
@@ -178,6 +197,17 @@ class CallRewrites(WalkState):
             return updated
         self.ctx.change(original, rules.API_RENAME, qualified, target, f"{qualified} -> {target}")
         return self.ctx.ms_expr(target)
+
+
+def convert_layer(ctx, original: cst.Call, updated: cst.Call, qualified: str) -> cst.BaseExpression:
+    """updated converted as a call of the torch API qualified (the dispatch of CallRewrites.leave_Call
+    without its bookkeeping): used for a built-in layer's arguments passed to its __init__ from a subclass."""
+    mint = ctx.mint_entry(qualified)
+    handler = None if mint else HANDLERS.get(qualified)
+    entry = mint or ctx.classic.get(qualified)
+    if mint is None and handler is not None:
+        return handler(ctx, original, updated, qualified, entry)
+    return convert_call(ctx, original, updated, qualified, entry)
 
 
 def _same_arguments(before: cst.Call, after: cst.Call) -> bool:

@@ -4,8 +4,11 @@ never imports it; tests import it to check each definition against PyTorch.
 
 Rules for what is written here, since it is copied as it stands:
 - one top-level definition per helper; refer to MindSpore only through `mindspore.`, `ops.` and
-  `nn.` (renamed to the converted file's spelling of those modules), and to nothing else outside;
-- the helper's name is the PyTorch name it stands for (renamed when the file already uses it).
+  `nn.` (renamed to the converted file's spelling of those modules), to other helpers of this file
+  by name (they are written along with it), to modules that come with MindSpore (numpy, PIL) only by
+  importing them inside the function, and to nothing else outside;
+- the helper's name is the PyTorch name it stands for, or says what it does (renamed when the
+  converted file already uses it).
 """
 import mindspore
 from mindspore import nn, ops
@@ -93,3 +96,75 @@ class ModuleDict(nn.Cell):
         cell = self[name]
         del self[name]
         return cell
+
+
+def make_grid_array(tensor, nrow=8, padding=2, normalize=False, value_range=None, scale_each=False, pad_value=0.0):
+    """torchvision.utils.make_grid's layout as a numpy array (C, H, W): 1-channel images repeated to 3
+    channels, tiles of the image size separated and framed by `padding` pixels of pad_value, nrow
+    tiles a row, a single image returned as it is; normalize= rescales to [0, 1] from value_range or
+    the min/max (per image with scale_each)."""
+    import math
+    import numpy as np
+
+    def as_array(t):
+        return t.asnumpy() if hasattr(t, "asnumpy") else np.asarray(t)
+
+    array = np.stack([as_array(t) for t in tensor]) if isinstance(tensor, (list, tuple)) else as_array(tensor).copy()
+    if array.ndim == 2:
+        array = array[None]
+    if array.ndim == 3:
+        if array.shape[0] == 1:
+            array = np.concatenate([array] * 3, 0)
+        array = array[None]
+    if array.ndim == 4 and array.shape[1] == 1:
+        array = np.concatenate([array] * 3, 1)
+    if normalize:
+        def rescale(part):
+            low, high = value_range if value_range is not None else (float(part.min()), float(part.max()))
+            np.clip(part, low, high, out=part)
+            part -= low
+            part /= max(high - low, 1e-5)
+        for part in (array if scale_each else [array]):
+            rescale(part)
+    if array.shape[0] == 1:
+        return array[0]
+    count = array.shape[0]
+    columns = min(nrow, count)
+    rows = int(math.ceil(float(count) / columns))
+    height, width = array.shape[2] + padding, array.shape[3] + padding
+    grid = np.full((array.shape[1], height * rows + padding, width * columns + padding), pad_value, dtype=array.dtype)
+    for k in range(count):
+        y, x = divmod(k, columns)
+        grid[:, y * height + padding:(y + 1) * height, x * width + padding:(x + 1) * width] = array[k]
+    return grid
+
+
+def make_grid(tensor, **kwargs):
+    """torchvision.utils.make_grid: the images tiled into one (C, H, W) tensor."""
+    return mindspore.Tensor(make_grid_array(tensor, **kwargs))
+
+
+def save_image(tensor, fp, format=None, **kwargs):
+    """torchvision.utils.save_image: the images tiled as make_grid does, written with PIL as an 8-bit
+    image file (round(x * 255) clamped to 0..255)."""
+    import numpy as np
+    from PIL import Image
+    grid = make_grid_array(tensor, **kwargs)
+    pixels = np.clip(grid * 255 + 0.5, 0, 255).transpose(1, 2, 0).astype(np.uint8)
+    Image.fromarray(pixels.squeeze(2) if pixels.shape[2] == 1 else pixels).save(fp, format=format)
+
+
+def cast_cell(cell, dtype):
+    """A network's .double()/.float()/.half(): its floating-point parameters and buffers cast to
+    dtype, the network returned."""
+    for param in cell.get_parameters():
+        if param.dtype in (mindspore.float16, mindspore.float32, mindspore.float64, mindspore.bfloat16):
+            param.set_dtype(dtype)
+    return cell
+
+
+def int64_indices(result):
+    """(values, indices) of a top-k with PyTorch's int64 indices (MindSpore gives int32, which int64
+    ids refuse to be concatenated with)."""
+    values, indices = result
+    return values, indices.astype(mindspore.int64)

@@ -3,12 +3,14 @@ counterpart of the same shape, the call is rewritten to a small local function o
 (helper_source.py, checked against PyTorch by the tests) is copied after the file's imports. The
 converted file depends on MindSpore alone, never on this product.
 
-use() gives a helper's local name and records it on the context; insert() writes the recorded
-helpers into the module once the imports are settled."""
+use() gives a helper's local name (stepping aside from the file's own names) and records it, and the
+helpers it calls, on the context; insert() writes the recorded helpers into the module once the
+imports are settled."""
 from __future__ import annotations
 
 import ast
-import re
+import io
+import tokenize
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,37 +22,63 @@ from .names import dotted
 SOURCE = Path(__file__).with_name("helper_source.py")
 # The module names helper code uses -> the MindSpore module each stands for.
 HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
-_HEAD = re.compile(r"(?<![\w.])(mindspore|ops|nn)\.")
 
 
 @lru_cache(maxsize=1)
-def definitions() -> dict[str, str]:
-    """Helper name -> its source text, read from helper_source.py."""
+def definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Helper name -> (its source text, the other helpers it calls), read from helper_source.py."""
     text = SOURCE.read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)
+    nodes = [node for node in ast.parse(text).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+    names = {node.name for node in nodes}
     out = {}
-    for node in ast.parse(text).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            out[node.name] = "".join(lines[node.lineno - 1:node.end_lineno])
+    for node in nodes:
+        calls = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & (names - {node.name})
+        out[node.name] = ("".join(lines[node.lineno - 1:node.end_lineno]), tuple(sorted(calls)))
     return out
 
 
 def use(ctx: ConversionContext, name: str) -> str:
-    """The local name helper `name` gets in this file; its code is written by insert()."""
+    """The local name helper `name` gets in this file; its code (and that of the helpers it calls) is
+    written by insert()."""
     if name in ctx.helpers:
         return ctx.helpers[name][0]
+    text, calls = definitions()[name]
     local = _free_name(ctx, name)
-    text = definitions()[name]
-    text = _HEAD.sub(lambda m: ctx.ms(HEADS[m.group(1)]) + ".", text)
-    if local != name:
-        text = re.sub(rf"^(def|class) {name}\b", rf"\1 {local}", text, count=1)
-    ctx.helpers[name] = (local, text)
+    ctx.helpers[name] = (local, "")  # reserved before the helpers it calls pick their names
+    renames = {called: use(ctx, called) for called in calls}
+    renames[name] = local
+    ctx.helpers[name] = (local, _rename(ctx, text, renames))
     return local
+
+
+def _rename(ctx: ConversionContext, text: str, renames: dict[str, str]) -> str:
+    """text with its module heads spelt as the file spells them and helper names as renamed: code
+    names only (never inside strings or comments, never after a dot)."""
+    lines = text.splitlines(keepends=True)
+    edits = []
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    for before, token, after in zip([None, *tokens], tokens, [*tokens[1:], None]):
+        if token.type != tokenize.NAME or (before is not None and before.string == "."):
+            continue
+        if token.string in HEADS and after is not None and after.string == ".":
+            new = ctx.ms(HEADS[token.string])
+        else:
+            new = renames.get(token.string, token.string)
+        if new != token.string:
+            edits.append((token.start, token.end, new))
+    for (row, start), (_, end), new in reversed(edits):
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + new + line[end:]
+    return "".join(lines)
 
 
 def _free_name(ctx: ConversionContext, name: str) -> str:
     occupied = ctx.spelling.occupied
-    taken = set(ctx.aliases) | {local for local, _ in ctx.helpers.values()}
+    # a torch import of the very API the helper stands for (`from torchvision.utils import save_image`)
+    # leaves the name free: its calls become the helper's and the import goes
+    taken = {alias for alias, target in ctx.aliases.items() if target.rsplit(".", 1)[-1] != name}
+    taken |= {local for local, _ in ctx.helpers.values()}
     if occupied is not None:
         taken |= occupied.other | set(occupied.imports)
     candidate, number = name, 2

@@ -20,6 +20,8 @@ import libcst as cst
 
 from .containers import TRAVERSALS
 from .imports import suites
+from .idioms import hot_names
+from .layercalls import stored_names
 from .names import resolve_text
 from .paramnames import PARAMETER_ATTRS
 from .training import STEP_METHODS
@@ -71,7 +73,7 @@ def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], labe
         return None
     out = Outline(tree=tree)
     spans: list[tuple[int, int]] = []
-    names = set(aliases) | relevant | ACTED_ON
+    names = set(aliases) | relevant | ACTED_ON | stored_names(tree) | hot_names(tree)
 
     def walk(body: list[ast.stmt]) -> None:
         for stmt in body:

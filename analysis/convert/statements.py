@@ -114,7 +114,7 @@ class StatementRewrites(WalkState):
         if not updated.body:
             return updated
         module, _ = rewrite_imports(updated, self.ctx.imports, self.ctx.torch_left)
-        return helpers.insert(module, self.ctx)
+        return helpers.insert(module, self.ctx)  # functions and classes the conversion writes (helpers.py)
 
 
 # Layers whose output depends on the training mode (PyTorch's default: training).

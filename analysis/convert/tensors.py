@@ -138,12 +138,50 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         return updated.with_changes(args=[cst.Arg(value=cst.Integer("1"), keyword=cst.Name("ddof"),
                                                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                                         whitespace_after=cst.SimpleWhitespace("")))])
+    if name in ("fill_", "zero_"):
+        return _fill(ctx, original, updated, name)
     return _mapped_method(ctx, original, updated, name)
 
 
 # Method names method_call rewrites itself (besides the table's renames, see relevant_methods).
 HANDLED_METHODS = frozenset({"size", "view", "transpose", "numpy", "cpu", "cuda", "to", "detach", "train", "eval",
-                             "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var"})
+                             "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var",
+                             "fill_", "zero_"})
+
+
+def _fill(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str) -> cst.BaseExpression | None:
+    """x.fill_(v) / x.zero_() -> x.assign_value(ops.full_like(x, v)) / (ops.zeros_like(x)): MindSpore
+    2.10 has both methods but no CPU kernel for them. assign_value returns x, as fill_ does. x.data
+    is a copy in MindSpore, so x itself is filled; part of a tensor (x[i]) or a computed one is marked."""
+    args = updated.args
+    if (name == "zero_" and args) or (name == "fill_" and not (
+            len(args) == 1 and not args[0].star and (args[0].keyword is None or args[0].keyword.value == "value"))):
+        return None
+    target = _receiver(updated)
+    if isinstance(target, cst.Attribute) and target.attr.value == "data":
+        target = target.value
+    if isinstance(target, cst.Attribute) and target.attr.value == "grad":
+        return None  # gradients held on parameters: the training loop's business, not a fill
+    op = "full_like" if name == "fill_" else "zeros_like"
+    if not _plain_path(target):
+        ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}",
+                 f"{name} has no CPU kernel in MindSpore: for a whole tensor write x.assign_value(ops.{op}(x"
+                 f"{', value' if args else ''})), for part of one x[index] = value")
+        return updated
+    first = cst.Arg(value=target, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if args
+                    else cst.MaybeSentinel.DEFAULT)
+    filled = cst.Call(func=ctx.ms_expr(f"mindspore.ops.{op}"), args=[first, *(cst.Arg(value=a.value) for a in args)])
+    ctx.change(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", "mindspore.Tensor.assign_value",
+               f"{name}() -> assign_value(ops.{op}(...)): MindSpore's {name} has no CPU kernel")
+    return cst.Call(func=cst.Attribute(value=target, attr=cst.Name("assign_value")), args=[cst.Arg(value=filled)])
+
+
+def _plain_path(node: cst.BaseExpression) -> bool:
+    """A name or a chain of attributes on one (x, self.fc.bias): safe to write twice, and the tensor
+    itself rather than a copy of part of it."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
 
 
 @lru_cache(maxsize=4)

@@ -14,6 +14,7 @@ from .calls import CallRewrites
 from .cells import CellRewrites
 from .codegen import verbatim
 from .functional import provided
+from .idioms import ScriptIdioms
 from .layermap import LayerMap
 from .loops import LoopRewrites
 from .paramnames import ParameterNames
@@ -38,7 +39,7 @@ STATEMENT_TYPES = frozenset({cst.SimpleStatementLine, cst.If, cst.For, cst.While
                              cst.FunctionDef, cst.ClassDef, cst.Match})
 
 
-class Converter(ParameterNames, CellRewrites, CallRewrites, LayerMap, AssignmentBindings, StatementRewrites, LoopRewrites):
+class Converter(ScriptIdioms, ParameterNames, CellRewrites, CallRewrites, LayerMap, AssignmentBindings, StatementRewrites, LoopRewrites):
     """One walk over the module; each concern's visit_/leave_ methods come from its mixin, the
     dispatch and the bookkeeping every concern relies on live here."""
 

@@ -16,7 +16,7 @@ import libcst as cst
 
 from analysis.knowledge.mapping import ApiEntry
 
-from . import rules
+from . import helpers, rules
 from .context import ConversionContext
 from .names import code
 from .signatures import kwarg
@@ -132,7 +132,40 @@ def _with_comma(args) -> list[cst.Arg]:
     return args
 
 
+# torchvision API -> the helper standing in for it (helper_source.py)
+GRID_HELPERS = {
+    "torchvision.utils.make_grid": "make_grid",
+    "torchvision.utils.save_image": "save_image",
+}
+# keywords torchvision's make_grid/save_image take (range= is the old spelling of value_range=)
+GRID_KEYWORDS = ("nrow", "padding", "normalize", "value_range", "scale_each", "pad_value")
+RENAMED = {"range": "value_range"}
+
+
+def grid_helper(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
+    """make_grid/save_image -> a helper written into the file (helpers.py) doing the same with numpy and PIL."""
+    is_save = qualified.endswith("save_image")
+    allowed = {"tensor", *GRID_KEYWORDS, *RENAMED, *(("fp", "format") if is_save else ())}
+    positional = [a for a in updated.args if a.keyword is None]
+    keywords = [a.keyword.value for a in updated.args if a.keyword is not None]
+    # save_image's third positional argument is format= today and was nrow= in older torchvision
+    limit = 2 if is_save else 1 + len(GRID_KEYWORDS)
+    if any(a.star for a in updated.args) or len(positional) > limit or any(k not in allowed for k in keywords):
+        ctx.mark(original, rules.API_UNMAPPED, qualified,
+                 f"{qualified} with these arguments: pass the tensor{', the file' if is_save else ''} and keyword "
+                 f"options ({', '.join(GRID_KEYWORDS)}) to the helper the conversion writes for it, or rewrite")
+        return updated
+    name = helpers.use(ctx, GRID_HELPERS[qualified])
+    args = [a.with_changes(keyword=cst.Name(RENAMED[a.keyword.value]))
+            if a.keyword is not None and a.keyword.value in RENAMED else a for a in updated.args]
+    ctx.change(original, rules.API_RENAME, qualified, name,
+               f"{qualified} -> {name}, a function the conversion writes into this file (numpy and PIL: the same "
+               "grid layout and pixel values)")
+    return updated.with_changes(func=cst.Name(name), args=args)
+
+
 HANDLERS = {
+    **{name: grid_helper for name in GRID_HELPERS},
     **{name: dataset for name in (*SAME_FILES, *DIFFERENT_FILES)},
     "torchvision.transforms.Compose": compose,
     "torchvision.transforms.transforms.Compose": compose,

@@ -314,3 +314,18 @@ def test_helpers_follow_the_mindspore_imports_even_below_other_code():
     # the helper class needs nn when it is defined: it comes right after that import
     assert text.index("from mindspore import nn") < text.index("class ModuleDict(nn.Cell)") < text.index("class Net")
     exec(compile(text, "converted.py", "exec"), {})  # defines everything without a NameError
+
+
+def test_helper_code_takes_the_files_module_spelling_and_leaves_its_docstring_alone():
+    source = textwrap.dedent('''
+        import torch.nn.functional as F
+        from mylib import ops
+
+        def norm(x):
+            return F.layer_norm(ops.prepare(x), (2,))
+    ''')
+    text = convert_source(source).text
+    helper = text[text.index("def layer_norm("):text.index("from mylib import ops")]
+    assert "ms_ops.LayerNorm(" in helper and "ms_ops.ones(" in helper
+    assert "(ops.layer_norm has no CPU kernel)" in helper  # prose, not code: never renamed
+    assert "return layer_norm(ops.prepare(x), (2,))" in text
