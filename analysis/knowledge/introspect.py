@@ -193,6 +193,18 @@ def _aten_default(arg) -> str:
     return "<object>"
 
 
+# Namespaced builtins are ATen ops with a prefix: torch.linalg.norm is aten::linalg_norm (ord=...),
+# not aten::norm (p=...), which is torch.norm's
+_ATEN_PREFIX = {"torch.linalg.": "linalg_", "torch.special.": "special_", "torch.fft.": "fft_"}
+
+
+def _aten_name(name: str, last: str) -> str:
+    for module, prefix in _ATEN_PREFIX.items():
+        if name.startswith(module) and name.count(".") == module.count("."):
+            return prefix + last
+    return last
+
+
 def torch_signatures(name: str) -> tuple[list[list[list]], str]:
     """(overloads, source) for a PyTorch API name; ([], '') when nothing can be read."""
     obj = resolve(name)
@@ -204,7 +216,7 @@ def torch_signatures(name: str) -> tuple[list[list[list]], str]:
     if params is not None:
         return [params], "inspect"
     docs = doc_signatures(obj, last)
-    aten = _aten_schemas(last, method) if not inspect.isclass(obj) else []
+    aten = _aten_schemas(_aten_name(name, last), method) if not inspect.isclass(obj) else []
     if aten:
         documented = {p[0]: p[2] for sig in docs for p in sig if p[2] is not None}
         for sig in aten:
