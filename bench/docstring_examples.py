@@ -269,7 +269,9 @@ def measure(torch_dir: Path, limit: int | None, workers: int, log=print, only: l
     log(f"running MindSpore ({time.monotonic() - start:.0f} s)")
     ms_runs = run_all("mindspore", "chunks", [i["converted"] for i in items], workers=workers, timeout=90)
     rows = []
-    for item, (tok, tres), (mok, mres) in zip(items, torch_runs, ms_runs):
+    for item, torch_run, ms_run in zip(items, torch_runs, ms_runs):
+        tok, tres = torch_run or (False, {})  # None: the worker gave no answer for this block
+        mok, mres = ms_run or (False, {})
         tres = tres if tok else {}
         mres = mres if mok else {}
         own = []

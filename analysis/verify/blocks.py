@@ -229,6 +229,10 @@ def run_chunks(framework: str, source: str) -> dict:
     from .workers import _short
 
     results: dict = {}
+    if framework == "torch":  # an earlier block in this worker may have changed it (set_default_dtype examples)
+        import torch
+
+        torch.set_default_dtype(torch.float32)
     ns: dict = {"__name__": "__example__", "_rnd": Deterministic(framework)}
 
     def record(i, **values):
