@@ -164,6 +164,9 @@ def _aten_schemas(op: str, method: bool) -> list[list[list]]:
         args = schema.arguments
         if (method or with_self) and not any(a.name == "self" for a in args):
             continue  # TorchScript's scalar overloads (cos(int a)): Python binds only the tensor ones
+        if any(a.name == "self" and str(a.type) not in ("Tensor", "Optional[Tensor]") for a in args):
+            continue  # TorchScript's list overloads (sum(int[] self)): not Python's, and they would take
+            #           torch.sum(a, 1) for sizes given one by one
         if any(a.alias_info is not None and a.alias_info.is_write and a.name != "self" for a in args):
             continue  # an out= variant: out= is refused by the converter on its own
         if schema.overload_name.endswith(("_out", "out")) or "Dimname" in str(schema):
