@@ -29,6 +29,8 @@ CASES = [
                           "y = nn.AdaptiveMaxPool3d((7, None, None))(x)", "marked"),
     ("svd", "a = torch.linspace(-1, 1, 15).reshape(5, 3)\nu, s, v = torch.svd(a)\ny = s", "marked"),
     ("unique", "y = torch.unique(torch.tensor([1, 3, 2, 3]))", "marked"),
+    ("dot", "y = torch.dot(torch.tensor([2, 3]), torch.tensor([2, 1]))", "pass"),
+    ("sum", "a = torch.linspace(-1, 1, 16).reshape(4, 4)\ny = torch.sum(a, 1)", "pass"),
 ]
 
 
