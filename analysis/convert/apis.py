@@ -11,6 +11,7 @@ from . import rules
 from .context import ConversionContext
 from .names import code
 from .signatures import HARMLESS_DROPS, ArgPlan, fix_commas, parameter_names, plan_args
+from .binding import needs_float_dtype
 from .verdict_hook import known_broken, spelled
 
 # torch dtypes and other plain names -> MindSpore names (references, not calls).
@@ -109,6 +110,11 @@ def convert_call(
         return updated
     target = target or choose_target(ctx, entry)
     args = plan.args + list(extra or [])
+    if needs_float_dtype(qualified, plan.passed):
+        args.append(cst.Arg(value=ctx.ms_expr("mindspore.float32"), keyword=cst.Name("dtype"),
+                            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                  whitespace_after=cst.SimpleWhitespace(""))))
+        plan.notes.append("dtype=float32 written (PyTorch's default; MindSpore needs it for a 0-d shape)")
     if args:
         last = args[-1]
         if isinstance(last.comma, cst.Comma) and not isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace):

@@ -29,6 +29,45 @@ NO_OP_KEYWORDS = frozenset(
 LEGACY = ("size_average", "reduce")
 
 
+# Argument values MindSpore computes differently, found by running torch's docstring examples:
+# (api, parameter) -> (which values are refused, why). "not_number": anything but a number literal;
+# "tensor": a tensor built in the call; "has_none": a tuple holding None.
+VALUE_LIMITS = {
+    ("torch.copysign", "other"): ("not_number", "MindSpore's copysign reads -0.0 in other as +0.0"),
+    ("torch.narrow", "start"): ("tensor", "MindSpore's narrow takes start as an int only: pass int(start)"),
+    **{(f"torch.nn.Adaptive{kind}Pool{n}d", "output_size"): (
+        "has_none", "None (keep that input size) is not accepted by MindSpore: write the input's size")
+       for kind in ("Max", "Avg") for n in (1, 2, 3)},
+}
+# PyTorch factories default to float32; MindSpore's have no CPU kernel for an empty shape without a dtype
+FLOAT_FACTORIES = ("torch.ones", "torch.zeros")
+
+
+def refused_value(api: str, name: str, node: cst.BaseExpression) -> str | None:
+    """Why this value of argument `name` cannot be written for MindSpore (see VALUE_LIMITS), or None."""
+    limit = VALUE_LIMITS.get((api, name))
+    if limit is None:
+        return None
+    kind, why = limit
+    bare = node.expression if isinstance(node, cst.UnaryOperation) else node
+    if kind == "not_number" and not isinstance(bare, (cst.Integer, cst.Float)):
+        return f"argument {name}= other than a number literal: {why}"
+    if kind == "tensor" and isinstance(node, cst.Call) and code(node.func).rsplit(".", 1)[-1] in (
+            "tensor", "Tensor", "as_tensor", "arange", "zeros", "ones", "full"):
+        return f"argument {name}= given as a tensor: {why}"
+    if kind == "has_none" and isinstance(node, (cst.Tuple, cst.List)) and any(
+            isinstance(e.value, cst.Name) and e.value.value == "None" for e in node.elements):
+        return f"argument {name}= holding None: {why}"
+    return None
+
+
+def needs_float_dtype(api: str, passed: dict) -> bool:
+    """torch.ones(()) -> MindSpore needs dtype= written (see FLOAT_FACTORIES)."""
+    shape = passed.get("size")
+    return api in FLOAT_FACTORIES and "dtype" not in passed and isinstance(shape, (cst.Tuple, cst.List)) \
+        and not shape.elements
+
+
 @dataclass
 class Bound:
     """One call bound to one PyTorch overload: torch name -> the argument, in call order."""
@@ -210,6 +249,11 @@ def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset
     legacy: dict[str, str] = {}
     for tname, arg in bound.args.items():
         plan.passed[tname] = arg.value
+        refused = refused_value(entry.torch, tname, arg.value)
+        if refused:
+            plan.problems.append(refused)
+            handled = handled | {tname}  # already reported: not also "missing" below
+            continue
         if tname in handled:
             out[f" {tname}"] = _Out(arg if arg.keyword is not None else _kw(arg, tname), False, handled=True)
             continue

@@ -19,6 +19,11 @@ DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_co
                 "torch.backends.mps.is_available")
 
 
+# Namespaces of PyTorch's own operator and dispatch machinery: a reference to them (not only a call) is marked
+TORCH_ONLY = ("torch.ops.", "torch.library.", "torch._library.", "torch._custom_ops.", "torch.func.",
+              "torch._functorch.", "torch.overrides.", "torch.utils._python_dispatch.", "functorch.")
+
+
 # Calls whose MindSpore counterpart returns something else: converted only as a statement of their own
 RESULT_DIFFERS = {
     "torch.manual_seed": "torch.manual_seed returns a Generator, mindspore.set_seed returns None: call it on a "
@@ -193,6 +198,12 @@ class CallRewrites(WalkState):
                 if entry and entry.primary and (entry.category == "consistent" or last[:1].isupper()):
                     target = entry.primary
         if target is None:
+            if qualified.startswith(TORCH_ONLY) and id(original) not in self.__dict__.get("torch_only_seen", ()):
+                self.__dict__.setdefault("torch_only_seen", set()).add(id(original))
+                self.ctx.mark(original, rules.API_UNMAPPED, qualified,
+                              f"{qualified} is PyTorch's operator/dispatch machinery: MindSpore has no counterpart; "
+                              f"rewrite this without it")
+                return updated
             self.ctx.keep(original)
             return updated
         self.ctx.change(original, rules.API_RENAME, qualified, target, f"{qualified} -> {target}")

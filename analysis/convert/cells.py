@@ -42,6 +42,12 @@ class CellRewrites(WalkState):
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef):
         name, kind, _ = self.classes.pop()
         if kind == "other":
+            for orig in original.bases:  # torch.Tensor, dispatch modes: PyTorch's own machinery
+                qualified = resolve(orig.value, self.ctx.aliases)
+                if qualified and qualified.startswith("torch."):
+                    self.ctx.mark(orig, rules.API_UNMAPPED, qualified,
+                                  f"class {name} extends {qualified}, PyTorch machinery with no MindSpore "
+                                  f"counterpart: rewrite it without the base")
             return updated
         bases = []
         for orig, base in zip(original.bases, updated.bases):

@@ -220,6 +220,11 @@ def _plan_bound(call: cst.Call, entry: ApiEntry, sig, handled: frozenset[str], n
     then apply. Where the call fits several overloads, they must convert alike."""
     candidates = binding.bind_all(call, sig, binding.looks_like_dtype)
     if not candidates:
+        if not any(a.star for a in call.args) and _required_missing(call, sig):
+            # torch.repeat_interleave(repeats): an overload the tables do not map, not a spelling to guess at
+            return ArgPlan(args=list(call.args), problems=[
+                f"this call leaves out an argument every mapped overload of {entry.torch} requires (another "
+                f"PyTorch overload): convert it by hand"])
         return None
     plans, keys = [], []
     for bound in candidates:
@@ -238,6 +243,12 @@ def _plan_bound(call: cst.Call, entry: ApiEntry, sig, handled: frozenset[str], n
     return ArgPlan(args=list(call.args), problems=[
         f"this call fits {len(plans)} of PyTorch's overloads of {entry.torch}, which convert differently: "
         f"spell the arguments so one is meant (a literal, or a keyword), or convert it by hand"])
+
+
+def _required_missing(call: cst.Call, sig) -> bool:
+    """Fewer arguments than any overload's required ones: the call is an overload the data lacks."""
+    given = len(call.args)
+    return all(given < sum(1 for p in overload if p[1] in "pok" and p[2] is None) for overload in sig.torch)
 
 
 def _positional_after_keyword(args: list[cst.Arg]) -> bool:

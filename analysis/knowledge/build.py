@@ -167,6 +167,8 @@ def build(reference_dir: Path, out_dir: Path = DATA_DIR, introspect: bool = True
                 apis[name] = _supplement_entry(name, raw)
             for name, raw in curated.get("manual", {}).items():
                 manual[name] = raw["action"]
+                if raw.get("refuse"):  # the tables map it, but the counterpart computes something else
+                    apis.pop(name, None)
                 if raw.get("decorator"):
                     decorators.append(name)
         payload = {

@@ -164,6 +164,9 @@ def _aten_schemas(op: str, method: bool) -> list[list[list]]:
         args = schema.arguments
         if (method or with_self) and not any(a.name == "self" for a in args):
             continue  # TorchScript's scalar overloads (cos(int a)): Python binds only the tensor ones
+        if any(a.name == "self" and str(a.type) not in ("Tensor", "Optional[Tensor]") for a in args):
+            continue  # TorchScript's list overloads (sum(int[] self)): not Python's, and they would take
+            #           torch.sum(a, 1) for sizes given one by one
         if any(a.alias_info is not None and a.alias_info.is_write and a.name != "self" for a in args):
             continue  # an out= variant: out= is refused by the converter on its own
         if schema.overload_name.endswith(("_out", "out")) or "Dimname" in str(schema):
@@ -193,6 +196,18 @@ def _aten_default(arg) -> str:
     return "<object>"
 
 
+# Namespaced builtins are ATen ops with a prefix: torch.linalg.norm is aten::linalg_norm (ord=...),
+# not aten::norm (p=...), which is torch.norm's
+_ATEN_PREFIX = {"torch.linalg.": "linalg_", "torch.special.": "special_", "torch.fft.": "fft_"}
+
+
+def _aten_name(name: str, last: str) -> str:
+    for module, prefix in _ATEN_PREFIX.items():
+        if name.startswith(module) and name.count(".") == module.count("."):
+            return prefix + last
+    return last
+
+
 def torch_signatures(name: str) -> tuple[list[list[list]], str]:
     """(overloads, source) for a PyTorch API name; ([], '') when nothing can be read."""
     obj = resolve(name)
@@ -204,7 +219,7 @@ def torch_signatures(name: str) -> tuple[list[list[list]], str]:
     if params is not None:
         return [params], "inspect"
     docs = doc_signatures(obj, last)
-    aten = _aten_schemas(last, method) if not inspect.isclass(obj) else []
+    aten = _aten_schemas(_aten_name(name, last), method) if not inspect.isclass(obj) else []
     if aten:
         documented = {p[0]: p[2] for sig in docs for p in sig if p[2] is not None}
         for sig in aten:

@@ -15,6 +15,8 @@ HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
 # torch.<name>(...) -> _rnd.<name>(...): same arguments, deterministic values
 RANDOM_CONSTRUCTORS = ("randn", "rand", "randint", "randn_like", "rand_like", "randint_like", "randperm", "empty",
                        "empty_like", "normal")
+# x.uniform_(low, high) / x.normal_(mean, std) -> torch.tensor(_rnd.uniform_(x, low, high))
+RANDOM_FILLS = ("uniform_", "normal_", "random_")
 _RANDOM = re.compile(r"\btorch\.(" + "|".join(sorted(RANDOM_CONSTRUCTORS, key=len, reverse=True)) + r")\(")
 
 
@@ -42,6 +44,11 @@ class _Randoms(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in RANDOM_FILLS and not node.keywords:
+            # a.uniform_(1, 2): in-place random fill -> fixed values of a's shape and dtype
+            inner = ast.Call(ast.Attribute(ast.Name("_rnd", ast.Load()), func.attr, ast.Load()),
+                             [func.value, *node.args], [])
+            return ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "tensor", ast.Load()), [inner], [])
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "torch" \
                 and func.attr in RANDOM_CONSTRUCTORS:
             keep = [k for k in node.keywords if k.arg in ("dtype", "size", "low", "high", "mean", "std")]
@@ -81,14 +88,15 @@ def prepare(block: str) -> str | None:
     return "\n".join(out) + "\n"
 
 
-def synthetic_calls(source: str) -> set[tuple[int, int]]:
-    """(line, column) of the torch.tensor(_rnd...) wrappers prepare() wrote: not the author's calls."""
+def synthetic_calls(source: str) -> set[tuple[int, int, int, int]]:
+    """Spans (line, column, end line, end column) of the torch.tensor(_rnd...) wrappers prepare() wrote:
+    not the author's calls (a method called on one, `.softmax(dim=1)`, starts at the same place but is)."""
     out = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Call) and \
                 isinstance(node.args[0].func, ast.Attribute) and isinstance(node.args[0].func.value, ast.Name) \
                 and node.args[0].func.value.id == "_rnd":
-            out.add((node.lineno, node.col_offset))
+            out.add((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
     return out
 
 
@@ -97,7 +105,9 @@ def chunk_of_line(source: str) -> dict[int, int]:
     tree = ast.parse(source)
     out, pending = {}, []
     for node in tree.body:
-        lines = range(node.lineno, node.end_lineno + 1)
+        # a decorated definition starts at its first decorator, not at `def`
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        lines = range(first, node.end_lineno + 1)
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
                 isinstance(node.value.func, ast.Name) and node.value.func.id == "_record":
             index = node.value.args[0].value
@@ -157,7 +167,8 @@ class Deterministic:
         np = self.np
         self.count += 1
         n = int(np.prod(shape)) if shape else 1
-        unit = (np.sin(np.arange(n, dtype=np.float64) * 1.618 + self.count * 0.7) + 1) / 2
+        # a hash-like sequence, not sin(linear): matrices of it have full rank (linalg examples need that)
+        unit = np.modf(np.abs(np.sin(np.arange(n, dtype=np.float64) * 12.9898 + self.count * 78.233)) * 43758.5453)[0]
         return (low + (high - low) * unit).reshape(shape)
 
     def randn(self, *size, dtype=None, **_):
@@ -195,6 +206,18 @@ class Deterministic:
     def randint_like(self, x, *args, dtype=None, **_):
         return self.randint(*args, size=tuple(x.shape), dtype=dtype or "int64")
 
+    def uniform_(self, x, low=0.0, high=1.0):
+        return self._tensor(self._values(tuple(x.shape), float(low), float(high)), self._dtype(x.dtype, "float32"))
+
+    def normal_(self, x, mean=0.0, std=1.0):
+        values = self._values(tuple(x.shape), -1.5, 1.5) * float(std) + float(mean)
+        return self._tensor(values, self._dtype(x.dtype, "float32"))
+
+    def random_(self, x, low=2, high=None):
+        low, high = (0, low) if high is None else (low, high)
+        values = self.np.floor(self._values(tuple(x.shape), 0, 1) * (int(high) - int(low)) * 0.999) + int(low)
+        return self._tensor(values, self._dtype(x.dtype, "float32"))
+
     def normal(self, mean=0.0, std=1.0, size=None, **_):
         shape = tuple(size) if size is not None else tuple(getattr(mean, "shape", ()) or getattr(std, "shape", ()))
         return self.randn(shape)
@@ -206,6 +229,10 @@ def run_chunks(framework: str, source: str) -> dict:
     from .workers import _short
 
     results: dict = {}
+    if framework == "torch":  # an earlier block in this worker may have changed it (set_default_dtype examples)
+        import torch
+
+        torch.set_default_dtype(torch.float32)
     ns: dict = {"__name__": "__example__", "_rnd": Deterministic(framework)}
 
     def record(i, **values):

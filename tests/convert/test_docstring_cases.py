@@ -1,0 +1,154 @@
+"""Cases from torch's own docstring examples (bench/docstring_examples.py) that were converted and then
+computed something else or raised: each is now converted and computes PyTorch's values, or stays marked.
+The slow test runs both frameworks; the others check the conversion and the bench's own accounting."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analysis.convert import convert_source
+from tests.convert.harness import parse_snippet, run_corpus
+
+HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+# (docstring the case comes from, body, "pass" (converted, same values) or "marked")
+CASES = [
+    ("linalg.norm", "B = torch.arange(9, dtype=torch.float) - 4\nB = B.reshape(3, 3)\ny = torch.linalg.norm(B, 2)",
+     "pass"),
+    ("linalg.norm", "a = torch.arange(9, dtype=torch.float) - 4\ny = torch.linalg.norm(a, float('inf'))", "pass"),
+    ("Tensor.new_empty", "y = torch.ones(())", "pass"),
+    ("zeros", "y = torch.zeros([])", "pass"),
+    ("signbit", "y = torch.signbit(torch.tensor([-0.0, 0.0]))", "marked"),
+    ("copysign", "a = torch.tensor([1.])\nb = torch.tensor([-0.])\ny = torch.copysign(a, b)", "marked"),
+    ("copysign", "a = torch.tensor([1., -2.])\ny = torch.copysign(a, 1)", "pass"),
+    ("narrow", "x = torch.tensor([[1, 2, 3], [4, 5, 6]])\ny = torch.narrow(x, -1, torch.tensor(-1), 1)", "marked"),
+    ("narrow", "x = torch.tensor([[1, 2, 3], [4, 5, 6]])\ny = torch.narrow(x, 1, 1, 2)", "pass"),
+    ("repeat_interleave", "y = torch.repeat_interleave(torch.tensor([1, 2, 3]))", "marked"),
+    ("repeat_interleave", "x = torch.tensor([[1, 2], [3, 4]])\ny = torch.repeat_interleave(x, 2)", "pass"),
+    ("AdaptiveMaxPool3d", "x = torch.linspace(-1, 1, 2 * 10 * 9 * 8).reshape(1, 2, 10, 9, 8)\n"
+                          "y = nn.AdaptiveMaxPool3d((7, None, None))(x)", "marked"),
+    ("svd", "a = torch.linspace(-1, 1, 15).reshape(5, 3)\nu, s, v = torch.svd(a)\ny = s", "marked"),
+    ("unique", "y = torch.unique(torch.tensor([1, 3, 2, 3]))", "marked"),
+    ("dot", "y = torch.dot(torch.tensor([2, 3]), torch.tensor([2, 1]))", "pass"),
+    ("sum", "a = torch.linspace(-1, 1, 16).reshape(4, 4)\ny = torch.sum(a, 1)", "pass"),
+]
+
+
+@pytest.mark.slow
+def test_docstring_cases_compute_pytorchs_values_or_stay_marked():
+    snippets = [parse_snippet(f"doc{i}.py", f"# api: {name}\n# compare: y\n" + HEADER + body + "\n")
+                for i, (name, body, _) in enumerate(CASES)]
+    verdicts = run_corpus(snippets)
+    wrong = []
+    for snippet, (name, _, expected) in zip(snippets, CASES):
+        verdict = verdicts[snippet.name]
+        got = "pass" if not verdict else "marked" if verdict.startswith("not converted") else f"wrong ({verdict})"
+        if got != expected:
+            wrong.append(f"[{name}] {snippet.source.splitlines()[-1]} -> {snippet.converted.splitlines()[-1]}: "
+                         f"expected {expected}, got {got}")
+    assert not wrong, "\n".join(wrong)
+
+
+def converted(body: str):
+    result = convert_source(HEADER + body + "\n")
+    return result.text, [u.action for u in result.unconverted]
+
+
+@pytest.mark.parametrize("body, named", [
+    ("y = torch.signbit(x)", "-0.0"),
+    ("u, s, v = torch.svd(a)", "(s, u, v)"),
+    ("y = torch.unique(x)", "does not sort"),
+    ("y = torch.copysign(a, b)", "other="),
+    ("y = torch.narrow(x, 0, torch.tensor(1), 2)", "start="),
+    ("y = torch.repeat_interleave(r)", "overload"),
+    ("m = nn.AdaptiveAvgPool2d((None, 7))", "output_size="),
+    ("packet = torch.ops.aten.pow", "torch.ops.aten"),
+    ("class Logged(torch.Tensor):\n    pass", "extends torch.Tensor"),
+    ("@torch.library.custom_op('lib::f', mutates_args=())\ndef f(x: torch.Tensor) -> torch.Tensor:\n"
+     "    return x.clone()", "torch.library.custom_op"),
+])
+def test_calls_mindspore_computes_differently_stay_marked(body, named):
+    text, marks = converted(body)
+    assert any(named in m for m in marks), marks
+
+
+def test_the_calls_those_limits_leave_alone_still_convert():
+    text, marks = converted("a = torch.copysign(x, -1.5)\nb = torch.narrow(x, 0, i, 2)\nc = nn.AdaptiveAvgPool2d((5, 7))"
+                            "\nd = torch.ones(2, 3)")
+    assert marks == []
+    assert "ops.copysign(x, -1.5)" in text and "ops.narrow(x, 0, i, 2)" in text and "ops.ones((2, 3))" in text
+
+
+def test_linalg_apis_are_bound_to_their_own_signature():
+    # aten::norm is torch.norm's (p=); torch.linalg.norm is aten::linalg_norm (ord=), where 2 is no default
+    text, marks = converted("y = torch.linalg.norm(B, 2)")
+    assert marks == [] and "ops.norm(B, 2)" in text
+
+
+# -- the bench's own accounting --------------------------------------------------------------------------
+
+def _bench():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "docstring_examples.py"
+    spec = importlib.util.spec_from_file_location("docstring_examples", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BLOCK = "x = torch.ones(2)\ny = torch.foo(x)\nz = torch.abs(y)\nw = torch.abs(x)\n"
+
+
+def _rows(verdict_of_y: str, marked: set[int]):
+    bench = _bench()
+    from analysis.verify.blocks import prepare
+
+    prepared = prepare(BLOCK)
+    item = {"prepared": prepared, "marked_chunks": marked, "manual": set()}
+    tres = {i: ("ok", {}) for i in range(4)}
+    mres = {0: ("ok", {}), 1: ("error", "TypeError: no"), 2: ("error", "NameError: name 'y' is not defined"),
+            3: ("error", "TypeError: own failure")}
+    rows = [{"chunk": 1, "verdict": verdict_of_y, "problem": "TypeError: no"},
+            {"chunk": 2, "verdict": "silent", "problem": "NameError: name 'y' is not defined"},
+            {"chunk": 3, "verdict": "silent", "problem": "TypeError: own failure"}]
+    return bench.attribute_blocked(rows, item, tres, mres)
+
+
+def test_a_statement_failing_for_an_earlier_marked_one_counts_as_marked():
+    rows = _rows("marked", {1})
+    assert [r["verdict"] for r in rows] == ["marked", "marked", "silent"]  # w's failure is its own
+
+
+def test_a_statement_failing_for_an_earlier_silent_one_is_counted_once():
+    rows = _rows("silent", set())
+    assert [r["verdict"] for r in rows] == ["silent", "blocked", "silent"]
+    summary = _bench().summarize([{**r, "family": "torch"} for r in rows])
+    assert summary["torch"]["calls"] == 2 and summary["torch"]["silent"] == 2 and summary["torch"]["blocked"] == 1
+
+
+def test_a_decorated_definition_starts_at_its_decorator():
+    from analysis.verify.blocks import chunk_of_line, prepare
+
+    prepared = prepare("@torch.no_grad()\ndef f(x):\n    return x\n")
+    decorator = prepared.splitlines().index("@torch.no_grad()") + 1
+    assert chunk_of_line(prepared)[decorator] == 0
+
+
+def test_fixed_random_values_make_full_rank_matrices_and_replace_random_fills():
+    from analysis.verify.blocks import Deterministic, prepare
+
+    a = Deterministic("torch").randn(4, 4)
+    assert np.linalg.matrix_rank(a) == 4
+    assert "_rnd.uniform_(torch.tensor(_rnd.randn(4)), 1, 2)" in prepare("a = torch.randn(4).uniform_(1, 2)\n")
+
+
+def test_rounding_of_a_long_sum_is_tolerated_a_wrong_value_is_not():
+    from analysis.verify.compare import difference
+
+    expected = np.array([60.0, 1e-3], dtype=np.float32)
+    assert difference(expected, expected + np.array([0, 2.5e-5], dtype=np.float32)) == ""
+    assert difference(expected, expected + np.array([0, 1e-3], dtype=np.float32)) != ""
+    huge = np.array([3.4e38, 3.14], dtype=np.float32)
+    assert difference(huge, np.array([3.4e38, 4.14], dtype=np.float32)) != ""
