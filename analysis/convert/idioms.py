@@ -80,8 +80,19 @@ def hot_names(tree: ast.AST) -> set[str]:
     return names
 
 
+def _tensor_flag(node: cst.Attribute) -> bool:
+    """x.is_cuda read from a tensor; self.is_cuda / cls.is_cuda is the user's own attribute (a data
+    loader's or a module's flag), which PyTorch never defines."""
+    return not (isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"))
+
+
 class ScriptIdioms(WalkState):
     """The rewrites above; each hands what it does not change to the next concern (super())."""
+
+    def visit_AssignTarget(self, node: cst.AssignTarget):
+        if isinstance(node.target, cst.Attribute) and node.target.attr.value == "is_cuda":
+            self.skip.add(id(node.target))  # `obj.is_cuda = ...` sets a user's attribute (a tensor's is read-only)
+        return super().visit_AssignTarget(node)
 
     # -- format strings -----------------------------------------------------------------------------
     def leave_FormattedStringExpression(self, original, updated):
@@ -177,7 +188,7 @@ class ScriptIdioms(WalkState):
             self.ctx.change(original, rules.API_RENAME, qualified, dtype,
                             f"{qualified} as a value -> {dtype} (Tensor.type(dtype) casts as PyTorch's does)")
             return self.ctx.ms_expr(dtype)
-        if original.attr.value == "is_cuda" and id(original) not in self.skip:
+        if original.attr.value == "is_cuda" and id(original) not in self.skip and _tensor_flag(original):
             self.ctx.change(original, rules.DEVICE_CUDA, "torch.Tensor.is_cuda", "",
                             f"{code(original)} -> False: MindSpore tensors have no CUDA flag (the device is set "
                             "once with mindspore.set_device)")

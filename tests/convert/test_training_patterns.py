@@ -312,3 +312,20 @@ def test_patterns_run_like_pytorch():
     snippets = _snippets()
     verdicts = run_corpus(snippets, timeout=600)
     assert verdicts == {s.name: "" for s in snippets}
+
+
+def test_an_objects_own_is_cuda_flag_is_left_alone():
+    # timm's loaders keep `self.is_cuda = device.type == 'cuda'`: a user attribute, not a tensor's flag.
+    # Rewriting it to False made `False = ...`, and the whole file came back unconverted.
+    source = (
+        "import torch\n\n\nclass Prefetcher:\n    def __init__(self, device):\n"
+        "        self.is_cuda = device.type == 'cuda'\n        self.loader = None\n\n"
+        "    def __iter__(self):\n        if self.is_cuda:\n            pass\n"
+        "        x = torch.zeros(2)\n        on_gpu = x.is_cuda\n        other = Prefetcher(None)\n"
+        "        other.is_cuda = True\n"
+    )
+    result = convert_source(source, path="loader.py")
+    assert not any("converter failed" in u.action for u in result.unconverted), result.unconverted
+    assert "self.is_cuda = device.type" in result.text and "if self.is_cuda:" in result.text
+    assert "other.is_cuda = True" in result.text
+    assert "on_gpu = False" in result.text  # a tensor's flag is still rewritten
