@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import data, layers, rules, state, tensors, training, vision
+from . import data, layers, receivers, rules, state, tensors, training, vision
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
@@ -41,6 +41,9 @@ class CallRewrites(WalkState):
         if qualified == "torch.Tensor" and not ctx.mint_entry(qualified):
             return tensor_constructor(ctx, original, updated)
         if qualified is None:
+            new = receivers.rewrite(self, original, updated)
+            if new is not None:
+                return new
             if isinstance(original.func, cst.Name) and original.func.value in ctx.label_losses:
                 return self._int_labels(original, updated)
             if isinstance(original.func, cst.Attribute) and original.func.attr.value in training.STEP_METHODS:

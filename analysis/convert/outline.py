@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from . import receivers
+from .bound import bindings
 from .imports import suites
 from .names import resolve_text
 from .paramnames import PARAMETER_ATTRS
@@ -43,6 +45,7 @@ class Outline:
     source: str = ""
     line_starts: list[int] = field(default_factory=list)  # offset in source where line n starts, at index n
     tree: ast.Module | None = None  # the stdlib tree itself (scope.occupied reads it too)
+    bound: dict[str, str] = field(default_factory=dict)  # variable -> kind of value it holds (bound.py)
 
     def source_lines(self, first: int, last: int) -> str:
         """Source text of lines first..last (1-based, inclusive), line breaks included."""
@@ -68,9 +71,9 @@ def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], labe
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    out = Outline(tree=tree)
+    out = Outline(tree=tree, bound=bindings(tree, aliases))
     spans: list[tuple[int, int]] = []
-    names = set(aliases) | relevant | ACTED_ON
+    names = set(aliases) | relevant | ACTED_ON | receivers.hot_names(out.bound)
 
     def walk(body: list[ast.stmt]) -> None:
         for stmt in body:

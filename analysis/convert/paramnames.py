@@ -45,6 +45,17 @@ class ParameterNames(WalkState):
                                     f"{name}.{original.attr.value} -> {name}.{new_attr} (MindSpore's name for this "
                                     "layer's parameter)")
                     return updated.with_changes(attr=cst.Name(new_attr))
+        if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Name):
+            # a variable every assignment binds to such a layer (emb = nn.Embedding(...); emb.weight)
+            bound = getattr(self.ctx.outline, "bound", None) or {}
+            renames = RENAMES.get(bound.get(original.value.value, ""))
+            if renames and original.attr.value in renames:
+                owner, new_attr = original.value.value, renames[original.attr.value]
+                self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
+                                f"mindspore.nn.Cell.{new_attr}",
+                                f"{owner}.{original.attr.value} -> {owner}.{new_attr} (MindSpore's name for this "
+                                "layer's parameter)")
+                return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
         if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Attribute):
             renames = self._bound_layers().get(original.value.attr.value)
             if renames and original.attr.value in renames:

@@ -10,7 +10,7 @@ import libcst as cst
 from . import rules
 from .apis import dtype_name
 from .context import ConversionContext
-from .names import code, resolve
+from .names import code, dotted, resolve
 from .signatures import fix_commas, parameter_names, plan_with_signature
 from .verdict_hook import known_broken, spelled
 
@@ -138,7 +138,70 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         return updated.with_changes(args=[cst.Arg(value=cst.Integer("1"), keyword=cst.Name("ddof"),
                                                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                                         whitespace_after=cst.SimpleWhitespace("")))])
-    return _mapped_method(ctx, original, updated, name)
+    refused = _refused_value(original, name)
+    if refused:
+        ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", refused)
+        return updated
+    updated = _float_arguments(updated, name)
+    new = _mapped_method(ctx, original, updated, name)
+    if new is None and updated is not original and code(updated) != code(original):
+        new = updated
+    return _in_place(ctx, original, name, new)
+
+
+# Arguments MindSpore's method refuses for some values: method -> (keyword, value it accepts, what to do)
+REFUSED_VALUES = {
+    "round": ("decimals", "0", "MindSpore's Tensor.round rounds to integers only (decimals=0): write "
+                               "(x * 10 ** d).round() / 10 ** d"),
+}
+# Arguments MindSpore's method takes as a Python float only: method -> (keyword, position)
+FLOAT_ARGUMENTS = {"fill_diagonal_": ("fill_value", 0)}
+
+
+def _refused_value(call: cst.Call, name: str) -> str | None:
+    spec = REFUSED_VALUES.get(name)
+    if spec is None:
+        return None
+    keyword, accepted, action = spec
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword and code(arg.value) != accepted:
+            return f"{keyword}={code(arg.value)}: {action}"
+    return None
+
+
+def _float_arguments(call: cst.Call, name: str) -> cst.Call:
+    """x.fill_diagonal_(5) -> x.fill_diagonal_(5.0): MindSpore checks the Python type of the value."""
+    spec = FLOAT_ARGUMENTS.get(name)
+    if spec is None:
+        return call
+    keyword, position = spec
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    args = []
+    for arg in call.args:
+        if (arg.keyword is not None and arg.keyword.value == keyword) or \
+                (arg.keyword is None and len(positional) > position and arg is positional[position]):
+            value = arg.value
+            if isinstance(value, cst.Integer):
+                value = cst.Float(f"{value.evaluated_value}.0")
+            elif not isinstance(value, cst.Float):
+                value = cst.Call(func=cst.Name("float"), args=[cst.Arg(value=value)])
+            arg = arg.with_changes(value=value)
+        args.append(arg)
+    return call.with_changes(args=args)
+
+
+def _in_place(ctx: ConversionContext, original: cst.Call, name: str, new):
+    """x.fill_diagonal_(v) becomes x.fill_diagonal(v), which returns a new tensor and leaves x alone:
+    x.assign_value(x.fill_diagonal(v)) changes x as PyTorch does and returns it."""
+    if not (isinstance(new, cst.Call) and name.endswith("_") and not name.endswith("__")
+            and isinstance(new.func, cst.Attribute) and not new.func.attr.value.endswith("_")
+            and dotted(new.func.value) is not None and code(new.func.value) not in ("self", "cls")):
+        return new
+    target = new.func.value
+    ctx.change(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", "mindspore.Tensor.assign_value",
+               f"in-place {name}() -> x.assign_value(x.{new.func.attr.value}(...)) (MindSpore's method returns a "
+               "new tensor)")
+    return cst.Call(func=cst.Attribute(value=target, attr=cst.Name("assign_value")), args=[cst.Arg(value=new)])
 
 
 # Method names method_call rewrites itself (besides the table's renames, see relevant_methods).

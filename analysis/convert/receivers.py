@@ -1,0 +1,86 @@
+"""Calls on objects whose kind the file's assignments tell (bound.py): the cases where the
+converted object would accept the same call and silently do something else, or refuse it.
+
+- s.numel() on a torch.Size (s = x.size()): the converted x.shape is a tuple -> math.prod(s)
+- Sequential insert()/extend(): SequentialCell has neither -> marked
+- Sequential / ModuleList append() (and extend()) whose result is used: PyTorch returns the
+  container, MindSpore None -> marked (a statement of its own converts)
+- a ConvTranspose layer called with output_size: MindSpore's construct takes the input only
+  (the output size is fixed by output_padding when the layer is built) -> marked
+- m.forward(x) on an instance of a class converted to a Cell -> m.construct(x)
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from . import rules
+from .bound import INSTANCE, SIZE
+from .names import code, dotted
+
+SEQUENTIAL = "torch.nn.Sequential"
+MODULE_LIST = "torch.nn.ModuleList"
+CONV_TRANSPOSE = tuple(f"torch.nn.ConvTranspose{d}d" for d in (1, 2, 3))
+# kinds some rule here (or paramnames) acts on: lines naming a variable of these kinds are walked
+KINDS = frozenset({SIZE, SEQUENTIAL, MODULE_LIST, "torch.nn.Embedding", *CONV_TRANSPOSE})
+# method names acted on whatever the receiver's name
+METHODS = frozenset({"forward"})
+
+
+def hot_names(bound: dict[str, str]) -> set[str]:
+    """Identifiers that make a line worth walking (outline.py)."""
+    return {key.rsplit(".", 1)[-1] for key, kind in bound.items() if kind in KINDS} | METHODS
+
+
+def _kind(state, node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "size" \
+            and not node.args:
+        return SIZE
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+        return SIZE
+    name = dotted(node)
+    bound = getattr(state.ctx.outline, "bound", None) or {}
+    return bound.get(name) if name else None
+
+
+def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
+    """The rewritten (or marked: updated itself) call, or None when no rule here applies."""
+    ctx = state.ctx
+    used = id(original) not in state.__dict__.get("unused_results", ())
+    kind = _kind(state, original.func)
+    if kind in CONV_TRANSPOSE:
+        positional = [a for a in original.args if a.keyword is None and not a.star]
+        if any(a.keyword is not None and a.keyword.value == "output_size" for a in original.args) \
+                or len(positional) > 1:
+            ctx.mark(original, rules.API_DIFF, kind,
+                     "MindSpore's transposed convolution takes no output_size when called: build the layer with "
+                     "output_padding = output size - ((input size - 1) * stride - 2 * padding + dilation * "
+                     "(kernel_size - 1) + 1) per axis instead")
+            return updated
+        return None
+    if not isinstance(original.func, cst.Attribute):
+        return None
+    method = original.func.attr.value
+    kind = _kind(state, original.func.value)
+    if kind == SIZE and method == "numel" and not original.args:
+        ctx.change(original, rules.TENSOR_SIZE, "torch.Size.numel", "math.prod",
+                   "torch.Size.numel() -> math.prod(shape) (a converted size is a tuple)")
+        ctx.imports.add("import math")
+        return cst.Call(func=cst.parse_expression("math.prod"), args=[cst.Arg(value=updated.func.value)])
+    if kind in (SEQUENTIAL, MODULE_LIST):
+        target = "SequentialCell" if kind == SEQUENTIAL else "CellList"
+        if kind == SEQUENTIAL and method in ("insert", "extend"):
+            ctx.mark(original, rules.CONTAINERS, f"{kind}.{method}",
+                     f"SequentialCell has no {method}(): build the SequentialCell again from the list of its cells "
+                     f"(list({code(original.func.value)}.cell_list))")
+            return updated
+        if method in ("append", "extend") and used:
+            ctx.mark(original, rules.CONTAINERS, f"{kind}.{method}",
+                     f"{target}.{method}() returns None, PyTorch's returns the container: call it as a statement "
+                     "of its own and use the container afterwards")
+            return updated
+        return None
+    if method == "forward" and kind and kind.startswith(INSTANCE) and kind[len(INSTANCE):] in state.cells:
+        ctx.change(original, rules.CELL_FORWARD, "torch.nn.Module.forward", "mindspore.nn.Cell.construct",
+                   "m.forward(x) -> m.construct(x)")
+        return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("construct")))
+    return None

@@ -1,0 +1,123 @@
+"""Tensor, Size and container method calls that used to convert silently wrong (seen in torch's own
+docstring examples): each case is converted, then run in PyTorch and, converted, in MindSpore
+(two worker processes for all cases), and either gives PyTorch's values or carries a marker."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analysis.convert import convert_source
+from analysis.verify.blocks import prepare
+from analysis.verify.compare import difference
+
+# (name, PyTorch block, variables that must hold PyTorch's values after conversion)
+SAME = [
+    ("size_numel", """
+        x = torch.ones(10, 10)
+        s = x.size()
+        n = s.numel()
+        same = x.numel() == s.numel()
+        k = x.size().numel()
+        """, ["s", "n", "same", "k"]),
+    ("fill_diagonal_int", """
+        a = torch.zeros(3, 3)
+        b = a.fill_diagonal_(5)
+        c = torch.zeros(7, 3)
+        c.fill_diagonal_(5, wrap=True)
+        d = torch.zeros(3, 3, dtype=torch.long)
+        d.fill_diagonal_(fill_value=7)
+        a2, c2, d2 = a + 0, c + 0, d + 0
+        """, ["b", "a2", "c2", "d2"]),
+    ("sequential_append_statement", """
+        seq = nn.Sequential(nn.Linear(1, 2), nn.Linear(2, 3))
+        if True:  # a statement of its own (the harness records top-level expressions' values)
+            seq.append(nn.Linear(3, 4))
+        n = len(seq)
+        """, ["n"]),
+    ("embedding_weight_by_name", """
+        emb = nn.Embedding(3, 3, padding_idx=0)
+        shape = emb.weight.shape
+        row = emb.weight[0]
+        """, ["shape", "row"]),
+    ("init_on_a_plain_tensor", """
+        t = torch.empty(3, 5)
+        out = nn.init.constant_(t, 0.3)
+        after = t + 0
+        """, ["out", "after"]),
+    ("forward_on_an_instance", """
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = 3.0
+            def forward(self, x):
+                return x * self.scale
+        m = M()
+        y = m.forward(torch.ones(1, 2))
+        """, ["y"]),
+]
+
+# (name, PyTorch block, text of the line that must stay as it was under a MIGRATE marker)
+MARKED = [
+    ("round_decimals", "r = torch.tensor([1.2345, 2.5678]).round(decimals=2)\n", ".round(decimals=2)"),
+    ("sequential_insert", "seq = nn.Sequential(nn.Linear(1, 2))\nseq.insert(0, nn.Linear(3, 1))\n", "seq.insert(0,"),
+    ("sequential_append_value", "seq = nn.Sequential(nn.Linear(1, 2))\ny = seq.append(nn.Linear(2, 3))\n",
+     "y = seq.append("),
+    ("conv_transpose_output_size", """
+        up = nn.ConvTranspose2d(16, 16, 3, stride=2, padding=1)
+        o = up(torch.ones(1, 16, 6, 6), output_size=[1, 16, 12, 12])
+        """, "output_size=[1, 16, 12, 12])"),
+    ("conv_transpose_on_self", """
+        class Up(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.up = nn.ConvTranspose1d(4, 4, 3, stride=2)
+            def forward(self, x, size):
+                return self.up(x, output_size=size)
+        """, "self.up(x, output_size=size)"),
+]
+
+HEADER = "import torch\nfrom torch import nn\n"
+
+
+def _source(block: str) -> str:
+    return HEADER + textwrap.dedent(block).lstrip("\n")
+
+
+def _converted(block: str) -> str:
+    return convert_source(_source(block), path="example.py").text
+
+
+@pytest.mark.parametrize("name,block,needle", MARKED, ids=[c[0] for c in MARKED])
+def test_left_as_it_was_with_a_marker(name, block, needle):
+    lines = _converted(block).splitlines()
+    hits = [i for i, line in enumerate(lines) if needle in line]
+    assert hits, "\n".join(lines)
+    assert lines[hits[0] - 1].lstrip().startswith("# MIGRATE("), "\n".join(lines)
+
+
+def test_converted_lines_carry_no_marker():
+    for name, block, _ in SAME:
+        assert "MIGRATE(MS-" not in _converted(block).replace("MIGRATE(MS-TORCH-IMPORT)", ""), name
+
+
+@pytest.mark.slow
+def test_converted_cases_give_pytorchs_values():
+    from analysis.verify.workers import run_all
+
+    prepared = [prepare(_source(block)) for _, block, _ in SAME]
+    converted = [convert_source(p, path="example.py").text for p in prepared]
+    torch_runs = run_all("torch", "chunks", prepared, workers=1, timeout=120)
+    ms_runs = run_all("mindspore", "chunks", converted, workers=1, timeout=120)
+    problems = []
+    for (name, _, names), (tok, tres), (mok, mres) in zip(SAME, torch_runs, ms_runs):
+        assert tok, (name, tres)
+        expected = {k: v for ok, values in tres.values() if ok == "ok" for k, v in values.items()}
+        actual = {k: v for ok, values in (mres.values() if mok else []) if ok == "ok" for k, v in values.items()}
+        errors = [v for ok, v in (mres.values() if mok else []) if ok != "ok"]
+        for var in names:
+            if var not in actual:
+                problems.append(f"{name}: {var} not computed ({errors[:1]})")
+            elif difference(expected[var], actual[var]):
+                problems.append(f"{name}: {var}: {difference(expected[var], actual[var])}")
+    assert not problems, "\n".join(problems)
