@@ -8,7 +8,7 @@ from . import data, layers, receivers, rules, state, tensors, training, vision
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
-from .names import resolve
+from .names import dotted, resolve
 from .walk import GRAD_CONTEXTS, WalkState
 
 HANDLERS = {**layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS}
@@ -102,9 +102,15 @@ class CallRewrites(WalkState):
         label = positional[1]
         cast = cst.Call(func=cst.Attribute(value=label.value, attr=cst.Name("astype")),
                         args=[cst.Arg(value=self.ctx.ms_expr("mindspore.int32"))])
-        self.ctx.change(original, rules.LOSS_LABELS, "torch.nn.CrossEntropyLoss", "mindspore.nn.CrossEntropyLoss",
-                        "class-index labels cast to int32 (MindSpore's loss rejects int64; "
-                        "review if the targets are probabilities)")
+        note = "class-index labels cast to int32 (MindSpore's loss rejects int64; review if the targets are probabilities)"
+        loss_kind = (getattr(self.ctx.outline, "bound", None) or {}).get(original.func.value)
+        if loss_kind == "torch.nn.CrossEntropyLoss" and dotted(label.value) is not None:
+            # PyTorch reads float targets as class probabilities: those stay as they are
+            cast = cst.IfExp(test=cst.Call(func=cst.Attribute(value=label.value, attr=cst.Name("is_floating_point"))),
+                             body=label.value, orelse=cast,
+                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            note = "class-index labels cast to int32 (MindSpore's loss rejects int64); float targets (probabilities) kept"
+        self.ctx.change(original, rules.LOSS_LABELS, "torch.nn.CrossEntropyLoss", "mindspore.nn.CrossEntropyLoss", note)
         args = [a.with_changes(value=cast) if a is label else a for a in updated.args]
         return updated.with_changes(args=args)
 

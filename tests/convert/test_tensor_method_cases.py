@@ -55,6 +55,14 @@ SAME = [
         m = M()
         y = m.forward(torch.ones(1, 2))
         """, ["y"]),
+    ("cross_entropy_labels", """
+        loss = nn.CrossEntropyLoss()
+        logits = torch.tensor([[0.1, 2.0, -1.0], [1.5, 0.2, 0.3]])
+        probabilities = torch.tensor([[0.2, 0.7, 0.1], [0.5, 0.25, 0.25]])
+        classes = torch.tensor([1, 0])
+        soft = loss(logits, probabilities).item()
+        hard = loss(logits, classes).item()
+        """, ["soft", "hard"]),
 ]
 
 # (name, PyTorch block, text of the line that must stay as it was under a MIGRATE marker)
@@ -75,6 +83,14 @@ MARKED = [
             def forward(self, x, size):
                 return self.up(x, output_size=size)
         """, "self.up(x, output_size=size)"),
+    ("dataloader_placeholder", "loader = torch.utils.data.DataLoader(...)\n", "DataLoader(...)"),
+    ("dataloader_iterable_dataset", """
+        class Stream(torch.utils.data.IterableDataset):
+            def __iter__(self):
+                return iter(range(3, 7))
+        ds = Stream()
+        items = list(torch.utils.data.DataLoader(ds, num_workers=0))
+        """, "DataLoader(ds, num_workers=0)"),
 ]
 
 HEADER = "import torch\nfrom torch import nn\n"
