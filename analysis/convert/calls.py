@@ -103,7 +103,7 @@ class CallRewrites(WalkState):
         cast = cst.Call(func=cst.Attribute(value=label.value, attr=cst.Name("astype")),
                         args=[cst.Arg(value=self.ctx.ms_expr("mindspore.int32"))])
         note = "class-index labels cast to int32 (MindSpore's loss rejects int64; review if the targets are probabilities)"
-        loss_kind = (getattr(self.ctx.outline, "bound", None) or {}).get(original.func.value)
+        loss_kind = self.ctx.bound.get(original.func.value)
         if loss_kind == "torch.nn.CrossEntropyLoss" and dotted(label.value) is not None:
             # PyTorch reads float targets as class probabilities: those stay as they are
             cast = cst.IfExp(test=cst.Call(func=cst.Attribute(value=label.value, attr=cst.Name("is_floating_point"))),

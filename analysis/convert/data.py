@@ -205,7 +205,7 @@ def _class_of(ctx: ConversionContext, node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
         return node.func.value
     name = dotted(node)
-    kind = (getattr(ctx.outline, "bound", None) or {}).get(name or "", "")
+    kind = ctx.bound.get(name or "", "")
     return kind[len(INSTANCE):] if kind.startswith(INSTANCE) else ""
 
 

@@ -47,7 +47,7 @@ class ParameterNames(WalkState):
                     return updated.with_changes(attr=cst.Name(new_attr))
         if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Name):
             # a variable every assignment binds to such a layer (emb = nn.Embedding(...); emb.weight)
-            bound = getattr(self.ctx.outline, "bound", None) or {}
+            bound = self.ctx.bound
             renames = RENAMES.get(bound.get(original.value.value, ""))
             if renames and original.attr.value in renames:
                 owner, new_attr = original.value.value, renames[original.attr.value]

@@ -38,7 +38,7 @@ def _kind(state, node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Attribute) and node.attr.value == "shape":
         return SIZE
     name = dotted(node)
-    bound = getattr(state.ctx.outline, "bound", None) or {}
+    bound = state.ctx.bound
     return bound.get(name) if name else None
 
 

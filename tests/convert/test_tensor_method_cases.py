@@ -137,3 +137,13 @@ def test_converted_cases_give_pytorchs_values():
             elif difference(expected[var], actual[var]):
                 problems.append(f"{name}: {var}: {difference(expected[var], actual[var])}")
     assert not problems, "\n".join(problems)
+
+
+def test_lines_found_through_the_variables_they_name_are_walked_on_the_fast_path(monkeypatch):
+    # `seq.insert(...)` names no torch API: the outline must keep its line hot through `seq`
+    from analysis.convert import engine
+
+    sources = [_source(block) for _, block, _ in SAME + MARKED]
+    fast = [convert_source(s, path="example.py").text for s in sources]
+    monkeypatch.setattr(engine, "outline", lambda *args: None)  # every statement walked
+    assert fast == [convert_source(s, path="example.py").text for s in sources]
