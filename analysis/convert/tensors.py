@@ -55,7 +55,8 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
     receiver = _receiver(updated)
     args = updated.args
     positional = [a for a in args if a.keyword is None and not a.star]
-    if name == "size" and len(args) <= 1 and not any(a.keyword for a in args):
+    if name == "size" and len(args) <= 1 and not any(a.keyword and a.keyword.value != "dim" for a in args) \
+            and not any(a.star for a in args):
         shape = cst.Attribute(value=receiver, attr=cst.Name("shape"))
         ctx.change(original, rules.TENSOR_SIZE, "torch.Tensor.size", "mindspore.Tensor.shape", "x.size() -> x.shape")
         if not args:

@@ -19,7 +19,8 @@ SAME = [
         n = s.numel()
         same = x.numel() == s.numel()
         k = x.size().numel()
-        """, ["s", "n", "same", "k"]),
+        d = torch.ones(3, 4, 5).size(dim=1)
+        """, ["s", "n", "same", "k", "d"]),
     ("fill_diagonal_int", """
         a = torch.zeros(3, 3)
         b = a.fill_diagonal_(5)
