@@ -8,6 +8,7 @@ converted object would accept the same call and silently do something else, or r
 - a ConvTranspose layer called with output_size: MindSpore's construct takes the input only
   (the output size is fixed by output_padding when the layer is built) -> marked
 - m.forward(x) on an instance of a class converted to a Cell -> m.construct(x)
+- torch.Size(seq) -> tuple(seq)
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import libcst as cst
 
 from . import rules
 from .bound import INSTANCE, SIZE
-from .names import code, dotted
+from .names import code, dotted, resolve
 
 SEQUENTIAL = "torch.nn.Sequential"
 MODULE_LIST = "torch.nn.ModuleList"
@@ -31,9 +32,22 @@ def hot_names(bound: dict[str, str]) -> set[str]:
     return {key.rsplit(".", 1)[-1] for key, kind in bound.items() if kind in KINDS} | METHODS
 
 
+def size(ctx, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
+    """torch.Size(seq) -> tuple(seq): MindSpore's shapes are plain tuples."""
+    if len(updated.args) > 1 or any(a.keyword or a.star for a in updated.args):
+        return updated
+    ctx.change(original, rules.TENSOR_SIZE, SIZE, "tuple", "torch.Size(...) -> tuple(...) (a MindSpore shape is a tuple)")
+    return updated.with_changes(func=cst.Name("tuple"))
+
+
+HANDLERS = {SIZE: size}
+
+
 def _kind(state, node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "size" \
             and not node.args:
+        return SIZE
+    if isinstance(node, cst.Call) and resolve(node.func, state.ctx.aliases) == SIZE:
         return SIZE
     if isinstance(node, cst.Attribute) and node.attr.value == "shape":
         return SIZE

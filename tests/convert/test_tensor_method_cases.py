@@ -20,7 +20,9 @@ SAME = [
         same = x.numel() == s.numel()
         k = x.size().numel()
         d = torch.ones(3, 4, 5).size(dim=1)
-        """, ["s", "n", "same", "k", "d"]),
+        equal = x.size() == torch.Size([10, 10])
+        made = torch.Size([2, 3]).numel()
+        """, ["s", "n", "same", "k", "d", "equal", "made"]),
     ("fill_diagonal_int", """
         a = torch.zeros(3, 3)
         b = a.fill_diagonal_(5)
