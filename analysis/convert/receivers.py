@@ -9,6 +9,7 @@ converted object would accept the same call and silently do something else, or r
   (the output size is fixed by output_padding when the layer is built) -> marked
 - m.forward(x) on an instance of a class converted to a Cell -> m.construct(x)
 - torch.Size(seq) -> tuple(seq)
+- requires_grad_() on a layer or converted cell: Cell has none -> marked
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ CONV_TRANSPOSE = tuple(f"torch.nn.ConvTranspose{d}d" for d in (1, 2, 3))
 # kinds some rule here (or paramnames) acts on: lines naming a variable of these kinds are walked
 KINDS = frozenset({SIZE, SEQUENTIAL, MODULE_LIST, "torch.nn.Embedding", *CONV_TRANSPOSE})
 # method names acted on whatever the receiver's name
-METHODS = frozenset({"forward"})
+METHODS = frozenset({"forward", "requires_grad_"})
 
 
 def hot_names(bound: dict[str, str]) -> set[str]:
@@ -54,6 +55,15 @@ def _kind(state, node: cst.BaseExpression) -> str | None:
     name = dotted(node)
     bound = state.ctx.bound
     return bound.get(name) if name else None
+
+
+def _is_module(state, kind: str | None) -> bool:
+    """A torch.nn layer or container, or an instance of a class converted to a Cell."""
+    if not kind:
+        return False
+    if kind.startswith(INSTANCE):
+        return kind[len(INSTANCE):] in state.cells
+    return kind.startswith("torch.nn.") and kind.rsplit(".", 1)[1][:1].isupper()
 
 
 def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
@@ -93,6 +103,10 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
                      "of its own and use the container afterwards")
             return updated
         return None
+    if method == "requires_grad_" and _is_module(state, kind):
+        ctx.mark(original, rules.CELL_API, "torch.nn.Module.requires_grad_",
+                 "Cell has no requires_grad_(): set p.requires_grad on each of its get_parameters()")
+        return updated
     if method == "forward" and kind and kind.startswith(INSTANCE) and kind[len(INSTANCE):] in state.cells:
         ctx.change(original, rules.CELL_FORWARD, "torch.nn.Module.forward", "mindspore.nn.Cell.construct",
                    "m.forward(x) -> m.construct(x)")

@@ -120,6 +120,13 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         ctx.change(original, rules.CELL_API, "torch.nn.Module.named_parameters",
                    "mindspore.nn.Cell.parameters_and_names", "named_parameters() -> parameters_and_names()")
         return _rename(updated, "parameters_and_names")
+    if name in CELL_WALKS and not args:
+        ctx.change(original, rules.CELL_API, f"torch.nn.Module.{name}", f"mindspore.nn.Cell", CELL_WALKS[name])
+        if name == "modules":
+            return cst.parse_expression(f"(cell for _, cell in {code(receiver)}.cells_and_names())")
+        new = _rename(updated, {"children": "cells", "named_children": "name_cells",
+                                "named_modules": "cells_and_names"}[name])
+        return cst.Call(func=cst.Attribute(value=new, attr=cst.Name("items"))) if name == "named_children" else new
     if name == "state_dict" and not args:
         ctx.change(original, rules.CHECKPOINT, "torch.nn.Module.state_dict", "mindspore.nn.Cell.parameters_dict",
                    "state_dict() -> parameters_dict() (parameter names can differ, e.g. BatchNorm gamma/beta)")
@@ -205,9 +212,15 @@ def _in_place(ctx: ConversionContext, original: cst.Call, name: str, new):
     return cst.Call(func=cst.Attribute(value=target, attr=cst.Name("assign_value")), args=[cst.Arg(value=new)])
 
 
+# Walks over a module's sub-modules (same order and names in both frameworks)
+CELL_WALKS = {"children": "children() -> cells()", "named_children": "named_children() -> name_cells().items()",
+              "named_modules": "named_modules() -> cells_and_names()",
+              "modules": "modules() -> the cells of cells_and_names()"}
+
 # Method names method_call rewrites itself (besides the table's renames, see relevant_methods).
 HANDLED_METHODS = frozenset({"size", "view", "transpose", "numpy", "cpu", "cuda", "to", "detach", "train", "eval",
-                             "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var"})
+                             "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var",
+                             *CELL_WALKS})
 
 
 @lru_cache(maxsize=4)

@@ -58,6 +58,13 @@ SAME = [
         m = M()
         y = m.forward(torch.ones(1, 2))
         """, ["y"]),
+    ("module_walks", """
+        net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Sequential(nn.Linear(3, 1)))
+        kids = len(list(net.children()))
+        mods = len(list(net.modules()))
+        names = [n for n, _ in net.named_children()]
+        nested = [n for n, _ in net.named_modules()]
+        """, ["kids", "mods", "names", "nested"]),
     ("cross_entropy_labels", """
         loss = nn.CrossEntropyLoss()
         logits = torch.tensor([[0.1, 2.0, -1.0], [1.5, 0.2, 0.3]])
@@ -86,6 +93,7 @@ MARKED = [
             def forward(self, x, size):
                 return self.up(x, output_size=size)
         """, "self.up(x, output_size=size)"),
+    ("module_requires_grad", "net = nn.Linear(2, 2)\nnet.requires_grad_(False)\n", "net.requires_grad_(False)"),
     ("dataloader_placeholder", "loader = torch.utils.data.DataLoader(...)\n", "DataLoader(...)"),
     ("dataloader_iterable_dataset", """
         class Stream(torch.utils.data.IterableDataset):
