@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from . import rules
+from . import inplace, rules
 from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, dotted, resolve
@@ -55,6 +55,9 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
     receiver = _receiver(updated)
     args = updated.args
     positional = [a for a in args if a.keyword is None and not a.star]
+    if inplace.is_in_place(name) and ctx.classic.get(f"torch.Tensor.{name}") is None:
+        return inplace.rewrite(ctx, original, updated, name,
+                               lambda c, o, u, n: _mapped_method(c, o, u, n, ambiguous=frozenset()))
     if name == "size" and len(args) <= 1 and not any(a.keyword and a.keyword.value != "dim" for a in args) \
             and not any(a.star for a in args):
         shape = cst.Attribute(value=receiver, attr=cst.Name("shape"))
@@ -228,21 +231,22 @@ def relevant_methods(classic) -> frozenset[str]:
     """Every method name method_call may rewrite: a call of any other name is left as it is."""
     mapped = {entry.torch.rsplit(".", 1)[1] for entry in classic
               if entry.torch.startswith("torch.Tensor.") and entry.torch.count(".") == 2}
-    return HANDLED_METHODS | frozenset(mapped)
+    return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic)
 
 
 # Method names too common outside tensors to rename from the table without type information.
 _AMBIGUOUS = frozenset({"add", "get", "copy", "index", "count", "sort", "update", "pop", "clear", "split", "join"})
 
 
-def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str):
+def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str,
+                   ambiguous: frozenset[str] = _AMBIGUOUS):
     entry = ctx.classic.get(f"torch.Tensor.{name}")
-    if entry is not None and name not in _AMBIGUOUS and entry.primary.startswith("mindspore.Tensor.") \
+    if entry is not None and name not in ambiguous and entry.primary.startswith("mindspore.Tensor.") \
             and updated.args:
         bound = _bound_method(ctx, original, updated, name, entry)
         if bound is not None:
             return bound
-    if entry is None or entry.category != "consistent" or name in _AMBIGUOUS:
+    if entry is None or entry.category != "consistent" or name in ambiguous:
         return None
     if entry.primary.startswith("mindspore.ops.") and not name.endswith("_"):
         # without types, a call on self or with more arguments than the tensor method takes is
@@ -263,7 +267,7 @@ def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call
     if not entry.primary.startswith("mindspore.Tensor."):
         return None
     new_name = entry.primary.rsplit(".", 1)[1]
-    if new_name == name or name in _AMBIGUOUS:
+    if new_name == name or name in ambiguous:
         return None
     ctx.change(original, rules.TENSOR_METHOD, entry.torch, entry.primary, f".{name}() -> .{new_name}()")
     return _rename(updated, new_name)

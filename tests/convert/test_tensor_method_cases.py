@@ -65,6 +65,25 @@ SAME = [
         names = [n for n, _ in net.named_children()]
         nested = [n for n, _ in net.named_modules()]
         """, ["kids", "mods", "names", "nested"]),
+    ("in_place_methods", """
+        x = torch.tensor([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]])
+        o = torch.tensor([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]])
+        a = x.clone()
+        a.add_(1)
+        a.mul_(o)
+        a.clamp_(0, 4)
+        b = x.clone()
+        same = b.masked_fill_(b < 0, 0.0)
+        c = x.clone()
+        c.zero_()
+        d = x.clone()
+        d.fill_(3)
+        e = x.clone()
+        e.sub_(o, alpha=2)
+        e.exp_()
+        f = torch.zeros(2, 3).fill_(7)
+        snapshot = [a + 0, b + 0, c + 0, d + 0, e + 0]
+        """, ["same", "f", "snapshot"]),
     ("cross_entropy_labels", """
         loss = nn.CrossEntropyLoss()
         logits = torch.tensor([[0.1, 2.0, -1.0], [1.5, 0.2, 0.3]])
@@ -94,6 +113,8 @@ MARKED = [
                 return self.up(x, output_size=size)
         """, "self.up(x, output_size=size)"),
     ("module_requires_grad", "net = nn.Linear(2, 2)\nnet.requires_grad_(False)\n", "net.requires_grad_(False)"),
+    ("in_place_view_change", "x = torch.ones(2, 3)\nx.unsqueeze_(0)\n", "x.unsqueeze_(0)"),
+    ("in_place_random", "x = torch.ones(2, 3)\nx.uniform_(0, 1)\n", "x.uniform_(0, 1)"),
     ("dataloader_placeholder", "loader = torch.utils.data.DataLoader(...)\n", "DataLoader(...)"),
     ("dataloader_iterable_dataset", """
         class Stream(torch.utils.data.IterableDataset):
