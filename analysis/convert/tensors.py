@@ -143,12 +143,13 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                    "load_state_dict -> mindspore.load_param_into_net")
         return cst.Call(func=ctx.ms_expr("mindspore.load_param_into_net"),
                         args=[cst.Arg(value=receiver), cst.Arg(value=loaded)])
-    if name in ("std", "var") and not args:
-        ctx.change(original, rules.TENSOR_DIFF, f"torch.Tensor.{name}", f"mindspore.Tensor.{name}",
-                   f"{name}(): PyTorch's unbiased estimate made explicit (ddof=1)")
-        return updated.with_changes(args=[cst.Arg(value=cst.Integer("1"), keyword=cst.Name("ddof"),
-                                                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                                        whitespace_after=cst.SimpleWhitespace("")))])
+    if name in ("std", "var"):
+        spread = _spread(updated)
+        if spread is not None:
+            ctx.change(original, rules.TENSOR_DIFF, f"torch.Tensor.{name}", f"mindspore.Tensor.{name}",
+                       f"{name}(): written with MindSpore's axis/ddof/keepdims (PyTorch's unbiased default made "
+                       "explicit; the dim/correction form has no CPU kernel)")
+            return updated.with_changes(args=spread)
     refused = _refused_value(original, name)
     if refused:
         ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", refused)
@@ -213,6 +214,44 @@ def _in_place(ctx: ConversionContext, original: cst.Call, name: str, new):
                f"in-place {name}() -> x.assign_value(x.{new.func.attr.value}(...)) (MindSpore's method returns a "
                "new tensor)")
     return cst.Call(func=cst.Attribute(value=target, attr=cst.Name("assign_value")), args=[cst.Arg(value=new)])
+
+
+def _spread(call: cst.Call) -> list[cst.Arg] | None:
+    """x.std(dim, unbiased, keepdim) / x.std(unbiased) / x.std(dim, correction=c, keepdim=k) bound and
+    written as MindSpore's std(axis=, ddof=, keepdims=); None for a call that fits none of them."""
+    values: dict[str, cst.BaseExpression] = {}
+    positional = [a.value for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args) or len(positional) > 3:
+        return None
+    if len(positional) == 1 and isinstance(positional[0], cst.Name) and positional[0].value in ("True", "False"):
+        values["unbiased"] = positional[0]
+    else:
+        values.update(zip(("dim", "unbiased", "keepdim"), positional))
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in ("dim", "unbiased", "correction", "keepdim") or arg.keyword.value in values:
+                return None
+            values[arg.keyword.value] = arg.value
+    if "unbiased" in values and "correction" in values:
+        return None
+    unbiased = values.get("unbiased")
+    if unbiased is None:
+        ddof = values.get("correction", cst.Integer("1"))
+    elif isinstance(unbiased, cst.Name) and unbiased.value in ("True", "False"):
+        ddof = cst.Integer("1" if unbiased.value == "True" else "0")
+    else:
+        ddof = cst.Call(func=cst.Name("int"), args=[cst.Arg(value=unbiased)])
+    if isinstance(ddof, cst.Name) and ddof.value == "None":
+        ddof = cst.Integer("1")
+    out = [("axis", values["dim"])] if "dim" in values else []
+    out.append(("ddof", ddof))
+    if "keepdim" in values:
+        out.append(("keepdims", values["keepdim"]))
+    equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    args = [cst.Arg(value=v, keyword=cst.Name(k), equal=equal,
+                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for k, v in out]
+    args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return args
 
 
 # Walks over a module's sub-modules (same order and names in both frameworks)

@@ -84,6 +84,11 @@ SAME = [
         f = torch.zeros(2, 3).fill_(7)
         snapshot = [a + 0, b + 0, c + 0, d + 0, e + 0]
         """, ["same", "f", "snapshot"]),
+    ("std_and_var", """
+        x = torch.tensor([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]])
+        spreads = [x.std(), x.std(dim=0), x.std(0, True), x.std(1, False, True), x.var(unbiased=False),
+                   x.var(0, correction=0), x.var(dim=1, keepdim=True), x.std(False), x.var((0, 1))]
+        """, ["spreads"]),
     ("cross_entropy_labels", """
         loss = nn.CrossEntropyLoss()
         logits = torch.tensor([[0.1, 2.0, -1.0], [1.5, 0.2, 0.3]])
