@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import rules
+from . import receivers, rules
 from .names import code, resolve
 from .walk import WalkState
 
@@ -36,6 +36,9 @@ class ParameterNames(WalkState):
         return super().leave_IndentedBlock(original, updated)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        field = receivers.named_field(self.ctx, original, updated)
+        if field is not None:
+            return field
         if self.active_guards and isinstance(original.value, cst.Name):
             for name, renames in reversed(self.active_guards):
                 if name == original.value.value and original.attr.value in renames:

@@ -10,6 +10,7 @@ converted object would accept the same call and silently do something else, or r
 - m.forward(x) on an instance of a class converted to a Cell -> m.construct(x)
 - torch.Size(seq) -> tuple(seq)
 - requires_grad_() on a layer or converted cell: Cell has none -> marked
+- x.max(dim=1).values / .indices -> [0] / [1] (MindSpore returns a plain tuple)
 """
 from __future__ import annotations
 
@@ -112,3 +113,24 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
                    "m.forward(x) -> m.construct(x)")
         return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("construct")))
     return None
+
+
+# Tensor methods returning PyTorch's (values, indices) named tuple; MindSpore returns a plain tuple
+NAMED_RESULTS = frozenset({"max", "min", "sort", "topk", "kthvalue", "mode", "cummax", "cummin", "median",
+                           "nanmedian"})
+FIELDS = {"values": 0, "indices": 1}
+
+
+def named_field(ctx, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression | None:
+    """x.max(dim=1).values -> x.max(dim=1)[0] (the same in PyTorch, and a plain tuple's item in MindSpore)."""
+    call = original.value
+    if original.attr.value not in FIELDS or not isinstance(call, cst.Call) \
+            or not isinstance(call.func, cst.Attribute) or call.func.attr.value not in NAMED_RESULTS \
+            or (call.func.attr.value in ("max", "min", "median", "nanmedian") and not call.args):
+        return None
+    ctx.change(original, rules.TENSOR_METHOD, f"torch.Tensor.{call.func.attr.value}", "tuple",
+               f".{original.attr.value} of {call.func.attr.value}() -> [{FIELDS[original.attr.value]}] "
+               "(MindSpore returns a plain tuple)")
+    return cst.Subscript(value=updated.value,
+                         slice=[cst.SubscriptElement(slice=cst.Index(value=cst.Integer(str(FIELDS[original.attr.value]))))])
+

@@ -89,6 +89,11 @@ SAME = [
         spreads = [x.std(), x.std(dim=0), x.std(0, True), x.std(1, False, True), x.var(unbiased=False),
                    x.var(0, correction=0), x.var(dim=1, keepdim=True), x.std(False), x.var((0, 1))]
         """, ["spreads"]),
+    ("named_results", """
+        x = torch.tensor([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]])
+        picked = [x.max(dim=1).values, x.max(dim=1).indices, x.min(0).values, x.sort(dim=1).indices,
+                  x.topk(2).values, x.sort(descending=True).values]
+        """, ["picked"]),
     ("cross_entropy_labels", """
         loss = nn.CrossEntropyLoss()
         logits = torch.tensor([[0.1, 2.0, -1.0], [1.5, 0.2, 0.3]])
