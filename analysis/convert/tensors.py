@@ -143,6 +143,29 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                    "load_state_dict -> mindspore.load_param_into_net")
         return cst.Call(func=ctx.ms_expr("mindspore.load_param_into_net"),
                         args=[cst.Arg(value=receiver), cst.Arg(value=loaded)])
+    if name == "equal" and len(positional) == 1 and len(args) == 1:
+        other = positional[0].value
+        if not (_without_calls(receiver) and _without_calls(other)):  # each is written twice below
+            ctx.mark(original, rules.TENSOR_METHOD, "torch.Tensor.equal",
+                     "PyTorch's equal() is one bool for the whole tensor, MindSpore's compares elements: write "
+                     "a.shape == b.shape and bool((a == b).all()) with a and b held by variables")
+            return updated
+        ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.equal", "mindspore.Tensor.all",
+                   "x.equal(y) -> same shape and every element equal (MindSpore's equal() compares elements)")
+        x, y = code(receiver), code(other)
+        x, y = (f"({t})" if not (dotted(n) or isinstance(n, (cst.Integer, cst.Float))) else t
+                for t, n in ((x, receiver), (y, other)))
+        return cst.parse_expression(f"({x}.shape == {y}.shape and bool(({x} == {y}).all()))")
+    if name == "new_tensor" and len(positional) == 1 and all(
+            a.keyword is None or a.keyword.value in ("dtype", "device") for a in args):
+        dtype = next((a.value for a in args if a.keyword and a.keyword.value == "dtype"), None)
+        ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.new_tensor", "mindspore.tensor",
+                   "x.new_tensor(data) -> mindspore.tensor(data, dtype=x.dtype)")
+        return cst.Call(func=ctx.ms_expr("mindspore.tensor"), args=[
+            positional[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(value=dtype or cst.Attribute(value=receiver, attr=cst.Name("dtype")), keyword=cst.Name("dtype"),
+                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                          whitespace_after=cst.SimpleWhitespace("")))])
     if name in ("std", "var"):
         spread = _spread(updated)
         if spread is not None:
@@ -216,6 +239,18 @@ def _in_place(ctx: ConversionContext, original: cst.Call, name: str, new):
     return cst.Call(func=cst.Attribute(value=target, attr=cst.Name("assign_value")), args=[cst.Arg(value=new)])
 
 
+def _without_calls(node: cst.CSTNode) -> bool:
+    found = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, _node: cst.Call) -> bool:
+            found.append(True)
+            return False
+
+    node.visit(_Calls())
+    return not found
+
+
 def _spread(call: cst.Call) -> list[cst.Arg] | None:
     """x.std(dim, unbiased, keepdim) / x.std(unbiased) / x.std(dim, correction=c, keepdim=k) bound and
     written as MindSpore's std(axis=, ddof=, keepdims=); None for a call that fits none of them."""
@@ -262,6 +297,7 @@ CELL_WALKS = {"children": "children() -> cells()", "named_children": "named_chil
 # Method names method_call rewrites itself (besides the table's renames, see relevant_methods).
 HANDLED_METHODS = frozenset({"size", "view", "transpose", "numpy", "cpu", "cuda", "to", "detach", "train", "eval",
                              "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var",
+                             "equal", "new_tensor",
                              *CELL_WALKS})
 
 

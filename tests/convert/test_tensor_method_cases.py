@@ -94,6 +94,14 @@ SAME = [
         picked = [x.max(dim=1).values, x.max(dim=1).indices, x.min(0).values, x.sort(dim=1).indices,
                   x.topk(2).values, x.sort(descending=True).values]
         """, ["picked"]),
+    ("equal_and_new_tensor", """
+        x = torch.tensor([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]])
+        y = x.clone()
+        z = torch.zeros(3, 2)
+        verdicts = [x.equal(y), x.equal(z), x.equal(x + 1)]
+        made = x.new_tensor([1, 2])
+        longs = x.new_tensor([1, 2], dtype=torch.long)
+        """, ["verdicts", "made", "longs"]),
     ("cross_entropy_labels", """
         loss = nn.CrossEntropyLoss()
         logits = torch.tensor([[0.1, 2.0, -1.0], [1.5, 0.2, 0.3]])
