@@ -10,6 +10,7 @@ converted object would accept the same call and silently do something else, or r
 - m.forward(x) on an instance of a class converted to a Cell -> m.construct(x)
 - torch.Size(seq) -> tuple(seq)
 - requires_grad_() on a layer or converted cell: Cell has none -> marked
+- dtype casts of a layer or cell (double(), half(), to(torch.float64)) marked; float() dropped
 - x.max(dim=1).values / .indices -> [0] / [1] (MindSpore returns a plain tuple)
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ CONV_TRANSPOSE = tuple(f"torch.nn.ConvTranspose{d}d" for d in (1, 2, 3))
 # kinds some rule here (or paramnames) acts on: lines naming a variable of these kinds are walked
 KINDS = frozenset({SIZE, SEQUENTIAL, MODULE_LIST, "torch.nn.Embedding", *CONV_TRANSPOSE})
 # method names acted on whatever the receiver's name
-METHODS = frozenset({"forward", "requires_grad_"})
+METHODS = frozenset({"forward", "requires_grad_", "double", "half", "bfloat16"})
 
 
 def hot_names(bound: dict[str, str]) -> set[str]:
@@ -67,6 +68,30 @@ def _is_module(state, kind: str | None) -> bool:
     return kind.startswith("torch.nn.") and kind.rsplit(".", 1)[1][:1].isupper()
 
 
+def _constructed(state, node: cst.BaseExpression) -> str | None:
+    """The torch class a receiver is built from right there: nn.Linear(2, 2).double()."""
+    return resolve(node.func, state.ctx.aliases) if isinstance(node, cst.Call) else None
+
+
+def _module_cast(state, call: cst.Call, method: str) -> str:
+    """What a dtype cast of a module asks for: '' when the call is none, 'float32' when it changes
+    nothing (a Cell's parameters are float32), else what it does."""
+    if method == "float" and not call.args:
+        return "float32"
+    if method in ("double", "half", "bfloat16") and not call.args:
+        return f"{method}() casts every parameter"
+    if method in ("to", "type"):
+        from .apis import dtype_name
+
+        for arg in call.args:
+            dtype = dtype_name(resolve(arg.value, state.ctx.aliases) or "")
+            if dtype and (arg.keyword is None or arg.keyword.value == "dtype"):
+                if dtype == "mindspore.float32" and len(call.args) == 1:
+                    return "float32"
+                return f"{method}({code(arg.value)}) casts every parameter"
+    return ""
+
+
 def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
     """The rewritten (or marked: updated itself) call, or None when no rule here applies."""
     ctx = state.ctx
@@ -104,6 +129,17 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
                      "of its own and use the container afterwards")
             return updated
         return None
+    if _is_module(state, kind) or _is_module(state, _constructed(state, original.func.value)):
+        cast = _module_cast(state, original, method)
+        if cast == "float32":
+            ctx.change(original, rules.CELL_API, f"torch.nn.Module.{method}", "",
+                       f"module.{method}(...) to float32 removed: a Cell's parameters are float32 already")
+            return updated.func.value
+        if cast:
+            ctx.mark(original, rules.CELL_API, f"torch.nn.Module.{method}",
+                     f"{cast}: a Cell has no such cast; cast its parameters: for p in net.get_parameters(): "
+                     "p.set_data(p.astype(dtype))")
+            return updated
     if method == "requires_grad_" and _is_module(state, kind):
         ctx.mark(original, rules.CELL_API, "torch.nn.Module.requires_grad_",
                  "Cell has no requires_grad_(): set p.requires_grad on each of its get_parameters()")

@@ -102,6 +102,12 @@ SAME = [
         made = x.new_tensor([1, 2])
         longs = x.new_tensor([1, 2], dtype=torch.long)
         """, ["verdicts", "made", "longs"]),
+    ("module_float_is_a_no_op", """
+        net = nn.Linear(2, 2)
+        net.float()
+        other = nn.Linear(2, 2).to(torch.float32)
+        kinds = [str(net.weight.dtype).split(".")[-1].lower(), str(other.weight.dtype).split(".")[-1].lower()]
+        """, ["kinds"]),
     ("cross_entropy_labels", """
         loss = nn.CrossEntropyLoss()
         logits = torch.tensor([[0.1, 2.0, -1.0], [1.5, 0.2, 0.3]])
@@ -133,6 +139,8 @@ MARKED = [
     ("module_requires_grad", "net = nn.Linear(2, 2)\nnet.requires_grad_(False)\n", "net.requires_grad_(False)"),
     ("in_place_view_change", "x = torch.ones(2, 3)\nx.unsqueeze_(0)\n", "x.unsqueeze_(0)"),
     ("in_place_random", "x = torch.ones(2, 3)\nx.uniform_(0, 1)\n", "x.uniform_(0, 1)"),
+    ("module_double", "net = nn.Linear(2, 2)\nnet.double()\n", "net.double()"),
+    ("module_to_float64", "net = nn.Linear(2, 2).to(torch.float64)\n", "net = nn.Dense(2, 2).to("),
     ("dataloader_placeholder", "loader = torch.utils.data.DataLoader(...)\n", "DataLoader(...)"),
     ("dataloader_iterable_dataset", """
         class Stream(torch.utils.data.IterableDataset):
