@@ -69,7 +69,7 @@ def _uniform(ctx, original, updated, qualified):
             f" + 1) / 2 * (({high}) - ({low})) + ({low})).astype({t}.dtype))")
     del ops
     ctx.change(original, rules.INIT, qualified, "mindspore.common.initializer.Uniform",
-               f"{qualified} -> Uniform initializer rescaled to [a, b] + set_data")
+               f"{qualified} -> Uniform initializer rescaled to [a, b] + {_setter(tensor)}")
     return cst.parse_expression(text)
 
 
@@ -84,7 +84,7 @@ def _set_data(ctx, original, tensor, init_text: str, qualified: str, cls: str):
     # init_data() materialises the values now, as PyTorch's in-place init does
     text = f"{t}.{_setter(tensor)}({ctx.ms('mindspore.common.initializer.initializer')}({init_text}, {t}.shape, {t}.dtype).init_data())"
     ctx.change(original, rules.INIT, qualified, f"mindspore.common.initializer.{cls}",
-               f"{qualified} -> initializer({cls}) + set_data")
+               f"{qualified} -> initializer({cls}) + {_setter(tensor)}")
     return cst.parse_expression(text)
 
 
