@@ -166,6 +166,20 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
             cst.Arg(value=dtype or cst.Attribute(value=receiver, attr=cst.Name("dtype")), keyword=cst.Name("dtype"),
                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                           whitespace_after=cst.SimpleWhitespace("")))])
+    if name in ("softmax", "log_softmax") and len(args) == 1 and not args[0].star \
+            and (args[0].keyword is None or args[0].keyword.value == "dim"):
+        axis = cst.Arg(value=args[0].value, keyword=cst.Name("axis"),
+                       equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                             whitespace_after=cst.SimpleWhitespace("")))
+        if name == "softmax":
+            ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.softmax", "mindspore.Tensor.softmax",
+                       "softmax(dim) -> softmax(axis=...)")
+            return updated.with_changes(args=[axis])
+        ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.log_softmax", "mindspore.ops.log_softmax",
+                   "x.log_softmax(dim) -> ops.log_softmax(x, axis=...) (MindSpore tensors have no log_softmax)")
+        return cst.Call(func=ctx.ms_expr("mindspore.ops.log_softmax"),
+                        args=[cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                              axis])
     if name in ("std", "var"):
         spread = _spread(updated)
         if spread is not None:
@@ -297,7 +311,7 @@ CELL_WALKS = {"children": "children() -> cells()", "named_children": "named_chil
 # Method names method_call rewrites itself (besides the table's renames, see relevant_methods).
 HANDLED_METHODS = frozenset({"size", "view", "transpose", "numpy", "cpu", "cuda", "to", "detach", "train", "eval",
                              "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var",
-                             "equal", "new_tensor",
+                             "equal", "new_tensor", "softmax", "log_softmax",
                              *CELL_WALKS})
 
 

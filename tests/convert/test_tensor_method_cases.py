@@ -108,6 +108,10 @@ SAME = [
         other = nn.Linear(2, 2).to(torch.float32)
         kinds = [str(net.weight.dtype).split(".")[-1].lower(), str(other.weight.dtype).split(".")[-1].lower()]
         """, ["kinds"]),
+    ("softmax_methods", """
+        x = torch.tensor([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]])
+        probabilities = [x.softmax(dim=1), x.softmax(0), x.log_softmax(1), x.log_softmax(dim=0)]
+        """, ["probabilities"]),
     ("cross_entropy_labels", """
         loss = nn.CrossEntropyLoss()
         logits = torch.tensor([[0.1, 2.0, -1.0], [1.5, 0.2, 0.3]])
