@@ -187,6 +187,9 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                        f"{name}(): written with MindSpore's axis/ddof/keepdims (PyTorch's unbiased default made "
                        "explicit; the dim/correction form has no CPU kernel)")
             return updated.with_changes(args=spread)
+    if name in SAME_NAME_DIFFERS and len(positional) == len(args) == SAME_NAME_DIFFERS[name][0]:
+        ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", SAME_NAME_DIFFERS[name][1])
+        return updated
     refused = _refused_value(original, name)
     if refused:
         ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", refused)
@@ -197,6 +200,13 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         new = updated
     return _in_place(ctx, original, name, new)
 
+
+# Tensor methods the tables do not list whose MindSpore namesake does something else, by the
+# number of positional arguments PyTorch's form takes: name -> (count, what to do)
+SAME_NAME_DIFFERS = {
+    "unfold": (3, "PyTorch's unfold(dimension, size, step) takes sliding windows along one axis, MindSpore's "
+                  "Tensor.unfold extracts image patches: build the windows with slicing and ops.stack"),
+}
 
 # Arguments MindSpore's method refuses for some values: method -> (keyword, value it accepts, what to do)
 REFUSED_VALUES = {
@@ -311,7 +321,7 @@ CELL_WALKS = {"children": "children() -> cells()", "named_children": "named_chil
 # Method names method_call rewrites itself (besides the table's renames, see relevant_methods).
 HANDLED_METHODS = frozenset({"size", "view", "transpose", "numpy", "cpu", "cuda", "to", "detach", "train", "eval",
                              "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var",
-                             "equal", "new_tensor", "softmax", "log_softmax",
+                             "equal", "new_tensor", "softmax", "log_softmax", "unfold",
                              *CELL_WALKS})
 
 

@@ -145,6 +145,7 @@ MARKED = [
     ("in_place_random", "x = torch.ones(2, 3)\nx.uniform_(0, 1)\n", "x.uniform_(0, 1)"),
     ("module_double", "net = nn.Linear(2, 2)\nnet.double()\n", "net.double()"),
     ("module_to_float64", "net = nn.Linear(2, 2).to(torch.float64)\n", "net = nn.Dense(2, 2).to("),
+    ("unfold_windows", "v = torch.tensor([1.0, 2.0, 3.0])\nw = v.unfold(0, 2, 1)\n", "w = v.unfold(0, 2, 1)"),
     ("dataloader_placeholder", "loader = torch.utils.data.DataLoader(...)\n", "DataLoader(...)"),
     ("dataloader_iterable_dataset", """
         class Stream(torch.utils.data.IterableDataset):
