@@ -294,7 +294,7 @@ def _cells(walk) -> tuple[set[str], set[str]]:
         return cached
     from .outline import dotted_ast
 
-    tree = getattr(walk.ctx.outline, "tree", None)
+    tree = walk.ctx.tree
     classes: set[str] = set()
     names: set[str] = set()
     if tree is not None:
@@ -336,7 +336,7 @@ def _trained(walk) -> set[str]:
     from .outline import dotted_ast
 
     trained: set[str] = set()
-    tree = getattr(walk.ctx.outline, "tree", None)
+    tree = walk.ctx.tree
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Call) and (resolve_text(dotted_ast(node.func) or "", walk.ctx.aliases) or "").startswith(
                 "torch.optim."):
@@ -351,7 +351,7 @@ def _trained(walk) -> set[str]:
 def _doubled(walk) -> set[str]:
     """Names bound to a value whose method chain calls .double() (`m = Net().double()`, `m = m.double()`)
     or whose .double() is called on a line of its own."""
-    tree = getattr(walk.ctx.outline, "tree", None)
+    tree = walk.ctx.tree
     found: set[str] = set()
     for node in ast.walk(tree) if tree is not None else ():
         value, targets = None, []
