@@ -7,7 +7,6 @@ converted object would accept the same call and silently do something else, or r
   container, MindSpore None -> marked (a statement of its own converts)
 - a ConvTranspose layer called with output_size: MindSpore's construct takes the input only
   (the output size is fixed by output_padding when the layer is built) -> marked
-- m.forward(x) on an instance of a class converted to a Cell -> m.construct(x)
 - torch.Size(seq) -> tuple(seq)
 - requires_grad_() on a layer or converted cell: Cell has none -> marked
 - dtype casts of a layer or cell by to(dtype)/type(dtype): to(torch.float64) marked, float32 dropped
@@ -28,7 +27,7 @@ CONV_TRANSPOSE = tuple(f"torch.nn.ConvTranspose{d}d" for d in (1, 2, 3))
 # kinds some rule here (or paramnames) acts on: lines naming a variable of these kinds are walked
 KINDS = frozenset({SIZE, SEQUENTIAL, MODULE_LIST, "torch.nn.Embedding", *CONV_TRANSPOSE})
 # method names acted on whatever the receiver's name
-METHODS = frozenset({"forward", "requires_grad_"})
+METHODS = frozenset({"requires_grad_"})  # forward: layercalls.HOT
 
 
 def hot_names(bound: dict[str, str]) -> set[str]:
@@ -141,10 +140,6 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
         ctx.mark(original, rules.CELL_API, "torch.nn.Module.requires_grad_",
                  "Cell has no requires_grad_(): set p.requires_grad on each of its get_parameters()")
         return updated
-    if method == "forward" and kind and kind.startswith(INSTANCE) and kind[len(INSTANCE):] in state.cells:
-        ctx.change(original, rules.CELL_FORWARD, "torch.nn.Module.forward", "mindspore.nn.Cell.construct",
-                   "m.forward(x) -> m.construct(x)")
-        return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("construct")))
     return None
 
 
