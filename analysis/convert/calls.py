@@ -6,7 +6,7 @@ from . import modern  # AMP, checkpointing and distributed set-up (issue 16's mo
 
 import libcst as cst
 
-from . import containers, data, functional, layercalls, layers, legacy, receivers, rules, state, tensors, training, vision
+from . import containers, data, functional, idioms, layercalls, layers, legacy, receivers, rules, state, tensors, training, vision
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
@@ -75,7 +75,7 @@ class CallRewrites(WalkState):
                 or (layercalls.base_init(ctx, in_cell, original, updated) if in_cell else None)
             if new is not None:
                 return new
-            new = layercalls.forward_call(ctx, self.cells, original, updated)
+            new = layercalls.forward_call(ctx, self.cells | idioms.network_names(self), original, updated)
             if new is not None:
                 return new
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:

@@ -208,10 +208,6 @@ class ScriptIdioms(WalkState):
                 new = self._flip(original, updated)
             elif method in CELL_DTYPES and not updated.args:
                 new = self._cell_dtype(original, updated)
-            elif method == "forward" and isinstance(func.value, cst.Name) and func.value.value in _cells(self)[1]:
-                self.ctx.change(original, rules.CELL_FORWARD, "torch.nn.Module.forward", "mindspore.nn.Cell.construct",
-                                f"{func.value.value}.forward(...) -> {func.value.value}.construct(...)")
-                return updated.with_changes(func=func.with_changes(attr=cst.Name("construct")))
             if new is not None:
                 return new
         return super().leave_Call(original, updated)
@@ -285,6 +281,11 @@ def _cell_expression(walk, node: cst.BaseExpression) -> str | None:
         if text in classes or (qualified and qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[1][:1].isupper()):
             return ""
     return None
+
+
+def network_names(walk) -> set[str]:
+    """Names the file binds to a network (layercalls.forward_call turns their forward() into construct())."""
+    return _cells(walk)[1]
 
 
 def _cells(walk) -> tuple[set[str], set[str]]:

@@ -99,9 +99,9 @@ def _is_super(node: cst.BaseExpression) -> bool:
 
 
 def forward_call(ctx, cells: set[str], original: cst.Call, updated: cst.Call) -> cst.Call | None:
-    """self.forward(x), super().forward(x), Base.forward(self, x) (Base a cell class of the file),
-    m.forward(x) / self.enc.forward(x) on an instance of one (bound.py) -> construct: a MindSpore
-    cell's forward computation is its construct method (it has no forward)."""
+    """self.forward(x), super().forward(x), Base.forward(self, x), m.forward(x) (`cells`: the cell classes
+    of the file and the names bound to networks), self.enc.forward(x) on an instance of a cell class
+    (bound.py) -> construct: a MindSpore cell's forward computation is its construct method."""
     from .bound import INSTANCE
     from .names import dotted
 
