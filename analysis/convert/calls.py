@@ -6,15 +6,15 @@ from . import modern  # AMP, checkpointing and distributed set-up (issue 16's mo
 
 import libcst as cst
 
-from . import containers, data, functional, layercalls, layers, legacy, rules, state, tensors, training, vision
+from . import containers, data, functional, idioms, layercalls, layers, legacy, receivers, rules, state, tensors, training, vision
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
-from .names import resolve
+from .names import dotted, resolve
 from .walk import GRAD_CONTEXTS, WalkState
 
 HANDLERS = {**legacy.HANDLERS, **layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS,
-            **functional.HANDLERS, **containers.HANDLERS}
+            **functional.HANDLERS, **containers.HANDLERS, **receivers.HANDLERS}
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
 
@@ -54,6 +54,9 @@ class CallRewrites(WalkState):
                 return legacy.typed_constructor(ctx, original, updated, qualified, None)
             return tensor_constructor(ctx, original, updated)
         if qualified is None:
+            new = receivers.rewrite(self, original, updated)
+            if new is not None:
+                return new
             if isinstance(original.func, cst.Name) and original.func.value in ctx.label_losses:
                 return self._int_labels(original, updated)
             if isinstance(original.func, cst.Name) and original.func.value in ("hasattr", "next"):
@@ -77,7 +80,7 @@ class CallRewrites(WalkState):
                 or (layercalls.base_init(ctx, in_cell, original, updated) if in_cell else None)
             if new is not None:
                 return new
-            new = layercalls.forward_call(ctx, self.cells, original, updated)
+            new = layercalls.forward_call(ctx, self.cells | idioms.network_names(self), original, updated)
             if new is not None:
                 return new
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
@@ -140,9 +143,15 @@ class CallRewrites(WalkState):
         label = positional[1]
         cast = cst.Call(func=cst.Attribute(value=label.value, attr=cst.Name("astype")),
                         args=[cst.Arg(value=self.ctx.ms_expr("mindspore.int32"))])
-        self.ctx.change(original, rules.LOSS_LABELS, "torch.nn.CrossEntropyLoss", "mindspore.nn.CrossEntropyLoss",
-                        "class-index labels cast to int32 (MindSpore's loss rejects int64; "
-                        "review if the targets are probabilities)")
+        note = "class-index labels cast to int32 (MindSpore's loss rejects int64; review if the targets are probabilities)"
+        loss_kind = self.ctx.bound.get(original.func.value)
+        if loss_kind == "torch.nn.CrossEntropyLoss" and dotted(label.value) is not None:
+            # PyTorch reads float targets as class probabilities: those stay as they are
+            cast = cst.IfExp(test=cst.Call(func=cst.Attribute(value=label.value, attr=cst.Name("is_floating_point"))),
+                             body=label.value, orelse=cast,
+                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            note = "class-index labels cast to int32 (MindSpore's loss rejects int64); float targets (probabilities) kept"
+        self.ctx.change(original, rules.LOSS_LABELS, "torch.nn.CrossEntropyLoss", "mindspore.nn.CrossEntropyLoss", note)
         args = [a.with_changes(value=cast) if a is label else a for a in updated.args]
         return updated.with_changes(args=args)
 

@@ -37,6 +37,8 @@ class CellRewrites(WalkState):
             columns = data.getitem_columns(node)
             if columns:
                 self.ctx.dataset_columns[node.name.value] = columns
+            elif not data.defines(node, "__getitem__"):
+                self.ctx.dataset_columns[node.name.value] = []  # iterable-style: no items by index
         self.classes.append((node.name.value, kind, len(self.functions)))
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef):

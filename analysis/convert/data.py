@@ -16,13 +16,16 @@ from analysis.knowledge.mapping import ApiEntry
 
 from . import rules
 from .context import ConversionContext
-from .names import code
+from .bound import INSTANCE
+from .names import code, dotted
 from .signatures import kwarg
 
 LOADER_PARAMS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn",
                  "pin_memory", "drop_last", "timeout", "worker_init_fn")
 IGNORED = {"pin_memory", "timeout", "persistent_workers", "prefetch_factor", "generator", "multiprocessing_context"}
 DEFAULT_COLUMNS = ("data", "label")
+# dataset arguments that are no dataset object (DataLoader(...) in an example, a bare list)
+LITERALS = (cst.Ellipsis, cst.List, cst.Tuple, cst.Dict, cst.Integer, cst.Float, cst.SimpleString)
 
 
 SPLIT_PARAMS = ("dataset", "lengths", "generator")
@@ -47,7 +50,20 @@ def dataloader(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qu
         ctx.mark(original, rules.DATALOADER, qualified,
                  f"{', '.join(unsupported) or 'dataset'}: express it with GeneratorDataset/.map/.batch by hand")
         return updated
-    columns = ctx.dataset_columns.get(_class_of(values["dataset"]), None) or list(DEFAULT_COLUMNS)
+    dataset = values["dataset"]
+    if isinstance(dataset, LITERALS):
+        ctx.mark(original, rules.DATALOADER, qualified,
+                 f"dataset {code(dataset)}: GeneratorDataset needs an object with __getitem__/__len__ whose items "
+                 "are tuples of arrays; wrap the data in such a class (or NumpySlicesDataset) first")
+        return updated
+    columns = ctx.dataset_columns.get(_class_of(ctx, dataset))
+    if columns == []:
+        ctx.mark(original, rules.DATALOADER, qualified,
+                 f"{code(dataset)} is an iterable-style dataset (__iter__, no __getitem__): GeneratorDataset needs "
+                 "the column names of what it yields, and it does not split the stream between workers as "
+                 "get_worker_info() does; build GeneratorDataset(..., column_names=[...]) by hand")
+        return updated
+    columns = columns or list(DEFAULT_COLUMNS)
     gen_args = [cst.Arg(value=values["dataset"]), kwarg("column_names", repr(list(columns)))]
     if "shuffle" in values:
         gen_args.append(kwarg("shuffle", values["shuffle"]))
@@ -183,10 +199,18 @@ def columns_for(count: int) -> list[str]:
     return list(DEFAULT_COLUMNS) if count == 2 else ["data"] if count == 1 else [f"column_{i}" for i in range(count)]
 
 
-def _class_of(node: cst.BaseExpression) -> str:
+def _class_of(ctx: ConversionContext, node: cst.BaseExpression) -> str:
+    """The class a dataset argument is an instance of: called right there, or held by a variable
+    that every assignment binds to an instance of that class (bound.py)."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
         return node.func.value
-    return ""
+    name = dotted(node)
+    kind = ctx.bound.get(name or "", "")
+    return kind[len(INSTANCE):] if kind.startswith(INSTANCE) else ""
+
+
+def defines(node: cst.ClassDef, method: str) -> bool:
+    return any(isinstance(stmt, cst.FunctionDef) and stmt.name.value == method for stmt in node.body.body)
 
 
 def getitem_columns(node: cst.ClassDef) -> list[str] | None:

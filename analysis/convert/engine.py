@@ -16,6 +16,7 @@ from .context import ConversionContext
 from .devices import read_elsewhere
 from .imports import gather_aliases
 from .names import Spelling
+from .bound import bindings
 from .outline import cst_kinds, outline
 from .result import ConversionResult, Unconverted
 from .scope import occupied
@@ -65,6 +66,8 @@ def convert_source(
     if ctx.outline is not None and ctx.outline.kinds != cst_kinds(module):
         ctx.outline = None  # the two parsers cut the file differently: walk everything, locate by full codegen
     ctx.spelling = Spelling(occupied(source, ctx.outline.tree if ctx.outline is not None else None))
+    ctx.tree = ctx.outline.tree if ctx.outline is not None else _tree(source)
+    ctx.bound = ctx.outline.bound if ctx.outline is not None else bindings(ctx.tree, aliases)
     pattern = device_call_pattern(aliases)
     ctx.device_call = pattern if pattern is not None and pattern.search(source) else None
     if ctx.device_call is not None:

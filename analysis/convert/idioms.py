@@ -219,10 +219,6 @@ class ScriptIdioms(WalkState):
                 new = self._flip(original, updated)
             elif method in CELL_DTYPES and not updated.args:
                 new = self._cell_dtype(original, updated)
-            elif method == "forward" and isinstance(func.value, cst.Name) and func.value.value in _cells(self)[1]:
-                self.ctx.change(original, rules.CELL_FORWARD, "torch.nn.Module.forward", "mindspore.nn.Cell.construct",
-                                f"{func.value.value}.forward(...) -> {func.value.value}.construct(...)")
-                return updated.with_changes(func=func.with_changes(attr=cst.Name("construct")))
             if new is not None:
                 return new
         return super().leave_Call(original, updated)
@@ -298,6 +294,11 @@ def _cell_expression(walk, node: cst.BaseExpression) -> str | None:
     return None
 
 
+def network_names(walk) -> set[str]:
+    """Names the file binds to a network (layercalls.forward_call turns their forward() into construct())."""
+    return _cells(walk)[1]
+
+
 def _cells(walk) -> tuple[set[str], set[str]]:
     """(cell classes of the file, names bound to networks), read once from the stdlib tree."""
     cached = walk.__dict__.get("_idiom_cells")
@@ -305,7 +306,7 @@ def _cells(walk) -> tuple[set[str], set[str]]:
         return cached
     from .outline import dotted_ast
 
-    tree = getattr(walk.ctx.outline, "tree", None)
+    tree = walk.ctx.tree
     classes: set[str] = set()
     names: set[str] = set()
     if tree is not None:
@@ -347,7 +348,7 @@ def _trained(walk) -> set[str]:
     from .outline import dotted_ast
 
     trained: set[str] = set()
-    tree = getattr(walk.ctx.outline, "tree", None)
+    tree = walk.ctx.tree
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Call) and (resolve_text(dotted_ast(node.func) or "", walk.ctx.aliases) or "").startswith(
                 "torch.optim."):
@@ -362,7 +363,7 @@ def _trained(walk) -> set[str]:
 def _doubled(walk) -> set[str]:
     """Names bound to a value whose method chain calls .double() (`m = Net().double()`, `m = m.double()`)
     or whose .double() is called on a line of its own."""
-    tree = getattr(walk.ctx.outline, "tree", None)
+    tree = walk.ctx.tree
     found: set[str] = set()
     for node in ast.walk(tree) if tree is not None else ():
         value, targets = None, []

@@ -99,14 +99,19 @@ def _is_super(node: cst.BaseExpression) -> bool:
 
 
 def forward_call(ctx, cells: set[str], original: cst.Call, updated: cst.Call) -> cst.Call | None:
-    """self.forward(x), super().forward(x), Base.forward(self, x) (Base a cell class of the file) ->
-    construct: a MindSpore cell's forward computation is its construct method (it has no forward)."""
+    """self.forward(x), super().forward(x), Base.forward(self, x), m.forward(x) (`cells`: the cell classes
+    of the file and the names bound to networks), self.enc.forward(x) on an instance of a cell class
+    (bound.py) -> construct: a MindSpore cell's forward computation is its construct method."""
+    from .bound import INSTANCE
+    from .names import dotted
+
     func = updated.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "forward"):
         return None
     receiver = func.value
+    kind = ctx.bound.get(dotted(receiver) or "", "")
     if not ((isinstance(receiver, cst.Name) and (receiver.value == "self" or receiver.value in cells))
-            or _is_super(receiver)):
+            or _is_super(receiver) or (kind.startswith(INSTANCE) and kind[len(INSTANCE):] in cells)):
         return None
     ctx.change(original, rules.CELL_FORWARD, "torch.nn.Module.forward", "mindspore.nn.Cell.construct",
                f"{code(receiver)}.forward(...) -> {code(receiver)}.construct(...)")

@@ -6,6 +6,8 @@ Spelling steps aside from it where the file already uses one of those names.
 """
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from .codegen import node_code
@@ -39,6 +41,18 @@ def dotted(node: cst.BaseExpression) -> str | None:
     if not isinstance(node, cst.Name):
         return None
     parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def dotted_ast(node: ast.AST) -> str | None:
+    """The same for the stdlib ast: 'a.b.c' for a Name/Attribute chain, None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
     return ".".join(reversed(parts))
 
 

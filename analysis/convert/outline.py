@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from . import receivers
+from .bound import bindings
 from .containers import TRAVERSALS
 from .imports import suites
 from .idioms import hot_names
 from .layercalls import stored_names
-from .names import resolve_text
+from .names import dotted_ast, resolve_text  # dotted_ast: other modules import it from here
 from .paramnames import PARAMETER_ATTRS
 from .training import STEP_METHODS
 
@@ -46,21 +48,11 @@ class Outline:
     source: str = ""
     line_starts: list[int] = field(default_factory=list)  # offset in source where line n starts, at index n
     tree: ast.Module | None = None  # the stdlib tree itself (scope.occupied reads it too)
+    bound: dict[str, str] = field(default_factory=dict)  # variable -> kind of value it holds (bound.py)
 
     def source_lines(self, first: int, last: int) -> str:
         """Source text of lines first..last (1-based, inclusive), line breaks included."""
         return self.source[self.line_starts[first]:self.line_starts[last + 1]]
-
-
-def dotted_ast(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], label_losses: tuple[str, ...]) -> Outline | None:
@@ -71,9 +63,9 @@ def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], labe
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    out = Outline(tree=tree)
+    out = Outline(tree=tree, bound=bindings(tree, aliases))
     spans: list[tuple[int, int]] = []
-    names = set(aliases) | relevant | ACTED_ON | stored_names(tree) | hot_names(tree)
+    names = set(aliases) | relevant | ACTED_ON | stored_names(tree) | hot_names(tree) | receivers.hot_names(out.bound)
 
     def walk(body: list[ast.stmt]) -> None:
         for stmt in body:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import rules
+from . import receivers, rules
 from .names import code, resolve
 from .walk import WalkState
 
@@ -36,6 +36,9 @@ class ParameterNames(WalkState):
         return super().leave_IndentedBlock(original, updated)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        field = receivers.named_field(self.ctx, original, updated)
+        if field is not None:
+            return field
         if self.active_guards and isinstance(original.value, cst.Name):
             for name, renames in reversed(self.active_guards):
                 if name == original.value.value and original.attr.value in renames:
@@ -45,6 +48,17 @@ class ParameterNames(WalkState):
                                     f"{name}.{original.attr.value} -> {name}.{new_attr} (MindSpore's name for this "
                                     "layer's parameter)")
                     return updated.with_changes(attr=cst.Name(new_attr))
+        if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Name):
+            # a variable every assignment binds to such a layer (emb = nn.Embedding(...); emb.weight)
+            bound = self.ctx.bound
+            renames = RENAMES.get(bound.get(original.value.value, ""))
+            if renames and original.attr.value in renames:
+                owner, new_attr = original.value.value, renames[original.attr.value]
+                self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
+                                f"mindspore.nn.Cell.{new_attr}",
+                                f"{owner}.{original.attr.value} -> {owner}.{new_attr} (MindSpore's name for this "
+                                "layer's parameter)")
+                return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
         if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Attribute):
             renames = self._bound_layers().get(original.value.attr.value)
             if renames and original.attr.value in renames:

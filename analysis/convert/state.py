@@ -65,20 +65,26 @@ def _uniform(ctx, original, updated, qualified):
     # MindSpore's Uniform is symmetric: shift and scale a draw from [-1, 1] to [a, b]
     ops = ctx.ms("mindspore.ops")
     t = code(tensor)
-    text = (f"{t}.set_data((({ctx.ms('mindspore.common.initializer.initializer')}({uniform}(scale=1.0), {t}.shape, {t}.dtype).init_data()"
+    text = (f"{t}.{_setter(tensor)}((({ctx.ms('mindspore.common.initializer.initializer')}({uniform}(scale=1.0), {t}.shape, {t}.dtype).init_data()"
             f" + 1) / 2 * (({high}) - ({low})) + ({low})).astype({t}.dtype))")
     del ops
     ctx.change(original, rules.INIT, qualified, "mindspore.common.initializer.Uniform",
-               f"{qualified} -> Uniform initializer rescaled to [a, b] + set_data")
+               f"{qualified} -> Uniform initializer rescaled to [a, b] + {_setter(tensor)}")
     return cst.parse_expression(text)
+
+
+def _setter(tensor: cst.BaseExpression) -> str:
+    """set_data exists on Parameters only (layer.weight); a plain name may hold a plain tensor, and
+    assign_value works on both (it returns the tensor, as PyTorch's init functions do)."""
+    return "set_data" if isinstance(tensor, cst.Attribute) else "assign_value"
 
 
 def _set_data(ctx, original, tensor, init_text: str, qualified: str, cls: str):
     t = code(tensor)
     # init_data() materialises the values now, as PyTorch's in-place init does
-    text = f"{t}.set_data({ctx.ms('mindspore.common.initializer.initializer')}({init_text}, {t}.shape, {t}.dtype).init_data())"
+    text = f"{t}.{_setter(tensor)}({ctx.ms('mindspore.common.initializer.initializer')}({init_text}, {t}.shape, {t}.dtype).init_data())"
     ctx.change(original, rules.INIT, qualified, f"mindspore.common.initializer.{cls}",
-               f"{qualified} -> initializer({cls}) + set_data")
+               f"{qualified} -> initializer({cls}) + {_setter(tensor)}")
     return cst.parse_expression(text)
 
 

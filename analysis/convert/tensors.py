@@ -7,10 +7,10 @@ from functools import lru_cache
 
 import libcst as cst
 
-from . import rules
+from . import inplace, rules
 from .apis import dtype_name
 from .context import ConversionContext
-from .names import code, resolve
+from .names import code, dotted, resolve
 from .signatures import fix_commas, parameter_names, plan_with_signature
 from .verdict_hook import known_broken, spelled
 
@@ -55,7 +55,11 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
     receiver = _receiver(updated)
     args = updated.args
     positional = [a for a in args if a.keyword is None and not a.star]
-    if name == "size" and len(args) <= 1 and not any(a.keyword for a in args):
+    if inplace.is_in_place(name) and ctx.classic.get(f"torch.Tensor.{name}") is None:
+        return inplace.rewrite(ctx, original, updated, name,
+                               lambda c, o, u, n: _mapped_method(c, o, u, n, ambiguous=frozenset()))
+    if name == "size" and len(args) <= 1 and not any(a.keyword and a.keyword.value != "dim" for a in args) \
+            and not any(a.star for a in args):
         shape = cst.Attribute(value=receiver, attr=cst.Name("shape"))
         ctx.change(original, rules.TENSOR_SIZE, "torch.Tensor.size", "mindspore.Tensor.shape", "x.size() -> x.shape")
         if not args:
@@ -132,56 +136,166 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                    "load_state_dict -> mindspore.load_param_into_net")
         return cst.Call(func=ctx.ms_expr("mindspore.load_param_into_net"),
                         args=[cst.Arg(value=receiver), cst.Arg(value=loaded)])
-    if name in ("std", "var") and not args:
-        ctx.change(original, rules.TENSOR_DIFF, f"torch.Tensor.{name}", f"mindspore.Tensor.{name}",
-                   f"{name}(): PyTorch's unbiased estimate made explicit (ddof=1)")
-        return updated.with_changes(args=[cst.Arg(value=cst.Integer("1"), keyword=cst.Name("ddof"),
-                                                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                                        whitespace_after=cst.SimpleWhitespace("")))])
-    if name in ("fill_", "zero_"):
-        return _fill(ctx, original, updated, name)
-    return _mapped_method(ctx, original, updated, name)
+    if name == "equal" and len(positional) == 1 and len(args) == 1:
+        other = positional[0].value
+        if not (_without_calls(receiver) and _without_calls(other)):  # each is written twice below
+            ctx.mark(original, rules.TENSOR_METHOD, "torch.Tensor.equal",
+                     "PyTorch's equal() is one bool for the whole tensor, MindSpore's compares elements: write "
+                     "a.shape == b.shape and bool((a == b).all()) with a and b held by variables")
+            return updated
+        ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.equal", "mindspore.Tensor.all",
+                   "x.equal(y) -> same shape and every element equal (MindSpore's equal() compares elements)")
+        x, y = code(receiver), code(other)
+        x, y = (f"({t})" if not (dotted(n) or isinstance(n, (cst.Integer, cst.Float))) else t
+                for t, n in ((x, receiver), (y, other)))
+        return cst.parse_expression(f"({x}.shape == {y}.shape and bool(({x} == {y}).all()))")
+    if name == "new_tensor" and len(positional) == 1 and all(
+            a.keyword is None or a.keyword.value in ("dtype", "device") for a in args):
+        dtype = next((a.value for a in args if a.keyword and a.keyword.value == "dtype"), None)
+        ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.new_tensor", "mindspore.tensor",
+                   "x.new_tensor(data) -> mindspore.tensor(data, dtype=x.dtype)")
+        return cst.Call(func=ctx.ms_expr("mindspore.tensor"), args=[
+            positional[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(value=dtype or cst.Attribute(value=receiver, attr=cst.Name("dtype")), keyword=cst.Name("dtype"),
+                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                          whitespace_after=cst.SimpleWhitespace("")))])
+    if name in ("softmax", "log_softmax") and len(args) == 1 and not args[0].star \
+            and (args[0].keyword is None or args[0].keyword.value == "dim"):
+        axis = cst.Arg(value=args[0].value, keyword=cst.Name("axis"),
+                       equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                             whitespace_after=cst.SimpleWhitespace("")))
+        if name == "softmax":
+            ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.softmax", "mindspore.Tensor.softmax",
+                       "softmax(dim) -> softmax(axis=...)")
+            return updated.with_changes(args=[axis])
+        ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.log_softmax", "mindspore.ops.log_softmax",
+                   "x.log_softmax(dim) -> ops.log_softmax(x, axis=...) (MindSpore tensors have no log_softmax)")
+        return cst.Call(func=ctx.ms_expr("mindspore.ops.log_softmax"),
+                        args=[cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                              axis])
+    if name in ("std", "var"):
+        spread = _spread(updated)
+        if spread is not None:
+            ctx.change(original, rules.TENSOR_DIFF, f"torch.Tensor.{name}", f"mindspore.Tensor.{name}",
+                       f"{name}(): written with MindSpore's axis/ddof/keepdims (PyTorch's unbiased default made "
+                       "explicit; the dim/correction form has no CPU kernel)")
+            return updated.with_changes(args=spread)
+    if name in SAME_NAME_DIFFERS and len(positional) == len(args) == SAME_NAME_DIFFERS[name][0]:
+        ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", SAME_NAME_DIFFERS[name][1])
+        return updated
+    refused = _refused_value(original, name)
+    if refused:
+        ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", refused)
+        return updated
+    updated = _float_arguments(updated, name)
+    new = _mapped_method(ctx, original, updated, name)
+    if new is None and updated is not original and code(updated) != code(original):
+        new = updated
+    return inplace.mapped(ctx, original, name, new)
+
+
+# Tensor methods the tables do not list whose MindSpore namesake does something else, by the
+# number of positional arguments PyTorch's form takes: name -> (count, what to do)
+SAME_NAME_DIFFERS = {
+    "unfold": (3, "PyTorch's unfold(dimension, size, step) takes sliding windows along one axis, MindSpore's "
+                  "Tensor.unfold extracts image patches: build the windows with slicing and ops.stack"),
+}
+
+# Arguments MindSpore's method refuses for some values: method -> (keyword, value it accepts, what to do)
+REFUSED_VALUES = {
+    "round": ("decimals", "0", "MindSpore's Tensor.round rounds to integers only (decimals=0): write "
+                               "(x * 10 ** d).round() / 10 ** d"),
+}
+# Arguments MindSpore's method takes as a Python float only: method -> (keyword, position)
+FLOAT_ARGUMENTS = {"fill_diagonal_": ("fill_value", 0)}
+
+
+def _refused_value(call: cst.Call, name: str) -> str | None:
+    spec = REFUSED_VALUES.get(name)
+    if spec is None:
+        return None
+    keyword, accepted, action = spec
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword and code(arg.value) != accepted:
+            return f"{keyword}={code(arg.value)}: {action}"
+    return None
+
+
+def _float_arguments(call: cst.Call, name: str) -> cst.Call:
+    """x.fill_diagonal_(5) -> x.fill_diagonal_(5.0): MindSpore checks the Python type of the value."""
+    spec = FLOAT_ARGUMENTS.get(name)
+    if spec is None:
+        return call
+    keyword, position = spec
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    args = []
+    for arg in call.args:
+        if (arg.keyword is not None and arg.keyword.value == keyword) or \
+                (arg.keyword is None and len(positional) > position and arg is positional[position]):
+            value = arg.value
+            if isinstance(value, cst.Integer):
+                value = cst.Float(f"{value.evaluated_value}.0")
+            elif not isinstance(value, cst.Float):
+                value = cst.Call(func=cst.Name("float"), args=[cst.Arg(value=value)])
+            arg = arg.with_changes(value=value)
+        args.append(arg)
+    return call.with_changes(args=args)
+
+
+def _without_calls(node: cst.CSTNode) -> bool:
+    found = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, _node: cst.Call) -> bool:
+            found.append(True)
+            return False
+
+    node.visit(_Calls())
+    return not found
+
+
+def _spread(call: cst.Call) -> list[cst.Arg] | None:
+    """x.std(dim, unbiased, keepdim) / x.std(unbiased) / x.std(dim, correction=c, keepdim=k) bound and
+    written as MindSpore's std(axis=, ddof=, keepdims=); None for a call that fits none of them."""
+    values: dict[str, cst.BaseExpression] = {}
+    positional = [a.value for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args) or len(positional) > 3:
+        return None
+    if len(positional) == 1 and isinstance(positional[0], cst.Name) and positional[0].value in ("True", "False"):
+        values["unbiased"] = positional[0]
+    else:
+        values.update(zip(("dim", "unbiased", "keepdim"), positional))
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in ("dim", "unbiased", "correction", "keepdim") or arg.keyword.value in values:
+                return None
+            values[arg.keyword.value] = arg.value
+    if "unbiased" in values and "correction" in values:
+        return None
+    unbiased = values.get("unbiased")
+    if unbiased is None:
+        ddof = values.get("correction", cst.Integer("1"))
+    elif isinstance(unbiased, cst.Name) and unbiased.value in ("True", "False"):
+        ddof = cst.Integer("1" if unbiased.value == "True" else "0")
+    else:
+        ddof = cst.Call(func=cst.Name("int"), args=[cst.Arg(value=unbiased)])
+    if isinstance(ddof, cst.Name) and ddof.value == "None":
+        ddof = cst.Integer("1")
+    out = [("axis", values["dim"])] if "dim" in values else []
+    out.append(("ddof", ddof))
+    if "keepdim" in values:
+        out.append(("keepdims", values["keepdim"]))
+    equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    args = [cst.Arg(value=v, keyword=cst.Name(k), equal=equal,
+                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for k, v in out]
+    args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return args
 
 
 # Method names method_call rewrites itself (besides the table's renames, see relevant_methods).
 HANDLED_METHODS = frozenset({"size", "view", "transpose", "numpy", "cpu", "cuda", "to", "detach", "train", "eval",
                              "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var",
-                             "fill_", "zero_"})
-
-
-def _fill(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str) -> cst.BaseExpression | None:
-    """x.fill_(v) / x.zero_() -> x.assign_value(ops.full_like(x, v)) / (ops.zeros_like(x)): MindSpore
-    2.10 has both methods but no CPU kernel for them. assign_value returns x, as fill_ does. x.data
-    is a copy in MindSpore, so x itself is filled; part of a tensor (x[i]) or a computed one is marked."""
-    args = updated.args
-    if (name == "zero_" and args) or (name == "fill_" and not (
-            len(args) == 1 and not args[0].star and (args[0].keyword is None or args[0].keyword.value == "value"))):
-        return None
-    target = _receiver(updated)
-    if isinstance(target, cst.Attribute) and target.attr.value == "data":
-        target = target.value
-    if isinstance(target, cst.Attribute) and target.attr.value == "grad":
-        return None  # gradients held on parameters: the training loop's business, not a fill
-    op = "full_like" if name == "fill_" else "zeros_like"
-    if not _plain_path(target):
-        ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}",
-                 f"{name} has no CPU kernel in MindSpore: for a whole tensor write x.assign_value(ops.{op}(x"
-                 f"{', value' if args else ''})), for part of one x[index] = value")
-        return updated
-    first = cst.Arg(value=target, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if args
-                    else cst.MaybeSentinel.DEFAULT)
-    filled = cst.Call(func=ctx.ms_expr(f"mindspore.ops.{op}"), args=[first, *(cst.Arg(value=a.value) for a in args)])
-    ctx.change(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", "mindspore.Tensor.assign_value",
-               f"{name}() -> assign_value(ops.{op}(...)): MindSpore's {name} has no CPU kernel")
-    return cst.Call(func=cst.Attribute(value=target, attr=cst.Name("assign_value")), args=[cst.Arg(value=filled)])
-
-
-def _plain_path(node: cst.BaseExpression) -> bool:
-    """A name or a chain of attributes on one (x, self.fc.bias): safe to write twice, and the tensor
-    itself rather than a copy of part of it."""
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return isinstance(node, cst.Name)
+                             "equal", "new_tensor", "softmax", "log_softmax", "unfold"})
 
 
 @lru_cache(maxsize=4)
@@ -189,21 +303,22 @@ def relevant_methods(classic) -> frozenset[str]:
     """Every method name method_call may rewrite: a call of any other name is left as it is."""
     mapped = {entry.torch.rsplit(".", 1)[1] for entry in classic
               if entry.torch.startswith("torch.Tensor.") and entry.torch.count(".") == 2}
-    return HANDLED_METHODS | frozenset(mapped)
+    return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic)
 
 
 # Method names too common outside tensors to rename from the table without type information.
 _AMBIGUOUS = frozenset({"add", "get", "copy", "index", "count", "sort", "update", "pop", "clear", "split", "join"})
 
 
-def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str):
+def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str,
+                   ambiguous: frozenset[str] = _AMBIGUOUS):
     entry = ctx.classic.get(f"torch.Tensor.{name}")
-    if entry is not None and name not in _AMBIGUOUS and entry.primary.startswith("mindspore.Tensor.") \
+    if entry is not None and name not in ambiguous and entry.primary.startswith("mindspore.Tensor.") \
             and updated.args:
         bound = _bound_method(ctx, original, updated, name, entry)
         if bound is not None:
             return bound
-    if entry is None or entry.category != "consistent" or name in _AMBIGUOUS:
+    if entry is None or entry.category != "consistent" or name in ambiguous:
         return None
     if entry.primary.startswith("mindspore.ops.") and not name.endswith("_"):
         # without types, a call on self or with more arguments than the tensor method takes is
@@ -224,7 +339,7 @@ def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call
     if not entry.primary.startswith("mindspore.Tensor."):
         return None
     new_name = entry.primary.rsplit(".", 1)[1]
-    if new_name == name or name in _AMBIGUOUS:
+    if new_name == name or name in ambiguous:
         return None
     ctx.change(original, rules.TENSOR_METHOD, entry.torch, entry.primary, f".{name}() -> .{new_name}()")
     return _rename(updated, new_name)

@@ -76,3 +76,14 @@ def test_filled_values_match_pytorch(tmp_path):
     ms_out = _run(tmp_path / "ms", convert_source(SOURCE).text)
     assert ms_out == torch_out
     assert torch_out["counts"] == [7, 7, 7] and torch_out["out"] == [[0.25, 0.25]]
+
+
+def test_every_in_place_method_follows_the_same_receiver_rules():
+    # one mechanism (inplace.py): .data dropped, a view or part of a tensor marked, a new tensor's value returned
+    result = convert_source("import torch\nimport torch.nn as nn\nx = torch.ones(3)\nlayer = nn.Linear(2, 2)\n"
+                            "layer.weight.data.mul_(2)\nx.view(-1).add_(1)\ny = torch.zeros(2).add_(1)\n"
+                            "x[0].clamp_(0, 1)\n")
+    assert "layer.weight.assign_value(layer.weight.mul(2))" in result.text
+    assert "y = ops.zeros(2).add(1)" in result.text
+    assert [u.line for u in result.unconverted] == [6, 8]
+    assert all("x[index] = value" in u.action for u in result.unconverted)
