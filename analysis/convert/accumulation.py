@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from . import astwalk
 from .names import code, resolve
 from .steps import assigned_names, expr_call, method_receiver, plan_steps
 
@@ -51,7 +52,7 @@ def maybe(source: str, tree: ast.AST | None = None) -> bool:
         tree = tree if tree is not None else ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if not isinstance(body, list):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from . import astwalk
 from .names import dotted_ast as _dotted, resolve_text
 
 SIZE = "torch.Size"  # x.size() / x.shape: a tuple after conversion
@@ -48,7 +49,7 @@ def bindings(tree: ast.Module | None, aliases: dict[str, str]) -> dict[str, str]
             if key:
                 seen.setdefault(key, []).append(None)
 
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 key = _dotted(target) if isinstance(target, (ast.Name, ast.Attribute)) else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from . import astwalk
 from .names import resolve_text
 from .outline import dotted_ast
 
@@ -22,7 +23,7 @@ def read_elsewhere(tree: ast.AST | None, aliases: dict[str, str]) -> set[str] | 
     if tree is None:
         return None
     plumbing: set[int] = set()
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         if not isinstance(node, ast.Call):
             continue
         method = node.func.attr if isinstance(node.func, ast.Attribute) else None
@@ -34,7 +35,7 @@ def read_elsewhere(tree: ast.AST | None, aliases: dict[str, str]) -> set[str] | 
         elif torch_call:
             plumbing.update(id(k.value) for k in node.keywords if k.arg == "device")
     elsewhere: set[str] = set()
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and id(node) not in plumbing:
             name = dotted_ast(node)
             if name is not None:

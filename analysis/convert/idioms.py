@@ -22,7 +22,7 @@ import string
 
 import libcst as cst
 
-from . import helpers, legacy, rules
+from . import astwalk, helpers, legacy, rules
 from .names import code, resolve, resolve_text
 from .walk import WalkState
 
@@ -67,7 +67,7 @@ def _wrap(kind: str, value: cst.BaseExpression) -> cst.Call:
 def hot_names(tree: ast.AST) -> set[str]:
     """Identifiers of the lines these rewrites act on (the outline walks the statements holding them)."""
     names = {"is_cuda", "flip", "range", "format", "topk", *CELL_DTYPES, *(n.rsplit(".", 1)[1] for n in legacy.CONSTRUCTORS)}
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         values: list[ast.AST] = []
         if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
             values.append(node.value)
@@ -310,7 +310,7 @@ def _cells(walk) -> tuple[set[str], set[str]]:
     classes: set[str] = set()
     names: set[str] = set()
     if tree is not None:
-        defs = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+        defs = [n for n in astwalk.nodes(tree) if isinstance(n, ast.ClassDef)]
         changed = True
         while changed:
             changed = False
@@ -324,7 +324,7 @@ def _cells(walk) -> tuple[set[str], set[str]]:
                         classes.add(node.name)
                         changed = True
                         break
-        for node in ast.walk(tree):
+        for node in astwalk.nodes(tree):
             if isinstance(node, ast.Assign):
                 value = node.value
                 while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in CHAINED:
@@ -349,7 +349,7 @@ def _trained(walk) -> set[str]:
 
     trained: set[str] = set()
     tree = walk.ctx.tree
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in astwalk.nodes(tree) if tree is not None else ():
         if isinstance(node, ast.Call) and (resolve_text(dotted_ast(node.func) or "", walk.ctx.aliases) or "").startswith(
                 "torch.optim."):
             for inner in ast.walk(node):
@@ -365,7 +365,7 @@ def _doubled(walk) -> set[str]:
     or whose .double() is called on a line of its own."""
     tree = walk.ctx.tree
     found: set[str] = set()
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in astwalk.nodes(tree) if tree is not None else ():
         value, targets = None, []
         if isinstance(node, ast.Assign):
             value, targets = node.value, [t.id for t in node.targets if isinstance(t, ast.Name)]

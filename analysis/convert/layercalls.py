@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import rules
+from . import astwalk, rules
 from .names import code, dotted
 
 
@@ -66,7 +66,7 @@ def _named_layers(ctx) -> dict[str, str]:
 
     found: dict[str, str] = {}
     tree = ctx.outline.tree if ctx.outline is not None else None
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in astwalk.nodes(tree) if tree is not None else ():
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             qualified = resolve_text(dotted_ast(node.value.func) or "", ctx.aliases)
             for target in node.targets:
@@ -82,7 +82,7 @@ def stored_names(tree) -> set[str]:
     import ast
 
     names = set()
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             func = node.value.func
             last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
@@ -128,7 +128,7 @@ def layer_base(ctx, class_name: str) -> tuple[str, cst.BaseExpression] | None:
     tree = ctx.outline.tree if ctx.outline is not None else None
     if tree is None:
         return None
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         if isinstance(node, ast.ClassDef) and node.name == class_name:
             for base in node.bases:
                 text = dotted_ast(base)

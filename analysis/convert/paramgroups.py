@@ -18,7 +18,7 @@ import re
 
 import libcst as cst
 
-from . import rules
+from . import astwalk, rules
 from .names import code, resolve
 
 DIFFERING = ("weight", "bias")
@@ -42,7 +42,7 @@ def plan(ctx, module: cst.Module, source: str, tree: ast.AST | None = None) -> N
     layers: dict[str, set[str]] = {}
     sources: dict[str, set[str]] = {}
     built: dict[str, ast.AST] = {}
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         if not isinstance(node, ast.Assign):
             continue
         qualified = _ast_resolve(node.value.func, ctx.aliases) if isinstance(node.value, ast.Call) else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import receivers, rules
+from . import astwalk, receivers, rules
 from .names import code, resolve
 from .walk import WalkState
 
@@ -94,7 +94,7 @@ def _layer_names(tree, aliases: dict[str, str]) -> dict[str, dict[str, str]]:
             return RENAMES.get(resolve_text(callee, aliases) or "") if callee else None
         return None
 
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
             seen.setdefault(node.targets[0].attr, []).append(kind(node.value))
         elif isinstance(node, ast.keyword) and node.arg:

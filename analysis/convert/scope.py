@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
+from . import astwalk
 from .imports import is_torch
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
@@ -37,7 +38,7 @@ def occupied(source: str, tree: ast.AST | None = None) -> Occupied:
             return out
     imported_torch: set[str] = set()
     loads: set[str] = set()
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:

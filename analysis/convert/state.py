@@ -7,7 +7,7 @@ import libcst as cst
 
 from analysis.knowledge.mapping import ApiEntry
 
-from . import rules
+from . import astwalk, rules
 from .context import ConversionContext
 from .names import code
 
@@ -143,7 +143,7 @@ def _loaded_into_keyed_name(ctx: ConversionContext, call: cst.Call) -> str:
             and isinstance(statement.body[0].targets[0].target, cst.Name)) or tree is None:
         return ""
     name = statement.body[0].targets[0].target.value
-    for node in ast.walk(tree):
+    for node in astwalk.nodes(tree):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
                 and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
             return name
