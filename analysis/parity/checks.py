@@ -23,6 +23,7 @@ from .snapshot import InitialState
 from .sources import layer_source
 
 STATE_STEP_LR = 0.1  # plain SGD step used to expose buffer/update errors
+RELEASE_ABOVE_BYTES = 64 << 20  # models whose float32 weights pass this get freed memory returned between phases
 
 
 def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tuple[list[dict] | None, str]:
@@ -114,7 +115,7 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
     layer_map = entry.get("layer_map") or []
 
     def report(next_phase: str) -> None:
-        _release()  # the last phase's tensors go before the next one allocates its own
+        _release(torch_model)  # the last phase's tensors go before the next one allocates its own
         result["timings_s"] = {k: round(v, 4) for k, v in timings.items()}
         if progress is not None:
             progress(result, next_phase)
@@ -590,7 +591,7 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
 
     r_curve = _reference_curve(entry, ref, torch_spec, batches, targets, torch_device, t_loss_fn, steps)
     del ref
-    _release()
+    _release(torch_model)
     # MindSpore's optimizer only now: its state (SGD keeps an accumulator even without momentum) is
     # not held beside the reference's gradients.
     m_params = ms_model.trainable_params()
@@ -668,9 +669,12 @@ def _reference_curve(entry, ref, torch_spec, batches, targets, torch_device, t_l
     return curve
 
 
-def _release() -> None:
+def _release(torch_model) -> None:
     """Freed tensors back to the system: a collection, then glibc's free
-    heap pages returned (tensors below its mmap threshold live in the heap)."""
+    heap pages returned (tensors below its mmap threshold live in the heap).
+    It costs ~0.2 s: done only where the weights' copies dominate memory."""
+    if sum(p.numel() * p.element_size() for p in torch_model.parameters()) < RELEASE_ABOVE_BYTES:
+        return
     gc.collect()
     try:
         import ctypes
