@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", dest="timeout", type=float, default=300.0, help="seconds per entry point")
     parser.add_argument("--loss-steps", dest="loss_steps", type=int, default=20)
     parser.add_argument("--memory-mb", dest="memory_mb", type=int, default=6144,
-                        help="resident-memory ceiling of the sandboxed child; checks hold about 16 times a model's float32 "
+                        help="resident-memory ceiling of the sandboxed child; checks peak at about 9 times a model's float32 "
                              "parameter bytes (float64 copy, MindSpore twin, gradients, steps) beside ~1.3 GB of frameworks")
 
 

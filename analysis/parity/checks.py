@@ -4,6 +4,7 @@ loss curves. Each check names the first layer at fault."""
 from __future__ import annotations
 
 import copy
+import gc
 import time
 from pathlib import Path
 
@@ -18,9 +19,11 @@ from .align import align, map_path, transfer_weights
 from .compare import Capture, Tolerances, metrics, noise_of, output_figures
 from .config import compare_config
 from .dataset import Batch, DatasetError
+from .snapshot import InitialState
 from .sources import layer_source
 
 STATE_STEP_LR = 0.1  # plain SGD step used to expose buffer/update errors
+RELEASE_ABOVE_BYTES = 64 << 20  # models whose float32 weights pass this get freed memory returned between phases
 
 
 def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tuple[list[dict] | None, str]:
@@ -112,6 +115,7 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
     layer_map = entry.get("layer_map") or []
 
     def report(next_phase: str) -> None:
+        _release(torch_model)  # the last phase's tensors go before the next one allocates its own
         result["timings_s"] = {k: round(v, 4) for k, v in timings.items()}
         if progress is not None:
             progress(result, next_phase)
@@ -131,8 +135,7 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
     result["reference"] = {"float64": ref is not None, "noise_factor": tables.NOISE_FACTOR,
                            **({"reason": why} if why else {})}
 
-    initial_torch = copy.deepcopy(torch_model.state_dict())
-    initial_ms = {name: p.asnumpy().copy() for name, p in ms_model.parameters_and_names()}
+    initial = InitialState(torch_model, ms_model, alignment, ref)
     hooked = list(alignment.pairs)  # the root too: a bug in its own forward is its own
     seed = int(entry.get("seed", 0))
     batches = entry.get("dataset_batches")
@@ -152,6 +155,7 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
         result["crash"] = eval_out["crash"]
     if eval_out["reference_error"]:
         result["reference"].update(float64=False, reason=eval_out["reference_error"])
+        initial.drop_reference(torch_model)
         ref = None  # the fixed tolerances alone judge the rest
     trainable = any(p.requires_grad for p in torch_model.parameters())
 
@@ -172,9 +176,11 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
         elif steps > 0:
             report("loss_curve")
             t0 = time.perf_counter()
-            _restore(torch_model, ms_model, initial_torch, initial_ms, ref)
+            initial.restore(torch_model, ms_model)
+            # Handed over, not shared: the loss curve frees the reference once its curve is drawn.
+            handed, ref, initial = [ref], None, None
             result["loss_curve"] = _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name,
-                                               seed, steps, ref)
+                                               seed, steps, handed)
             timings["loss_curve"] = time.perf_counter() - t0
     result["timings_s"] = {k: round(v, 4) for k, v in timings.items()}
     _verdict(result, alignment, lines)
@@ -186,7 +192,11 @@ def _float64_twin(torch_model):
     float32 round-off is measured against. None (and why) when it cannot be
     made, e.g. code that builds float32 tensors itself."""
     try:
-        return copy.deepcopy(torch_model).double(), None
+        # Plain floating parameters go straight to float64: no float32 copy of the model in between.
+        memo = {id(p): torch.nn.Parameter(p.detach().to(torch.float64, copy=True), requires_grad=p.requires_grad)
+                for p in torch_model.parameters()
+                if type(p) is torch.nn.Parameter and p.is_floating_point() and not vars(p)}
+        return copy.deepcopy(torch_model, memo).double(), None
     except Exception as exc:  # user code (deepcopy of odd attributes)
         return None, f"no float64 copy of the module ({type(exc).__name__}: {exc}); the fixed tolerances alone apply"
 
@@ -409,6 +419,8 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
 
             box["out"] = _reference_run(ref, hooked, t_rec, comparer, ref_call)
             r_loss = box.get("loss")
+        # PyTorch's step and the reference's noise now, so the float64 gradients are gone before MindSpore runs.
+        grad_noise, state_noise = _step_torch(params, alignment.links, ref)
         m_target = fw.to_ms([target])[0]
         m_out_holder = []
 
@@ -435,24 +447,22 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
         else:
             m_w_grads = m_grads_raw
         m_in_grads = m_in_grads if isinstance(m_in_grads, tuple) else (m_in_grads,)
+    m_grads_raw, m_w_grads = None, list(m_w_grads)  # a list: each gradient is freed once stepped
 
     layers, _first = comparer.layers()
     r_first = box.get("out") if ref is not None else None
     outputs = _compare_outputs(t_out, m_out_holder[0] if m_out_holder else None, tols, r_first)
     kinds = {p.torch_path: p.torch_type for p in alignment.pairs}
-    r_tensors = _named_tensors(ref)
-
     gradients = []
     for link, m_grad in zip(params, m_w_grads):
-        t_grad = link.tensor.grad
-        t_arr = np.zeros(tuple(link.tensor.shape), np.float32) if t_grad is None else t_grad.detach().cpu().numpy()
+        t_arr = _grad_array(link)
         m_arr = m_grad.asnumpy().reshape(t_arr.shape) if m_grad.size == t_arr.size else m_grad.asnumpy()
-        r_grad = getattr(r_tensors.get(link.torch_name), "grad", None)
-        noise = noise_of(Capture(t_arr), Capture(r_grad.detach().cpu().numpy())) if r_grad is not None else None
         atol, rtol, used = tols.pick(kinds.get(link.layer, ""), str(t_arr.dtype), link.layer, tables.GRADIENT_FACTOR)
         gradients.append({"name": link.torch_name, "mindspore_name": link.ms_name, "layer": link.layer,
-                          **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol, noise),
+                          **_where(lines, link.layer),
+                          **metrics(Capture(t_arr), Capture(m_arr), atol, rtol, grad_noise.get(link.torch_name)),
                           "tolerance": used})
+        del m_arr
     input_gradients = []
     for pos, m_grad in zip(float_pos, m_in_grads):
         t_grad = t_inputs[pos].grad
@@ -464,23 +474,17 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
         atol, rtol, _ = tols.pick("input", "float32", None, tables.GRADIENT_FACTOR)
         input_gradients.append({"input": pos, **metrics(t_cap, Capture(m_grad.asnumpy()), atol, rtol, noise)})
 
-    # Plain SGD step, then every linked tensor compared (parameters and buffers).
-    with torch.no_grad():
-        for link in params:
-            if link.tensor.grad is not None:
-                link.tensor -= STATE_STEP_LR * link.tensor.grad
-            r_param = r_tensors.get(link.torch_name)
-            if r_param is not None and r_param.grad is not None:
-                r_param -= STATE_STEP_LR * r_param.grad
-    for link, m_grad in zip(params, m_w_grads):
-        link.ms_param.set_data(link.ms_param - STATE_STEP_LR * m_grad)
+    # The same plain SGD step on MindSpore (PyTorch took it above), then every linked tensor compared
+    # (parameters and buffers).
+    for index, link in enumerate(params[:len(m_w_grads)]):
+        link.ms_param.set_data(link.ms_param - STATE_STEP_LR * m_w_grads[index])
+        m_w_grads[index] = None
+    torch_model.zero_grad(set_to_none=True)  # the loss curve starts from fresh gradients anyway
     state = []
     for link in alignment.links:
         t_arr = link.tensor.detach().cpu().numpy()
         m_arr = link.ms_param.asnumpy().reshape(t_arr.shape)
-        r_tensor = r_tensors.get(link.torch_name)
-        noise = (noise_of(Capture(t_arr), Capture(r_tensor.detach().cpu().numpy()))
-                 if r_tensor is not None and r_tensor.is_floating_point() else None)
+        noise = state_noise.get(link.torch_name)
         atol, rtol, used = tols.pick(kinds.get(link.layer, ""), str(t_arr.dtype), link.layer, tables.GRADIENT_FACTOR)
         state.append({"name": link.torch_name, "mindspore_name": link.ms_name, "layer": link.layer, "kind": link.kind,
                       **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol, noise),
@@ -497,35 +501,65 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
     return step
 
 
+def _grad_array(link) -> np.ndarray:
+    grad = link.tensor.grad
+    return np.zeros(tuple(link.tensor.shape), np.float32) if grad is None else grad.detach().cpu().numpy()
+
+
+def _step_torch(params, links, ref) -> tuple[dict, dict]:
+    """PyTorch's plain SGD step, and the float64 reference's noise at each
+    gradient and each linked tensor after the step (by PyTorch name). The
+    reference is not stepped in place: its after-step tensors are made one at
+    a time (its weights stay the initial ones, see snapshot.py), and its
+    gradients are freed before MindSpore runs."""
+    r_tensors = _named_tensors(ref)
+    grad_noise = {}
+    for link in params:
+        r_grad = getattr(r_tensors.get(link.torch_name), "grad", None)
+        if r_grad is not None:
+            grad_noise[link.torch_name] = noise_of(Capture(_grad_array(link)), Capture(r_grad.detach().cpu().numpy()))
+    stepped = set()
+    with torch.no_grad():
+        for link in params:
+            if link.tensor.grad is not None:
+                link.tensor -= STATE_STEP_LR * link.tensor.grad
+            r_param = r_tensors.get(link.torch_name)
+            if r_param is not None and r_param.grad is not None:
+                stepped.add(link.torch_name)
+    state_noise = {}
+    for link in links:
+        r_tensor = r_tensors.get(link.torch_name)
+        if r_tensor is None or not r_tensor.is_floating_point():
+            continue
+        with torch.no_grad():
+            r_after = r_tensor - STATE_STEP_LR * r_tensor.grad if link.torch_name in stepped else r_tensor
+        state_noise[link.torch_name] = noise_of(Capture(link.tensor.detach().cpu().numpy()),
+                                                Capture(r_after.detach().cpu().numpy()))
+        del r_after
+    if ref is not None:
+        ref.zero_grad(set_to_none=True)
+    return grad_noise, state_noise
+
+
 def _named_tensors(model) -> dict:
     if model is None:
         return {}
     return {**dict(model.named_buffers()), **dict(model.named_parameters())}
 
 
-def _restore(torch_model, ms_model, initial_torch, initial_ms, ref=None) -> None:
-    torch_model.load_state_dict(initial_torch)
-    if ref is not None:
-        ref.load_state_dict(initial_torch)  # copied into its float64 tensors
-    for name, param in ms_model.parameters_and_names():
-        if name in initial_ms:
-            param.set_data(ms.Tensor(initial_ms[name]))
-
-
-def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name, seed, steps, ref=None) -> dict:
+def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name, seed, steps,
+                handed: list | None = None) -> dict:
     """N optimizer steps from identical weights over identical batches, the
     float64 twin alongside: its distance from PyTorch float32 at each step is
-    the noise band MindSpore is judged against (rtol is the floor)."""
+    the noise band MindSpore is judged against (rtol is the floor). The twin
+    (handed over in a list, the only reference to it) takes its N steps
+    first and is freed before the two frameworks take theirs."""
+    ref = handed.pop() if handed else None
     t_loss_fn, m_loss_fn = fw.LOSSES[loss_name]
     torch_spec = entry.get("optimizer") or {"name": "SGD", "lr": 0.01}
     ms_spec = entry.get("converted_optimizer") or torch_spec
     t_opt = fw.torch_optimizer(torch_spec, torch_model.parameters())
-    r_opt = fw.torch_optimizer(torch_spec, ref.parameters()) if ref is not None else None
-    m_params = ms_model.trainable_params()
-    m_opt, m_opt_name = fw.ms_optimizer(ms_spec, m_params)
     t_sched = fw.scheduler(entry.get("scheduler"), t_opt, "torch")
-    r_sched = fw.scheduler(entry.get("scheduler"), r_opt, "torch") if r_opt is not None else None
-    m_sched = fw.scheduler(entry.get("converted_scheduler") or entry.get("scheduler"), m_opt, "ms")
     drawn = entry.get("dataset_batches")
     if drawn:
         batches = [b.inputs for b in drawn]
@@ -555,8 +589,16 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
     def forward(*xs):
         return m_loss_fn(fw.first_tensor(ms_model(*xs), "ms"), box["target"])
 
+    r_curve = _reference_curve(entry, ref, torch_spec, batches, targets, torch_device, t_loss_fn, steps)
+    del ref
+    _release(torch_model)
+    # MindSpore's optimizer only now: its state (SGD keeps an accumulator even without momentum) is
+    # not held beside the reference's gradients.
+    m_params = ms_model.trainable_params()
+    m_opt, m_opt_name = fw.ms_optimizer(ms_spec, m_params)
+    m_sched = fw.scheduler(entry.get("converted_scheduler") or entry.get("scheduler"), m_opt, "ms")
     grad_fn = ms.value_and_grad(forward, None, weights=m_params)
-    t_curve, m_curve, r_curve = [], [], []
+    t_curve, m_curve = [], []
     for step in range(steps):
         arrays, target = batches[step % n_batches], targets[step % n_batches]
         t_opt.zero_grad(set_to_none=True)
@@ -565,19 +607,13 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
         t_loss = t_loss_fn(t_out, fw.to_torch([target], torch_device)[0])
         t_loss.backward()
         t_opt.step()
-        if r_opt is not None:
-            r_opt.zero_grad(set_to_none=True)
-            fw.REPLAY.reset(step)
-            r_out = fw.first_tensor(ref(*fw.to_torch(_as64(arrays), torch_device)), "torch")
-            r_loss = t_loss_fn(r_out, fw.to_torch(_as64([target]), torch_device)[0])
-            r_loss.backward()
-            r_opt.step()
-            r_curve.append(float(r_loss.item()))
+        t_opt.zero_grad(set_to_none=True)  # freed now, not at the next step: one framework's gradients at a time
         box["target"] = fw.to_ms([target])[0]
         fw.REPLAY.reset(step)
         m_loss, grads = grad_fn(*fw.to_ms(arrays))
         m_opt(grads)
-        for sched in (t_sched, r_sched, m_sched):
+        del grads
+        for sched in (t_sched, m_sched):
             if sched is not None:
                 sched.step()
         t_curve.append(float(t_loss.item()))
@@ -608,6 +644,44 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
                      noise_factor=tables.NOISE_FACTOR)
     curve["description"] = _curve_description(curve)
     return curve
+
+
+def _reference_curve(entry, ref, torch_spec, batches, targets, torch_device, t_loss_fn, steps) -> list[float]:
+    """The float64 twin's losses over the same steps (its own optimizer and
+    schedule, the same replayed draws per step)."""
+    if ref is None:
+        return []
+    r_opt = fw.torch_optimizer(torch_spec, ref.parameters())
+    r_sched = fw.scheduler(entry.get("scheduler"), r_opt, "torch")
+    curve = []
+    for step in range(steps):
+        arrays, target = batches[step % len(batches)], targets[step % len(batches)]
+        r_opt.zero_grad(set_to_none=True)
+        fw.REPLAY.reset(step)
+        r_out = fw.first_tensor(ref(*fw.to_torch(_as64(arrays), torch_device)), "torch")
+        r_loss = t_loss_fn(r_out, fw.to_torch(_as64([target]), torch_device)[0])
+        r_loss.backward()
+        r_opt.step()
+        r_opt.zero_grad(set_to_none=True)
+        if r_sched is not None:
+            r_sched.step()
+        curve.append(float(r_loss.item()))
+    return curve
+
+
+def _release(torch_model) -> None:
+    """Freed tensors back to the system: a collection, then glibc's free
+    heap pages returned (tensors below its mmap threshold live in the heap).
+    It costs ~0.2 s: done only where the weights' copies dominate memory."""
+    if sum(p.numel() * p.element_size() for p in torch_model.parameters()) < RELEASE_ABOVE_BYTES:
+        return
+    gc.collect()
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def _curve_description(curve: dict) -> str:

@@ -15,6 +15,7 @@ from . import tables
 
 FULL_ELEMENTS = 1 << 20  # keep tensors up to this size whole
 SAMPLE_ELEMENTS = 1 << 16
+STATS_CHUNK = 1 << 20  # a sampled tensor's statistics are summed this many elements at a time
 
 
 class Capture:
@@ -27,8 +28,10 @@ class Capture:
         self.shape = tuple(int(d) for d in array.shape)
         self.dtype = str(array.dtype)
         flat = array.reshape(-1)
-        self.stats = summary(flat.astype(np.float64))
         self.sampled = flat.size > FULL_ELEMENTS
+        # A large tensor's statistics are taken in chunks: no float64 copy of
+        # all of it (an embedding's gradient is hundreds of MB in float64).
+        self.stats = chunked_summary(flat) if self.sampled else summary(flat.astype(np.float64))
         # Kept in the tensor's own precision (float64 only in the metrics).
         kept = flat[:: max(1, flat.size // SAMPLE_ELEMENTS)] if self.sampled else flat
         self.values = kept.astype(np.float64 if flat.dtype == np.float64 else np.float32)
@@ -50,6 +53,32 @@ def summary(values: np.ndarray) -> dict:
         "norm": _f(np.linalg.norm(finite)) if finite.size else None,
         "nonfinite": int(values.size - finite.size),
     }
+
+
+def chunked_summary(flat: np.ndarray, chunk: int = STATS_CHUNK) -> dict:
+    """`summary` of a 1-D array, read `chunk` elements at a time in float64
+    (the same figures up to summation order)."""
+    if flat.size <= chunk:
+        return summary(flat.astype(np.float64))
+    count, nonfinite, total, low, high = 0, 0, 0.0, math.inf, -math.inf
+    for start in range(0, flat.size, chunk):
+        part = flat[start:start + chunk].astype(np.float64)
+        part = part[np.isfinite(part)]
+        nonfinite += (min(flat.size, start + chunk) - start) - part.size
+        if part.size:
+            count += part.size
+            total += float(part.sum())
+            low, high = min(low, float(part.min())), max(high, float(part.max()))
+    if not count:
+        return {"min": None, "max": None, "mean": None, "std": None, "norm": None, "nonfinite": int(nonfinite)}
+    mean, squares, centred = total / count, 0.0, 0.0
+    for start in range(0, flat.size, chunk):
+        part = flat[start:start + chunk].astype(np.float64)
+        part = part[np.isfinite(part)]
+        squares += float(np.dot(part, part))
+        centred += float(np.sum((part - mean) ** 2))
+    return {"min": _f(low), "max": _f(high), "mean": _f(mean), "std": _f(math.sqrt(centred / count)),
+            "norm": _f(math.sqrt(squares)), "nonfinite": int(nonfinite)}
 
 
 def tolerance(kind: str, dtype: str, override: dict | None = None, factor: float = 1.0) -> tuple[float, float]:

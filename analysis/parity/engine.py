@@ -197,7 +197,7 @@ def _cut_short(job: dict, reason: str, partial: dict | None, outcome) -> dict:
     where = f" during {PHASES.get(phase, phase)}" if phase else ""
     kept = " (the results of the phases before it are kept)" if result else ""
     if "memory limit" in reason:
-        kept += ("; raise the ceiling (memory_mb, CLI --memory-mb): the checks hold about 16 times the model's "
+        kept += ("; raise the ceiling (memory_mb, CLI --memory-mb): the checks peak at about 9 times the model's "
                  "float32 parameter bytes beside ~1.3 GB of frameworks")
     result.update(status="error", reason=f"{reason}{where} while checking {job['class']}{kept}",
                   stderr_tail=outcome.stderr_tail[-2000:], stdout_tail=outcome.stdout_tail[-1000:])
