@@ -20,6 +20,10 @@ MUST_TRAIN = ("linear_regression", "logistic_regression", "feedforward_neural_ne
               "convolutional_neural_network", "02-intermediate/recurrent_neural_network/",
               "bidirectional_recurrent_neural_network", "language_model", "generative_adversarial_network",
               "variational_autoencoder")
+# a modern script (AMP, GradScaler, gradient accumulation, DDP, weight-decay groups, a GPT with a
+# ModuleDict of ModuleList and scaled_dot_product_attention): trains on CPU; its markers sit on the
+# CUDA/DDP lines a CPU run never takes (device queries, set_device, the DDP wrapper, the checkpoint dict)
+TRAINS_WITH_MARKS = ("nanoGPT/train.py",)
 MUST_MARK = "pytorch_basics"  # needs CIFAR's pickles and torchvision.models: stops at its markers
 
 
@@ -29,7 +33,7 @@ def rows():
         pytest.skip(f"{proof.REALWORLD} not here")
     # The suite runs the scripts that must train plus one that must stop at a marker (about 4 minutes);
     # PORTING_REALWORLD_FULL=1 runs all fifteen (about 5 minutes), as for the README's table.
-    only = None if os.environ.get("PORTING_REALWORLD_FULL") else [*MUST_TRAIN, MUST_MARK]
+    only = None if os.environ.get("PORTING_REALWORLD_FULL") else [*MUST_TRAIN, *TRAINS_WITH_MARKS, MUST_MARK]
     found = proof.prove(steps=6, timeout=240, only=only)
     notes = os.environ.get("TRAINING_TABLE")
     if notes:  # the README table, written where asked
@@ -56,3 +60,16 @@ def test_every_other_script_carries_markers(rows):
         if row.unmodified or "tensorboard" in row.script:  # tensorboard needs tensorflow on both sides
             continue
         assert row.markers > 0, (row.script, row.mindspore["status"])
+
+
+def test_a_modern_script_trains_unmodified_with_its_gpu_lines_marked(rows):
+    by_name = {row.script: row for row in rows}
+    for key in TRAINS_WITH_MARKS:
+        [row] = [r for name, r in by_name.items() if key in name]
+        assert row.unmodified, (row.script, row.mindspore["status"])
+        ours, theirs = row.mindspore["losses"], row.torch["losses"]
+        assert len(ours) == len(theirs) >= 3, (ours, theirs)
+        assert abs(ours[0] - theirs[0]) < 0.1 * theirs[0], (row.script, ours, theirs)
+        assert row.markers > 0 and all(
+            any(word in line for word in ("cuda", "DistributedDataParallel", "torch.save"))
+            for line in row.marker_lines), row.marker_lines
