@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from . import rules
+from . import inplace, rules
 from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, resolve
@@ -140,6 +140,8 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                                                                         whitespace_after=cst.SimpleWhitespace("")))])
     if name in ("fill_", "zero_"):
         return _fill(ctx, original, updated, name)
+    if name in inplace.names():
+        return inplace.convert(ctx, original, updated, name, _mapped_method)
     return _mapped_method(ctx, original, updated, name)
 
 
@@ -189,7 +191,7 @@ def relevant_methods(classic) -> frozenset[str]:
     """Every method name method_call may rewrite: a call of any other name is left as it is."""
     mapped = {entry.torch.rsplit(".", 1)[1] for entry in classic
               if entry.torch.startswith("torch.Tensor.") and entry.torch.count(".") == 2}
-    return HANDLED_METHODS | frozenset(mapped)
+    return HANDLED_METHODS | inplace.names() | frozenset(mapped)
 
 
 # Method names too common outside tensors to rename from the table without type information.
