@@ -91,7 +91,7 @@ def convert(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name:
     if row is None or _mutates(row):
         return None
     api = f"torch.Tensor.{name}"
-    plain = name[:-1]
+    plain = row.get("out_of_place") or name[:-1]
     receiver = updated.func.value  # type: ignore[union-attr]
     target = receiver
     if isinstance(target, cst.Attribute) and target.attr.value == "data":
