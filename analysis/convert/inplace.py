@@ -21,7 +21,7 @@ import libcst as cst
 
 from . import rules
 from .context import ConversionContext
-from .names import code
+from .verdict_hook import known_broken
 
 TABLE_PATH = Path(__file__).with_name("inplace_methods.json")
 RANDOM_HINT = ("random fills have no CPU kernel: write x.assign_value(ops.uniform / ops.normal(x.shape, ...)) "
@@ -106,6 +106,10 @@ def convert(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name:
                                    f"else write x.assign_value(x.{plain}(...))")
         ctx.mark(original, rules.TENSOR_METHOD, api,
                  hint if row.get("tensor") == "unprobed" else f"{_status(row, name)}: {hint}")
+        return updated
+    broken = known_broken(api, [])
+    if broken:
+        ctx.mark(original, rules.TENSOR_METHOD, api, broken)
         return updated
     if _plain_path(target):
         path, source = target, target
