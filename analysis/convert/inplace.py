@@ -8,6 +8,7 @@ as an assignment of its out-of-place form, which returns the tensor as PyTorch's
     x.add_(y, alpha=a)            -> x.assign_value(x.add(y, alpha=a))
     p.data.mul_(m)                -> p.assign_value(p.mul(m))       (.data is a copy in MindSpore)
     a.mul_(m).add_(x)             -> a.assign_value(a.assign_value(a.mul(m)).add(x))
+    (a - b).clamp_(0, 1)          -> (a - b).clamp(0, 1)             (a new tensor: only its value counts)
 Part of a tensor, a computed receiver, a gradient, or a method whose out-of-place form was not
 measured equal to PyTorch's is left as it was and marked with what to write."""
 from __future__ import annotations
@@ -115,11 +116,13 @@ def convert(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name:
         path, source = target, target
     elif (chained := _assigned_path(receiver)) is not None:
         path, source = chained, receiver
+    elif isinstance(receiver, (cst.BinaryOperation, cst.UnaryOperation)):
+        path, source = None, receiver  # (a + b).clamp_(0, 1): a new tensor nothing else sees
     else:
         ctx.mark(original, rules.TENSOR_METHOD, api,
                  f"{name} does not update the tensor in MindSpore: for part of a tensor write "
-                 f"x[index] = x[index].{plain}(...); for a computed one, name it first and write "
-                 f"t.assign_value(t.{plain}(...))")
+                 f"x[index] = x[index].{plain}(...); where the tensor is a new result nothing else shares "
+                 f"(not a view), its value is ....{plain}(...); else name it t and write t.assign_value(t.{plain}(...))")
         return updated
     marks = len(ctx.unconverted)
     out = cst.Call(func=cst.Attribute(value=source, attr=cst.Name(plain)), args=updated.args)
@@ -128,5 +131,7 @@ def convert(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name:
         return updated  # the out-of-place call was marked: the line stays as it was
     ctx.change(original, rules.TENSOR_METHOD, api, "mindspore.Tensor.assign_value",
                f"{name}(...) -> assign_value({plain}(...)): {_status(row, name)}")
-    return cst.Call(func=cst.Attribute(value=path, attr=cst.Name("assign_value")),
-                    args=[cst.Arg(value=rewritten if isinstance(rewritten, cst.BaseExpression) else out)])
+    value = rewritten if isinstance(rewritten, cst.BaseExpression) else out
+    if path is None:
+        return value
+    return cst.Call(func=cst.Attribute(value=path, attr=cst.Name("assign_value")), args=[cst.Arg(value=value)])

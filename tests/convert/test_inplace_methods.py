@@ -36,6 +36,7 @@ e.exp_()
 e.div_(y)
 s = y.clone()
 s.sqrt_()
+g = (y - 1).clamp_(0, 0.5)                            # a new tensor: only the value matters
 layer = nn.Linear(3, 2)
 layer.bias.data.fill_(0.25)
 with torch.no_grad():
@@ -49,7 +50,7 @@ def values(t):
 
 
 print("RESULT " + json.dumps({"ema": values(ema), "running": values(running), "back": values(back),
-                              "c": values(c), "m": values(m), "e": values(e), "s": values(s),
+                              "c": values(c), "m": values(m), "e": values(e), "s": values(s), "g": values(g),
                               "out": values(out)}))
 '''
 
@@ -71,6 +72,7 @@ def test_in_place_calls_become_assign_value():
     assert "c.assign_value(c.clamp(-0.5, 0.5))" in text
     assert "m.assign_value(m.masked_fill(x > 0, -9.0))" in text
     assert "s.assign_value(s.sqrt())" in text
+    assert "g = (y - 1).clamp(0, 0.5)" in text
     assert "layer.bias.assign_value(layer.bias.add(1.0))" in text
     assert not result.unconverted
 
