@@ -8,8 +8,8 @@ verdict (the converter reads them from analysis/convert/inplace_methods.json):
   wrong        neither the receiver nor the returned value matches
   raises       the call raises (often: no CPU kernel)
   missing      MindSpore's Tensor has no such method
-plus whether the out-of-place method (name without "_", same arguments) gives PyTorch's value,
-which is what the converter writes instead: recv.assign_value(recv.<name>(...)).
+plus out_of_place_ok: whether what the converter writes instead, recv.assign_value(recv.<name>(...))
+with the out-of-place name (without "_"), leaves PyTorch's receiver and returns PyTorch's value.
 
 Regenerate:  python -m analysis.verify.inplace_probe   (about a minute; run from a scratch
 directory or let it chdir into one: MindSpore writes rank_0/ into the current directory)."""
@@ -162,18 +162,23 @@ def probe_one(name, args, kwargs):
                     if str(exc).strip() else type(exc).__name__
     plain = OUT_OF_PLACE.get(name, name[:-1])
     row["out_of_place"] = plain
-    # what the converter writes, recv.assign_value(recv.<plain>(...)), must leave PyTorch's receiver
+    # what the converter writes, recv.assign_value(recv.<plain>(...)), run on a Tensor and a Parameter:
+    # both the receiver and the returned value must be PyTorch's
     row["out_of_place_ok"] = False
     if hasattr(mindspore.Tensor, plain):
         try:
-            got = _numpy(getattr(mindspore.Tensor(X.copy()), plain)(*_convert("mindspore", args), **kwargs))
-            expected = torch_pair[0]
-            if name in RANDOM:
-                fits = got is not None and got.shape == X.shape and not np.allclose(got, X)
-            else:
-                fits = _same(expected, got)
-            # assign_value of a bool result would change the receiver's dtype (eq_ keeps float32)
-            row["out_of_place_ok"] = bool(fits) and got.dtype == X.dtype
+            fits = True
+            for kind in ("tensor", "parameter"):
+                recv = _receiver("mindspore", kind)
+                result = recv.assign_value(getattr(recv, plain)(*_convert("mindspore", args), **kwargs))
+                got, returned = _numpy(recv), _numpy(result)
+                if name in RANDOM:
+                    fits &= got.shape == X.shape and not np.allclose(got, X) and _same(got, returned)
+                else:
+                    fits &= bool(_same(torch_pair[0], got) and _same(torch_pair[1], returned))
+                # assign_value of a bool result changes the receiver's dtype (eq_ keeps float32)
+                fits &= got.dtype == X.dtype
+            row["out_of_place_ok"] = bool(fits)
         except Exception as exc:  # noqa: BLE001 - the measurement
             _drain()
             row["out_of_place_error"] = f"{type(exc).__name__}: {str(exc).strip()[:120]}"

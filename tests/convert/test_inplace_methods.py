@@ -108,3 +108,15 @@ def test_updated_tensors_match_pytorch(tmp_path):
     ms_out = _run(tmp_path / "ms", convert_source(SOURCE).text)
     assert ms_out == torch_out
     assert torch_out["out"] == [[2.75, 2.75]] and torch_out["back"] == torch_out["running"]
+
+
+def test_no_in_place_call_that_does_not_mutate_is_left_silently():
+    """Every measured method: one that mutates stays; any other becomes assign_value or is marked."""
+    for name, row in table().items():
+        args = "" if row.get("args") == "" else "y"  # as measured: zero_() takes none
+        result = convert_source(f"import torch\nx = torch.ones(3)\ny = torch.ones(3)\nz = x.{name}({args})\n")
+        line = next(l for l in result.text.splitlines() if l.startswith("z = "))
+        if row["tensor"] == "mutates" and row["parameter"] == "mutates":
+            assert line == f"z = x.{name}({args})" and not result.unconverted, name
+        else:
+            assert result.unconverted or line.startswith("z = x.assign_value("), (name, line)
