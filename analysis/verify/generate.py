@@ -96,7 +96,12 @@ class Builder:
             return (f"{HEADER}layer = {_callee(self.api)}({arglist})\nfill(layer)\nlayer.train()\n"
                     f"out = layer({module_input})\n")
         if self.method:
-            return f"{HEADER}out = {receiver}.{self.api.rsplit('.', 1)[-1]}({arglist})\n"
+            name = self.api.rsplit('.', 1)[-1]
+            text = f"{HEADER}out = {receiver}.{name}({arglist})\n"
+            if name.endswith("_") and receiver:
+                # an in-place method is judged by the tensor it updates, not only by what it returns
+                text += f"out = (out, {receiver})\n"
+            return text
         return f"{HEADER}out = {_callee(self.api)}({arglist})\n"
 
 

@@ -36,6 +36,9 @@ def converted_apis(target: str = "classic") -> list[str]:
     from analysis.convert.apis import SUPPLEMENT  # renames the tables omit (torch.tensor -> mindspore.tensor)
 
     out += [name for name in SUPPLEMENT if name not in out and name != "torch.Tensor"]
+    from analysis.convert.inplace import table as in_place  # rewritten by measurement, not by the tables
+
+    out += [f"torch.Tensor.{name}" for name in in_place() if f"torch.Tensor.{name}" not in out]
     return sorted(out)
 
 
@@ -55,6 +58,8 @@ def outcome(call: Call, ran: tuple[bool, object]) -> tuple[str, str]:
 
 def _line(call: Call) -> str:
     lines = call.source.splitlines()
+    if lines[-1].startswith("out = (out, "):  # the receiver of an in-place call, compared too
+        lines = lines[:-1]
     if lines[-1].startswith("out = layer("):
         return lines[-4].replace("layer = ", "") + "; " + lines[-1].replace("out = ", "")
     return lines[-1].replace("out = ", "")
