@@ -186,9 +186,13 @@ def mapped(ctx: ConversionContext, original: cst.Call, name: str, new):
     if not (isinstance(new, cst.Call) and name.endswith("_") and not name.endswith("__")
             and isinstance(new.func, cst.Attribute) and not new.func.attr.value.endswith("_")):
         row = table().get(name)
-        if new is None and name in KEEP and row is not None and not _mutates(row):
-            # a form the mapping did not take: as it is, the measured method fails on MindSpore
-            ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}",
+        still_in_place = new is None or (isinstance(new, cst.Call) and isinstance(new.func, cst.Attribute)
+                                         and new.func.attr.value == name)
+        if still_in_place and name in KEEP and row is not None and not _mutates(row):
+            # a form the mapping did not take: as it is, the measured method fails on MindSpore. The mark
+            # names the method only, so a converted receiver (torch.zeros(3) -> ops.zeros) keeps no torch import.
+            ctx.mark(original.func.attr if isinstance(original.func, cst.Attribute) else original,
+                     rules.TENSOR_METHOD, f"torch.Tensor.{name}",
                      f"{_status(row, name)}: write x.assign_value(x.{row.get('out_of_place', name[:-1])}(...))")
         return new
     kind, receiver = _target(ctx, original, new.func.value)

@@ -117,3 +117,13 @@ def test_in_place_call_on_a_gradient_is_marked():
     marked = {u.line: u.action for u in result.unconverted}
     assert set(marked) == {3, 4} and all("value_and_grad" in a for a in marked.values()), marked
     assert "p.grad.zero_()" in result.text and "p.grad.mul_(2)" in result.text
+
+
+def test_a_mapped_in_place_method_on_a_new_tensor_is_marked_and_torch_not_kept():
+    # torch's own scatter_ example: torch.zeros(3, 5).scatter_(0, index, src). The receiver converts
+    # (ops.zeros), the in-place method has no CPU kernel: marked, and no torch import left for it.
+    source = ("import torch\nsrc = torch.arange(1, 11).reshape((2, 5))\nindex = torch.tensor([[0, 1, 2, 0]])\n"
+              "a = torch.zeros(3, 5, dtype=src.dtype).scatter_(0, index, src)\n")
+    result = convert_source(source)
+    assert [(u.line, u.torch_api) for u in result.unconverted] == [(4, "torch.Tensor.scatter_")]
+    assert "import torch" not in result.text and "ops.zeros((3, 5)" in result.text
