@@ -9,6 +9,8 @@
   __init__; the MindSpore base (nn.Dense) reads its own, so they are converted as a call of the layer."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from . import astwalk, rules
@@ -34,7 +36,7 @@ def pair_state(ctx, class_name: str, original: cst.Call, updated: cst.Call) -> c
     """self.lstm(x, hx) -> self.lstm(x, tuple(hx)); None when nothing changes."""
     layer = stored_layer(ctx, class_name, original.func) if class_name else None
     if layer is None and isinstance(original.func, cst.Name):
-        layer = _named_layers(ctx).get(original.func.value)
+        layer = ctx.bound.get(original.func.value)  # a plain name every assignment binds to one layer
     if layer not in PAIR_STATE:
         return None
     args = list(updated.args)
@@ -54,32 +56,9 @@ def pair_state(ctx, class_name: str, original: cst.Call, updated: cst.Call) -> c
 HOT = frozenset({"forward", "super", "__init__"})
 
 
-def _named_layers(ctx) -> dict[str, str]:
-    """Plain names the file binds (once) to a pair-state layer: name -> torch class."""
-    cached = ctx.__dict__.get("_pair_layers")
-    if cached is not None:
-        return cached
-    import ast
-
-    from .names import resolve_text
-    from .outline import dotted_ast
-
-    found: dict[str, str] = {}
-    tree = ctx.outline.tree if ctx.outline is not None else None
-    for node in astwalk.nodes(tree) if tree is not None else ():
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            qualified = resolve_text(dotted_ast(node.value.func) or "", ctx.aliases)
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    found[target.id] = qualified if target.id not in found or found[target.id] == qualified else ""
-    ctx.__dict__["_pair_layers"] = found
-    return found
-
-
 def stored_names(tree) -> set[str]:
     """Attribute names `self.<name> = nn.LSTM(...)` binds anywhere in the file (the outline walks the
     statements calling them); read with the stdlib ast, by the class's last name."""
-    import ast
 
     names = set()
     for node in astwalk.nodes(tree):
@@ -120,7 +99,6 @@ def forward_call(ctx, cells: set[str], original: cst.Call, updated: cst.Call) ->
 
 def layer_base(ctx, class_name: str) -> tuple[str, cst.BaseExpression] | None:
     """(torch class, its expression) when class_name subclasses a built-in torch.nn layer (not Module)."""
-    import ast
 
     from .names import resolve_text
     from .outline import dotted_ast
