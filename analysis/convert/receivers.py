@@ -140,7 +140,21 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
         ctx.mark(original, rules.CELL_API, "torch.nn.Module.requires_grad_",
                  "Cell has no requires_grad_(): set p.requires_grad on each of its get_parameters()")
         return updated
+    if method == "requires_grad_" and not _statement_of_its_own(ctx, original):
+        # MindSpore's Tensor.requires_grad_() returns None: `y = x.requires_grad_()` would bind None
+        ctx.mark(original, rules.TENSOR_METHOD, "torch.Tensor.requires_grad_",
+                 "MindSpore's requires_grad_() returns None and a tensor carries no gradient flag: for a tensor "
+                 "an optimizer updates write mindspore.Parameter(x, requires_grad=True); gradients come from "
+                 "mindspore.value_and_grad")
+        return updated
     return None
+
+
+def _statement_of_its_own(ctx, call: cst.Call) -> bool:
+    """call is a whole expression statement (`x.requires_grad_()`), so its result is not used."""
+    statement = ctx.statements[-1][0] if ctx.statements else None
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, cst.Expr) and small.value is call for small in statement.body)
 
 
 # Tensor methods returning PyTorch's (values, indices) named tuple; MindSpore returns a plain tuple

@@ -211,3 +211,12 @@ def test_lines_found_through_the_variables_they_name_are_walked_on_the_fast_path
     fast = [convert_source(s, path="example.py").text for s in sources]
     monkeypatch.setattr(engine, "outline", lambda *args: None)  # every statement walked
     assert fast == [convert_source(s, path="example.py").text for s in sources]
+
+
+def test_requires_grad_used_as_a_value_is_marked():
+    # neural style transfer's `target = content.clone().requires_grad_(True)`: MindSpore's method
+    # returns None, so the converted line bound None without a word (torch's own docstring too).
+    source = ("import torch\ncontent = torch.zeros(1, 3, 4, 4)\n"
+              "target = content.clone().requires_grad_(True)\nw = torch.ones(2)\nw.requires_grad_()\n")
+    result = convert_source(source)
+    assert [(u.line, u.torch_api) for u in result.unconverted] == [(3, "torch.Tensor.requires_grad_")]
