@@ -23,6 +23,10 @@ def test_a_task_that_kills_its_worker_every_time_fails_the_run(tmp_path, setting
     team, member = factories.team_with_member("Crash", "cora")
     run = run_create(project=factories.project(team, "Loop"), archive=factories.upload("a.zip", b"PK"),
                      user=member, enqueue=False)
+    # A message an earlier test's killed worker left on the queue would reach this worker first and
+    # take its pool processes down with it (the run here then never gets its deliveries counted).
+    with Celery(broker=settings.CELERY_BROKER_URL, set_as_current=False) as app, app.connection_for_write() as conn:
+        conn.default_channel.queue_purge("analysis")
     worker.start()
     try:
         with Celery(broker=settings.CELERY_BROKER_URL, set_as_current=False) as app:
