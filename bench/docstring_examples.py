@@ -326,6 +326,17 @@ def write_silent(rows: list[dict], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def write_marked(rows: list[dict], path: Path) -> None:
+    """Every marked call with the markers on its block and what differed: the work list for #15."""
+    marked = sorted((r for r in rows if r["verdict"] == "marked"), key=lambda r: (r["api"], r["where"]))
+    lines = [f"# marked calls of torch docstring examples ({len(marked)}); written by bench/docstring_examples.py", ""]
+    for r in marked:
+        lines.append(f"== {r['api']}  [{r['where']}]  status={r['status']}  {r['problem'][:300]}")
+        lines += ["  marker: " + m for m in r["markers"]]
+        lines.append("")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--torch-dir", type=Path, default=None)
@@ -337,6 +348,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON,
                         help="summary (per family) and every silently wrong call")
     parser.add_argument("--silent", type=Path, default=Path("/tmp/verify-silent-wrong.txt"))
+    parser.add_argument("--marked", type=Path, default=None, help="also list every marked call, with its markers")
     args = parser.parse_args()
     only = args.only
     if only is not None and "silent" in only:
@@ -347,6 +359,8 @@ def main() -> int:
     for fam, row in summary.items():
         print(f"{fam:22} {row}")
     write_silent(result["rows"], args.silent)
+    if args.marked:
+        write_marked(result["rows"], args.marked)
     import torch
     import mindspore
 
