@@ -7,6 +7,7 @@ import libcst as cst
 from analysis.knowledge import load_mapping
 from analysis.knowledge.mapping import ApiMapping
 
+from . import holders
 from .names import Spelling, dotted_expr
 from .result import Change, LayerRecord, Unconverted
 
@@ -63,6 +64,7 @@ class ConversionContext:
     step_notes: dict[int, str] = field(default_factory=dict)  # backward()/step() call -> its mark when left
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
     helpers: dict[str, tuple[str, str]] = field(default_factory=dict)  # helper written into the file -> (name, code)
+    data_reach: tuple[set[str], set[str]] | None = None  # (parameter holders, foreign modules): holders.py
 
     @classmethod
     def create(cls, *, target: str, ms_version: str, aliases: dict[str, str]) -> "ConversionContext":
@@ -82,6 +84,12 @@ class ConversionContext:
         if entry and any(name.startswith("mindspore.mint") for name in entry.mindspore):
             return entry
         return None
+
+    def fetches_data(self, stmt: cst.CSTNode) -> bool:
+        """Whether a statement of a training step only fetches data (holders.py; read from the file once)."""
+        if self.data_reach is None:
+            self.data_reach = (holders.parameter_holders(self.tree, self.aliases), holders.foreign_modules(self.tree))
+        return holders.fetches_data(stmt, *self.data_reach)
 
     # -- spelling -----------------------------------------------------------------
     def ms(self, qualified: str) -> str:

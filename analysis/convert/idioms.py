@@ -6,6 +6,8 @@ MindSpore spelling is certain (issue 16, pattern 8):
   gives the same text for Python numbers, numpy scalars and 0-d tensors alike;
 - `x[range(n)]`: MindSpore indexes with lists, not ranges -> `x[list(range(n))]` (same for numpy);
 - `.is_cuda`: MindSpore tensors carry no CUDA flag -> False (device moves are removed anyway);
+- `p.grad` read (logging gradients, a hand-written update): MindSpore tensors keep no gradient -> marked
+  (the gradients are what the converted step's grad_fn returns);
 - `x.flip(1)` / `x.flip(1, 2)`: PyTorch's dims may be given one by one, MindSpore's as a tuple;
 - top-k indices: int32 in MindSpore, int64 in PyTorch (a cat with int64 ids then fails): made int64;
 - `net.forward(x)` on a network the file builds -> construct;
@@ -66,7 +68,7 @@ def _wrap(kind: str, value: cst.BaseExpression) -> cst.Call:
 
 def hot_names(tree: ast.AST) -> set[str]:
     """Identifiers of the lines these rewrites act on (the outline walks the statements holding them)."""
-    names = {"is_cuda", "flip", "range", "format", "topk", *CELL_DTYPES, *(n.rsplit(".", 1)[1] for n in legacy.CONSTRUCTORS)}
+    names = {"is_cuda", "grad", "flip", "range", "format", "topk", *CELL_DTYPES, *(n.rsplit(".", 1)[1] for n in legacy.CONSTRUCTORS)}
     for node in astwalk.nodes(tree):
         values: list[ast.AST] = []
         if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
@@ -90,8 +92,9 @@ class ScriptIdioms(WalkState):
     """The rewrites above; each hands what it does not change to the next concern (super())."""
 
     def visit_AssignTarget(self, node: cst.AssignTarget):
-        if isinstance(node.target, cst.Attribute) and node.target.attr.value == "is_cuda":
+        if isinstance(node.target, cst.Attribute) and node.target.attr.value in ("is_cuda", "grad"):
             self.skip.add(id(node.target))  # `obj.is_cuda = ...` sets a user's attribute (a tensor's is read-only)
+            self.attribute_stores.add(id(node.target))
         return super().visit_AssignTarget(node)
 
     # -- format strings -----------------------------------------------------------------------------
@@ -193,6 +196,10 @@ class ScriptIdioms(WalkState):
                             f"{code(original)} -> False: MindSpore tensors have no CUDA flag (the device is set "
                             "once with mindspore.set_device)")
             return cst.Name("False")
+        if original.attr.value == "grad" and id(original) not in self.attribute_stores and _tensor_flag(original):
+            self.ctx.mark(original, rules.TRAIN_LOOP, "torch.Tensor.grad",
+                          f"{code(original)}: MindSpore tensors keep no gradient; read it from the grads that "
+                          "mindspore.value_and_grad returns (one per parameter, in the order of optimizer.parameters)")
         return super().leave_Attribute(original, updated)
 
     def leave_Call(self, original, updated):

@@ -14,6 +14,7 @@ after the other, each with its own forward function; zero_grad() is dropped (no 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -128,10 +129,12 @@ def _all(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 def split_region(body: list[cst.BaseStatement], plan: StepPlan, outside_reads: set[str],
-                 loop: bool = False) -> Segment:
+                 loop: bool = False, fetches_data: Callable[[cst.BaseStatement], bool] | None = None) -> Segment:
     """Split body[plan.lo:plan.back] (zero_grad() statements left out) around the forward function.
     outside_reads: names read in the enclosing scope outside this region; loop: body is a loop's body
-    (a name the forward reads before assigning it is carried to the next iteration)."""
+    (a name the forward reads before assigning it is carried to the next iteration); fetches_data:
+    whether a statement only fetches data (holders.fetches_data), so that it may stay out of the forward
+    even though the loss depends on it."""
     region = [i for i in range(plan.lo, plan.back) if not is_zero_grad(body[i])]
     reads = {i: read_names([body[i]]) for i in region}
     writes = {i: assigned_names(body[i]) for i in region}
@@ -141,6 +144,18 @@ def split_region(body: list[cst.BaseStatement], plan: StepPlan, outside_reads: s
         if writes[i] & needed:
             in_slice.add(i)
             needed = (needed - (writes[i] - _aug_targets(body[i]))) | reads[i]
+    # data fetching the loss depends on (`x, y = next(it)`) stays before the forward, provided something
+    # that stays in it reaches the parameters: the forward starts at the inputs
+    if fetches_data is not None:
+        fetched, computed = set(), set()
+        for i in region:
+            if i in in_slice:
+                if not reads[i] & computed and fetches_data(body[i]):
+                    fetched.add(i)
+                else:
+                    computed |= writes[i]
+        if in_slice - fetched:
+            in_slice -= fetched
 
     def conflict(i: int, j: int) -> bool:  # whether i and j must keep their order
         return bool(writes[i] & (reads[j] | writes[j]) or reads[i] & writes[j])
@@ -172,7 +187,7 @@ def split_region(body: list[cst.BaseStatement], plan: StepPlan, outside_reads: s
         for name in sorted(_free_reads(body[i]) & forward_writes - bound):
             if name not in params:
                 params.append(name)
-        bound |= writes[i]
+        bound |= definite_writes(body[i])
     after_reads = set().union(*(reads[i] for i in after)) if after else set()
     # in a loop, a name the forward reads before it assigns it (`h = model(x, h)`) is carried from one
     # iteration to the next: its new value must come back
@@ -205,6 +220,32 @@ def _free_sequence(statements, bound: frozenset[str] | set[str]) -> set[str]:
     for stmt in statements:
         names |= _free_reads(stmt, frozenset(bound))
         bound |= assigned_names(stmt)
+    return names
+
+
+def definite_writes(stmt: cst.CSTNode) -> set[str]:
+    """Names stmt binds on every path through it: a name bound only in an if's branch, a loop's body or
+    a try is not (read later in the forward, it must come in as a parameter, or Python sees an unbound
+    local whenever the branch is not taken)."""
+    if isinstance(stmt, cst.If):
+        if stmt.orelse is None:
+            return set()
+        other = definite_writes(stmt.orelse) if isinstance(stmt.orelse, cst.If) else _definite_block(stmt.orelse.body)
+        return _definite_block(stmt.body) & other
+    if isinstance(stmt, cst.With):
+        return {n for item in stmt.items if item.asname is not None for n in assigned_names(item.asname)} \
+            | _definite_block(stmt.body)
+    if isinstance(stmt, (cst.For, cst.While, cst.Try, cst.TryStar)):
+        return set()
+    return assigned_names(stmt)
+
+
+def _definite_block(block: cst.BaseSuite) -> set[str]:
+    if not isinstance(block, cst.IndentedBlock):
+        return assigned_names(block)
+    names: set[str] = set()
+    for stmt in block.body:
+        names |= definite_writes(stmt)
     return names
 
 

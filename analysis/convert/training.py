@@ -341,13 +341,17 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
     vg = ctx.ms("mindspore.value_and_grad")
     new_body: list[cst.BaseStatement] = []
     done = 0
-    originals = plan_steps([s for s in original.body if id(s) not in ctx.zero_grads], chosen)
+    kept = [s for s in original.body if id(s) not in ctx.zero_grads]
+    originals = plan_steps(kept, chosen)
     for n, plan in enumerate(plans):
         new_body += body[done:plan.lo]
         # names read outside this region: the scope's reads less the region's own (the scope is the
         # original code, the region converted code: torch names differ, the user's names do not)
-        outside = scope_reads - read_counts(body[plan.lo:plan.back])
-        seg = split_region(body, plan, {k for k, v in outside.items() if v > 0}, loop)
+        # the original region when it was planned alike: conversion can add reads (`labels` twice in a
+        # cast), which would hide a read outside
+        region = kept[originals[n].lo:originals[n].back] if n < len(originals) else body[plan.lo:plan.back]
+        outside = scope_reads - read_counts(region)
+        seg = split_region(body, plan, {k for k, v in outside.items() if v > 0}, loop, ctx.fetches_data)
         name, grad_name = ("forward_fn", "grad_fn") if n == 0 else (f"forward_fn{n + 1}", f"grad_fn{n + 1}")
         returned = ", ".join(seg.returned)
         params = ", ".join(seg.params)
@@ -378,7 +382,6 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
             else:
                 new_body.append(stmt)
         done = plan.step + 1
-        kept = [s for s in original.body if id(s) not in ctx.zero_grads]
         where = kept[originals[n].back] if n < len(originals) else original  # the record points at backward()
         ctx.change(where, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
                    f"zero_grad/backward/{plan.opt}.step() -> {name} (the computation from the inputs to "

@@ -112,6 +112,49 @@ for step in range(3):
     losses.append(value)
 weight = model.weight.detach().numpy()
 """,
+    # data fetched by hand inside the loop (an iterator reset every few steps, next(), a reshape) and the
+    # labels read again after the step: the fetching stays outside the forward (an iterator cannot be
+    # returned through value_and_grad, and a reset bound only in an if's branch would be an unbound local)
+    "iterator_reset_inside_the_loop": """# compare: losses, gaps, weight
+batches = [(x[:3], y[:3]), (x[3:], y[3:])]
+model = fill(nn.Linear(4, 2))
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+it = iter(batches)
+losses, gaps = [], []
+for step in range(5):
+    if step % 2 == 0:
+        it = iter(batches)
+    inputs, targets = next(it)
+    inputs, targets = inputs.view(inputs.size(0), -1), targets
+    outputs = model(inputs)
+    loss = criterion(outputs, targets)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    gaps.append((targets - outputs).abs().mean().item())
+    losses.append(loss.item())
+weight = model.weight.detach().numpy()
+""",
+    # a state the forward sets only on some steps (from the network, so it stays in the forward): it
+    # comes in as a parameter and goes back out, never an unbound local
+    "state_reset_from_the_network_on_some_steps": """# compare: losses, weight
+model = fill(nn.Linear(4, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = []
+h = torch.zeros(6, 2)
+for step in range(4):
+    if step % 2 == 0:
+        h = model(x).detach() * 0.5
+    out = model(x) + h
+    loss = ((out - y) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    h = out.detach() * 0.25
+    losses.append(loss.item())
+weight = model.weight.detach().numpy()
+""",
     # issue 15, class 8: a layer built and called outside any training loop computes in training mode
     "batchnorm_called_outside_a_loop": """# compare: out, stacked
 bn = nn.BatchNorm1d(4)
@@ -146,10 +189,43 @@ def test_forward_holds_exactly_the_computation_from_inputs_to_loss():
     text = convert_source(HEAD + SNIPPETS["forward_before_zero_grad"]).text
     ast.parse(text)
     forward = text[text.index("def forward_fn"):text.index("grad_fn =")]
-    assert "outputs = model(inputs)" in forward and "inputs = x.reshape" in forward
+    assert "outputs = model(inputs)" in forward
+    assert "inputs = x.reshape" not in forward and "inputs = x.reshape" in text  # data prepared before it
     assert "total" not in forward  # the running total stays outside and adds the returned loss
     assert "grad_fn()\n    total += loss.item()" in text
     assert "zero_grad" not in text and "MIGRATE" not in text
+
+
+def test_data_fetching_stays_outside_the_forward():
+    text = convert_source(HEAD + SNIPPETS["iterator_reset_inside_the_loop"]).text
+    forward = text[text.index("def forward_fn"):text.index("grad_fn =")]
+    assert "next(it)" not in forward and "iter(batches)" not in forward and "inputs.reshape" not in forward
+    assert "outputs = model(inputs)" in forward
+    assert "(loss, outputs), grads = grad_fn()" in text  # targets is read after, but the forward never sets it
+
+
+def test_what_reaches_the_parameters_stays_in_the_forward():
+    # a regulariser over the parameters, a user function (it may use a global network), a state
+    # computed from the network: none of them may move out, or their gradients would be lost
+    text = convert_source(HEAD + """model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+params = list(model.parameters())
+
+def prepare(v):
+    return model(v)
+
+for step in range(3):
+    penalty = sum(p.pow(2).sum() for p in params)
+    feats = prepare(x)
+    loss = feats.mean() + penalty
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""").text
+    forward = text[text.index("def forward_fn"):text.index("grad_fn =")]
+    assert "penalty = sum(" in forward and "feats = prepare(x)" in forward
+    text = convert_source(HEAD + SNIPPETS["state_reset_from_the_network_on_some_steps"]).text
+    assert "def forward_fn(h):" in text and "(loss, h, out), grads = grad_fn(h)" in text
 
 
 def test_two_backward_passes_get_two_forward_functions_and_both_networks_train():
@@ -163,9 +239,14 @@ def test_two_backward_passes_get_two_forward_functions_and_both_networks_train()
 
 
 def test_rebound_input_becomes_a_parameter_of_the_forward():
+    # a reshape of the input is data preparation: it stays before the forward, which reads the result
     text = convert_source(HEAD + SNIPPETS["step_in_a_function_rebinding_its_input"]).text
-    assert "def forward_fn(inputs):" in text
-    assert "(loss, prediction), grads = grad_fn(inputs)" in text  # prediction is returned by train_step
+    assert "    inputs = inputs.reshape(-1, 4)\n    def forward_fn():" in text
+    assert "(loss, prediction), grads = grad_fn()" in text  # prediction is returned by train_step
+    # rebound from the network, the input stays in the forward and comes in as its parameter
+    body = SNIPPETS["step_in_a_function_rebinding_its_input"].replace("inputs.reshape(-1, 4)", "model(inputs) + inputs")
+    text = convert_source(HEAD + body).text
+    assert "def forward_fn(inputs):" in text and "(loss, prediction), grads = grad_fn(inputs)" in text
 
 
 def test_mode_dependent_layer_built_outside_a_class_starts_in_training_mode():
@@ -200,3 +281,12 @@ def test_parameter_names_of_layers_bound_to_attributes():
                           "        self.head = nn.Linear(4, 10, bias=False)\n"
                           "        self.wte.weight = self.head.weight\n        n = self.norm.bias.numel()\n").text
     assert "self.wte.embedding_table = self.head.weight" in text and "self.norm.beta.numel()" in text
+
+
+def test_reading_a_gradient_is_marked():
+    # logging gradients after the step (`p.grad.data.cpu().numpy()`): MindSpore tensors have no .grad,
+    # so the converted line would raise when it runs; assigning the attribute is left alone
+    result = convert_source("import torch\nm = torch.nn.Linear(2, 2)\nfor name, p in m.named_parameters():\n"
+                            "    g = p.grad.data.cpu().numpy()\n    p.grad = None\n    w = m.weight.grad.norm()\n"
+                            "    r = p.requires_grad\n")
+    assert [(u.line, u.torch_api) for u in result.unconverted] == [(4, "torch.Tensor.grad"), (6, "torch.Tensor.grad")]
