@@ -23,7 +23,11 @@ MUST_TRAIN = ("linear_regression", "logistic_regression", "feedforward_neural_ne
 # a modern script (AMP, GradScaler, gradient accumulation, DDP, weight-decay groups, a GPT with a
 # ModuleDict of ModuleList and scaled_dot_product_attention): trains on CPU; its markers sit on the
 # CUDA/DDP lines a CPU run never takes (device queries, set_device, the DDP wrapper, the checkpoint dict)
-TRAINS_WITH_MARKS = ("nanoGPT/train.py",)
+# script -> what its markers may be about: only lines the few steps never reach. tensorboard's script logs
+# gradients (p.grad) every 100 steps; its TensorFlow 1 logger runs on both sides through a stand-in
+# (tests/convert/realworld/library_shim)
+TRAINS_WITH_MARKS = {"nanoGPT/train.py": ("cuda", "DistributedDataParallel", "torch.save"),
+                     "tensorboard/main.py": ("torch.Tensor.grad",)}
 MUST_MARK = "pytorch_basics"  # needs CIFAR's pickles and torchvision.models: stops at its markers
 
 
@@ -57,19 +61,18 @@ def test_scripts_with_counterparts_train_unmodified_like_pytorch(rows):
 
 def test_every_other_script_carries_markers(rows):
     for row in rows:
-        if row.unmodified or "tensorboard" in row.script:  # tensorboard needs tensorflow on both sides
+        if row.unmodified:
             continue
         assert row.markers > 0, (row.script, row.mindspore["status"])
 
 
-def test_a_modern_script_trains_unmodified_with_its_gpu_lines_marked(rows):
+def test_scripts_train_unmodified_with_markers_only_on_lines_the_run_never_takes(rows):
     by_name = {row.script: row for row in rows}
-    for key in TRAINS_WITH_MARKS:
+    for key, allowed in TRAINS_WITH_MARKS.items():
         [row] = [r for name, r in by_name.items() if key in name]
         assert row.unmodified, (row.script, row.mindspore["status"])
         ours, theirs = row.mindspore["losses"], row.torch["losses"]
         assert len(ours) == len(theirs) >= 3, (ours, theirs)
         assert abs(ours[0] - theirs[0]) < 0.1 * theirs[0], (row.script, ours, theirs)
         assert row.markers > 0 and all(
-            any(word in line for word in ("cuda", "DistributedDataParallel", "torch.save"))
-            for line in row.marker_lines), row.marker_lines
+            any(word in line for word in allowed) for line in row.marker_lines), row.marker_lines

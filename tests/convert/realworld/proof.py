@@ -18,7 +18,8 @@ from analysis.convert import convert_tree
 from . import make_data
 
 HERE = Path(__file__).parent
-SHIM = HERE / "reference_shim"
+SHIM = HERE / "reference_shim"  # torchvision for the PyTorch side (the PyPI wheel does not import here)
+LIBRARIES = HERE / "library_shim"  # third-party libraries a script imports, the same on both sides
 REALWORLD = Path(os.environ.get("REALWORLD_DIR", "/work/shared/realworld"))
 T = "pytorch-tutorial/tutorials"
 # (script, its folder's data, command-line options the script itself reads)
@@ -80,7 +81,7 @@ def _run(framework: str, script: str, source_root: Path, data: Path, args: list[
         work = _workdir(Path(tmp), script, source_root, data)
         out = Path(tmp) / "out.json"
         env = {**os.environ, "GLOG_v": "3", "PYTHONWARNINGS": "ignore", "MPLBACKEND": "Agg",
-               "PYTHONPATH": str(SHIM) if framework == "torch" else ""}
+               "PYTHONPATH": os.pathsep.join([str(SHIM), str(LIBRARIES)] if framework == "torch" else [str(LIBRARIES)])}
         target = work / Path(script).name
         try:
             proc = subprocess.run([sys.executable, str(HERE / "run_script.py"), framework, str(target), str(out),
