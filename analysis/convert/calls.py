@@ -2,7 +2,7 @@
 data), else to the mapping tables; tensor methods, loss labels, add_module; torch names used as values."""
 from __future__ import annotations
 
-from . import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
+from . import modern, numeric_info  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
 
 import libcst as cst
 
@@ -34,6 +34,7 @@ RESULT_DIFFERS = {
 
 
 HANDLERS.update(modern.HANDLERS)  # kept apart from HANDLERS above: other concerns add to that line
+HANDLERS.update(numeric_info.HANDLERS)
 
 
 class CallRewrites(WalkState):

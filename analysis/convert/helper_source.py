@@ -168,3 +168,16 @@ def int64_indices(result):
     ids refuse to be concatenated with)."""
     values, indices = result
     return values, indices.astype(mindspore.int64)
+
+
+class TypeInfo:
+    """torch.finfo / torch.iinfo: numpy's constants for the same dtype, as Python numbers like PyTorch's
+    (a numpy scalar would carry its own dtype into MindSpore's arithmetic); dtype as its name."""
+
+    def __init__(self, info):
+        integer = info.__class__.__name__ == "iinfo"
+        for name in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+            if hasattr(info, name):
+                value = getattr(info, name)
+                setattr(self, name, int(value) if integer or name == "bits" else float(value))
+        self.dtype = str(info.dtype)

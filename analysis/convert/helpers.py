@@ -113,8 +113,8 @@ def _after_imports(body: list[cst.BaseStatement]) -> int:
     block = [index for index, stmt in enumerate(body) if _imports_mindspore(stmt)]
     if block:
         at = block[0]
-        while at in block:
-            at += 1
+        while at in block or (at < len(body) and _is_import(body[at]) and max(block) > at):
+            at += 1  # the block, and other imports the converter put among them (numpy)
         return at
     at = 0
     for index, stmt in enumerate(body):
@@ -126,6 +126,10 @@ def _after_imports(body: list[cst.BaseStatement]) -> int:
         elif index == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr):
             at = 1  # the docstring
     return at
+
+
+def _is_import(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
 
 
 def _imports_mindspore(stmt: cst.BaseStatement) -> bool:

@@ -142,7 +142,7 @@ def test_apis_without_a_cpu_counterpart_carry_a_concrete_action():
     assert "a = scaled_dot_product_attention(q, k, v)" in result.text
     assert "b = layer_norm(x, (8,), w, b2, 1e-6)" in result.text
     assert "ops.rsqrt" in actions["torch.nn.functional.rms_norm"]
-    assert "numpy.finfo" in actions["torch.finfo"]
+    assert "d = TypeInfo(numpy.finfo(mindspore.dtype_to_nptype(x.dtype))).eps" in result.text  # numeric_info.py
     assert all(f"# MIGRATE(MS-API-UNMAPPED): {a}" in result.text for a in actions.values())
 
 
