@@ -58,6 +58,11 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
     if inplace.is_in_place(name) and ctx.classic.get(f"torch.Tensor.{name}") is None:
         return inplace.rewrite(ctx, original, updated, name,
                                lambda c, o, u, n: _mapped_method(c, o, u, n, ambiguous=frozenset()))
+    refused = ctx.classic.manual.get(f"torch.Tensor.{name}")
+    if refused and ctx.classic.get(f"torch.Tensor.{name}") is None and code(receiver) not in ("self", "cls") \
+            and not code(receiver).startswith("self."):
+        ctx.mark(original, rules.API_UNMAPPED, f"torch.Tensor.{name}", refused)  # its MindSpore method misbehaves
+        return updated
     if name == "size" and len(args) <= 1 and not any(a.keyword and a.keyword.value != "dim" for a in args) \
             and not any(a.star for a in args):
         shape = cst.Attribute(value=receiver, attr=cst.Name("shape"))
@@ -303,7 +308,8 @@ def relevant_methods(classic) -> frozenset[str]:
     """Every method name method_call may rewrite: a call of any other name is left as it is."""
     mapped = {entry.torch.rsplit(".", 1)[1] for entry in classic
               if entry.torch.startswith("torch.Tensor.") and entry.torch.count(".") == 2}
-    return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic)
+    refused = {name.rsplit(".", 1)[1] for name in classic.manual if name.startswith("torch.Tensor.")}
+    return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic) | frozenset(refused)
 
 
 # Method names too common outside tensors to rename from the table without type information.

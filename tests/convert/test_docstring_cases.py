@@ -34,6 +34,10 @@ CASES = [
     ("finfo", "x = torch.tensor([1.0, 2.0], dtype=torch.float16)\ny = torch.full((2,), torch.finfo(x.dtype).max)", "pass"),
     ("iinfo", "y = torch.tensor([torch.iinfo(torch.int32).max, torch.iinfo(torch.int8).min])", "pass"),
     ("finfo", "y = torch.tensor([1.0]) * torch.finfo(torch.bfloat16).eps", "marked"),
+    # MindSpore's nextafter leaves float32 values as they are (a one-ulp step is below any tolerance: exact check)
+    ("nextafter", "y = torch.nextafter(torch.tensor([1.0, 2.0]), torch.tensor([2.0, 1.0])) == "
+                  "torch.tensor([1.0, 2.0])", "marked"),
+    ("Tensor.nextafter", "x = torch.tensor([1.0, 2.0])\ny = x.nextafter(torch.tensor([2.0, 1.0])) == x", "marked"),
     ("sum", "a = torch.linspace(-1, 1, 16).reshape(4, 4)\ny = torch.sum(a, 1)", "pass"),
 ]
 
