@@ -104,9 +104,19 @@ class StatementRewrites(WalkState):
             for item in original.items:
                 self.ctx.keep(item.item)
             return updated.with_changes(items=[i for i, g in zip(updated.items, grad) if not g]) if not all(grad) else updated
+        detached = _computed_names(original) if all(
+            resolve(i.item.func if isinstance(i.item, cst.Call) else i.item, self.ctx.aliases) in NO_GRAD
+            for i in original.items) else []
         self.ctx.change(original, rules.NO_GRAD, "torch.no_grad", "",
-                        "no_grad block unwrapped: MindSpore computes gradients only inside value_and_grad")
-        return _unwrap(updated)
+                        "no_grad block unwrapped: MindSpore computes gradients only inside value_and_grad"
+                        + (f"; {', '.join(detached)} wrapped in ops.stop_gradient, so that no gradient flows "
+                           "through them where this code runs inside one" if detached else ""))
+        unwrapped = _unwrap(updated)
+        if detached and isinstance(unwrapped, cst.FlattenSentinel):
+            stop = self.ctx.ms("mindspore.ops.stop_gradient")
+            unwrapped = cst.FlattenSentinel([*unwrapped.nodes, *(cst.parse_statement(f"{n} = {stop}({n})")
+                                                                  for n in detached)])
+        return unwrapped
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         updated, _ = training.rewrite_step(self.ctx, original, updated)  # straight-line code: no loop to switch
@@ -146,6 +156,37 @@ def _calls_any(node: cst.CSTNode, aliases: dict[str, str], names: tuple[str, ...
 
     node.visit(_Find())
     return found
+
+
+# switches that turn gradient recording off (set_grad_enabled(flag) and enable_grad are left as they were)
+NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad")
+
+
+def _computed_names(block: cst.With) -> list[str]:
+    """Plain names a no_grad block's own statements assign from a computation (not a literal), in
+    order: the values PyTorch records no gradient for."""
+    names: list[str] = []
+    body = block.body.body if isinstance(block.body, cst.IndentedBlock) else [block.body]
+    for stmt in body:
+        for small in getattr(stmt, "body", []) if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []:
+            if isinstance(small, cst.Assign) and not _literal(small.value):
+                for target in small.targets:
+                    elements = target.target.elements if isinstance(target.target, (cst.Tuple, cst.List)) else [target.target]
+                    for element in elements:
+                        value = element.value if isinstance(element, (cst.Element, cst.StarredElement)) else element
+                        if isinstance(value, cst.Name) and value.value not in names:
+                            names.append(value.value)
+    return names
+
+
+def _literal(value: cst.BaseExpression) -> bool:
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False", "None")
+    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        return all(_literal(e.value) for e in value.elements)
+    return isinstance(value, cst.Dict) and not value.elements
 
 
 def _unwrap(updated: cst.With):

@@ -155,6 +155,22 @@ for step in range(4):
     losses.append(loss.item())
 weight = model.weight.detach().numpy()
 """,
+    # targets computed under no_grad by the very network being trained (consistency training): the
+    # unwrapped block's results must stay out of the gradient, or the update is another one
+    "no_grad_targets_from_the_trained_network": """# compare: losses, weight
+model = fill(nn.Linear(4, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+losses = []
+for step in range(3):
+    with torch.no_grad():
+        soft = model(x).softmax(-1)
+    loss = ((model(x * 2).softmax(-1) - soft) ** 2).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+weight = model.weight.detach().numpy()
+""",
     # issue 15, class 8: a layer built and called outside any training loop computes in training mode
     "batchnorm_called_outside_a_loop": """# compare: out, stacked
 bn = nn.BatchNorm1d(4)
