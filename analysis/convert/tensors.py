@@ -88,7 +88,7 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         ctx.change(original, rules.TENSOR_NUMPY, "torch.Tensor.numpy", "mindspore.Tensor.asnumpy",
                    "numpy() (and cpu()/detach() before it) -> asnumpy()")
         return cst.Call(func=cst.Attribute(value=inner, attr=cst.Name("asnumpy")))
-    if name in ("cpu", "cuda") and (not args or name == "cuda"):
+    if name in ("cpu", "cuda", "pin_memory") and (not args or name == "cuda"):
         ctx.change(original, rules.DEVICE_CUDA, f"torch.Tensor.{name}", "",
                    f".{name}() removed: MindSpore places data by context, not per tensor")
         return receiver
@@ -298,7 +298,7 @@ def _spread(call: cst.Call) -> list[cst.Arg] | None:
 
 
 # Method names method_call rewrites itself (besides the table's renames, see relevant_methods).
-HANDLED_METHODS = frozenset({"size", "view", "transpose", "numpy", "cpu", "cuda", "to", "detach", "train", "eval",
+HANDLED_METHODS = frozenset({"size", "view", "transpose", "numpy", "cpu", "cuda", "pin_memory", "to", "detach", "train", "eval",
                              "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var",
                              "equal", "new_tensor", "softmax", "log_softmax", "unfold"})
 

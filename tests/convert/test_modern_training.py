@@ -244,3 +244,9 @@ def test_modern_steps_train_like_pytorch():
     snippets = _snippets()
     verdicts = run_corpus(snippets, timeout=600)
     assert verdicts == {s.name: "" for s in snippets}
+
+
+def test_pinned_memory_is_dropped_with_the_device_move():
+    # MindSpore tensors have no pin_memory(): left in, nanoGPT's bench.py raised on its CUDA branch
+    text = convert_source(HEAD + SNIPPETS["memmap_batches"]).text
+    assert "pin_memory" not in text and "x, y = x, y" in text
