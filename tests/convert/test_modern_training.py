@@ -249,4 +249,4 @@ def test_modern_steps_train_like_pytorch():
 def test_pinned_memory_is_dropped_with_the_device_move():
     # MindSpore tensors have no pin_memory(): left in, nanoGPT's bench.py raised on its CUDA branch
     text = convert_source(HEAD + SNIPPETS["memmap_batches"]).text
-    assert "pin_memory" not in text and "x, y = x, y" in text
+    assert "pin_memory" not in text and "    if device_type == 'cuda':\n        pass\n" in text
