@@ -211,6 +211,17 @@ def _free_reads(stmt: cst.CSTNode, bound: frozenset[str] = frozenset()) -> set[s
                 _free_sequence(branch.body.body, bound) if isinstance(branch.body, cst.IndentedBlock) \
                 else read_names([branch]) - bound
         return names
+    if isinstance(stmt, (cst.For, cst.While)) and isinstance(stmt.body, cst.IndentedBlock):
+        # a loop's own variable is bound inside its body (`for f1, f2 in zip(a, b): total += f1`)
+        head = read_names([stmt.iter if isinstance(stmt, cst.For) else stmt.test]) - bound
+        targets: set[str] = set()
+        if isinstance(stmt, cst.For):
+            _collect(stmt.target, targets)
+        inner = bound | targets
+        names = head | _free_sequence(stmt.body.body, inner)
+        if stmt.orelse is not None and isinstance(stmt.orelse.body, cst.IndentedBlock):
+            names |= _free_sequence(stmt.orelse.body.body, bound)
+        return names
     return read_names([stmt]) - bound
 
 

@@ -171,6 +171,25 @@ for step in range(3):
     losses.append(loss.item())
 weight = model.weight.detach().numpy()
 """,
+    # the loss summed in a loop over feature pairs (neural style transfer's shape): the loop's own
+    # variables are bound inside the forward, never its parameters
+    "loss_summed_in_a_loop_over_features": """# compare: losses, weight
+model = fill(nn.Linear(4, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = []
+for step in range(3):
+    feats = [model(x), model(x * 2)]
+    total = 0
+    for f1, f2 in zip(feats, [y, y * 0.5]):
+        _, c = f1.size()
+        total += ((f1 - f2) ** 2).mean() / c
+    loss = total
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+weight = model.weight.detach().numpy()
+""",
     # issue 15, class 8: a layer built and called outside any training loop computes in training mode
     "batchnorm_called_outside_a_loop": """# compare: out, stacked
 bn = nn.BatchNorm1d(4)
@@ -210,6 +229,11 @@ def test_forward_holds_exactly_the_computation_from_inputs_to_loss():
     assert "total" not in forward  # the running total stays outside and adds the returned loss
     assert "grad_fn()\n    total += loss.item()" in text
     assert "zero_grad" not in text and "MIGRATE" not in text
+
+
+def test_a_loops_variables_are_no_parameters_of_the_forward():
+    text = convert_source(HEAD + SNIPPETS["loss_summed_in_a_loop_over_features"]).text
+    assert "def forward_fn():" in text and "loss, grads = grad_fn()" in text
 
 
 def test_data_fetching_stays_outside_the_forward():
