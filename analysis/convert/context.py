@@ -64,7 +64,7 @@ class ConversionContext:
     step_notes: dict[int, str] = field(default_factory=dict)  # backward()/step() call -> its mark when left
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
     helpers: dict[str, tuple[str, str]] = field(default_factory=dict)  # helper written into the file -> (name, code)
-    data_reach: tuple[set[str], set[str]] | None = None  # (parameter holders, foreign modules): holders.py
+    data_reach: tuple[set[str], set[str], set[str]] | None = None  # (parameter holders, foreign modules, variables): holders.py
 
     @classmethod
     def create(cls, *, target: str, ms_version: str, aliases: dict[str, str]) -> "ConversionContext":
@@ -86,10 +86,13 @@ class ConversionContext:
         return None
 
     def fetches_data(self, stmt: cst.CSTNode) -> bool:
-        """Whether a statement of a training step only fetches data (holders.py; read from the file once)."""
+        """Whether a statement of a training step only fetches data or builds a network, a loss... (holders.py;
+        the file is read once)."""
         if self.data_reach is None:
-            self.data_reach = (holders.parameter_holders(self.tree, self.aliases), holders.foreign_modules(self.tree))
-        return holders.fetches_data(stmt, *self.data_reach)
+            self.data_reach = (holders.parameter_holders(self.tree, self.aliases), holders.foreign_modules(self.tree),
+                               holders.variables(self.tree))
+        reach, foreign, variables = self.data_reach
+        return holders.builds_object(stmt, variables) or holders.fetches_data(stmt, reach, foreign)
 
     # -- spelling -----------------------------------------------------------------
     def ms(self, qualified: str) -> str:

@@ -1,4 +1,5 @@
-"""Which statements of a training step only fetch data, so they can stay outside the forward function.
+"""Which statements of a training step only fetch data (or build an object), so they can stay outside
+the forward function.
 
 A statement before backward() that the loss depends on goes into the forward function, unless it only
 fetches or reshapes data (`images, labels = next(it)`, `if i % n == 0: it = iter(loader)`,
@@ -85,6 +86,43 @@ def foreign_modules(tree: ast.Module | None) -> set[str]:
             if (node.module or "").split(".")[0] not in NUMERIC_MODULES or node.level:
                 names.update(alias.asname or alias.name for alias in node.names)
     return names
+
+
+def variables(tree: ast.Module | None) -> set[str]:
+    """Every name the file binds as a variable (assignment, loop, parameter, with/except target): a
+    capitalized one (`D = Discriminator()`, then `D(x)`) is an instance, not a class."""
+    names: set[str] = set()
+    for node in astwalk.nodes(tree) if tree is not None else ():
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
+def builds_object(stmt: cst.CSTNode, variables: set[str]) -> bool:
+    """`name = Class(...)` (through chained calls such as .to(device)): building a network or a loss is
+    no part of the computation from the inputs to the loss, and inside the forward function a network
+    would be built again at every step, out of the optimizer's reach. A class is a capitalized name
+    the file never binds as a variable, or such an attribute of a module (nn.Linear)."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+        return False
+    value = stmt.body[0].value
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and not value.func.attr.value[:1].isupper():
+        value = value.func.value
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Name):
+        return func.value[:1].isupper() and func.value not in variables
+    if not (isinstance(func, cst.Attribute) and func.attr.value[:1].isupper()):
+        return False
+    root = func.value
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    return isinstance(root, cst.Name) and root.value not in variables and root.value not in ("self", "cls")
 
 
 def fetches_data(stmt: cst.CSTNode, holders: set[str], foreign: set[str]) -> bool:

@@ -190,6 +190,21 @@ for step in range(3):
     losses.append(loss.item())
 weight = model.weight.detach().numpy()
 """,
+    # one step in straight-line code that builds its network, loss and optimizer in the same block
+    # (pytorch_basics' shape): building them is no part of the forward
+    "network_built_in_the_steps_block": """# compare: first, after, weight
+linear = nn.Linear(4, 2)
+fill(linear)
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(linear.parameters(), lr=0.1)
+pred = linear(x)
+loss = criterion(pred, y)
+first = loss.item()
+loss.backward()
+optimizer.step()
+after = criterion(linear(x), y).item()
+weight = linear.weight.detach().numpy()
+""",
     # issue 15, class 8: a layer built and called outside any training loop computes in training mode
     "batchnorm_called_outside_a_loop": """# compare: out, stacked
 bn = nn.BatchNorm1d(4)
@@ -234,6 +249,13 @@ def test_forward_holds_exactly_the_computation_from_inputs_to_loss():
 def test_a_loops_variables_are_no_parameters_of_the_forward():
     text = convert_source(HEAD + SNIPPETS["loss_summed_in_a_loop_over_features"]).text
     assert "def forward_fn():" in text and "loss, grads = grad_fn()" in text
+
+
+def test_building_the_network_stays_outside_the_forward():
+    text = convert_source(HEAD + SNIPPETS["network_built_in_the_steps_block"]).text
+    forward = text[text.index("def forward_fn"):text.index("grad_fn =")]
+    assert "nn.Dense" not in forward and "MSELoss" not in forward and "pred = linear(x)" in forward
+    assert text.index("optimizer = nn.SGD") < text.index("grad_fn =")
 
 
 def test_data_fetching_stays_outside_the_forward():
