@@ -31,6 +31,15 @@ CASES = [
     ("unique", "y = torch.unique(torch.tensor([1, 3, 2, 3]))", "marked"),
     ("dot", "y = torch.dot(torch.tensor([2, 3]), torch.tensor([2, 1]))", "pass"),
     ("sum", "a = torch.linspace(-1, 1, 16).reshape(4, 4)\ny = torch.sum(a, 1)", "pass"),
+    # APIs with no one-call counterpart, written as local functions (analysis/convert/composed.py)
+    ("allclose", "y = torch.allclose(torch.tensor([10000., 1e-07]), torch.tensor([10000.1, 1e-08]))", "pass"),
+    ("allclose", "y = torch.allclose(torch.tensor([1.0, float('nan')]), torch.tensor([1.0, float('nan')]), "
+                 "equal_nan=True)", "pass"),
+    ("equal", "y = torch.equal(torch.tensor([1, 2, 3], dtype=torch.int32), torch.tensor([1, 2, 3], dtype=torch.float32))",
+     "pass"),
+    ("unravel_index", "y = torch.unravel_index(torch.tensor([[1234], [5678]]), (10, 10, 10, 10))", "pass"),
+    ("one_hot", "y = F.one_hot(torch.arange(0, 6).view(3, 2) % 3)", "pass"),
+    ("cartesian_prod", "y = torch.cartesian_prod(torch.tensor([1, 2, 3]))", "pass"),
 ]
 
 
