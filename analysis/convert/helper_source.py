@@ -247,3 +247,47 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be smaller than num_classes.")
     on, off = mindspore.Tensor(1, mindspore.int64), mindspore.Tensor(0, mindspore.int64)
     return ops.one_hot(tensor, num_classes, on, off)
+
+
+
+
+def hfft(input, n=None, dim=-1, norm=None):
+    """torch.fft.hfft as the inverse real transform of the conjugate under the opposite normalisation
+    (PyTorch's definition): MindSpore 2.10's ops.hfft returns the conjugated result on every other
+    call."""
+    return ops.irfft(ops.conj(input), n, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
+
+
+def ihfft(input, n=None, dim=-1, norm=None):
+    """torch.fft.ihfft as the conjugate of the real transform under the opposite normalisation (see
+    hfft: ops.ihfft alternates too)."""
+    return ops.conj(ops.rfft(input, n, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None):
+    """torch.fft.hfft2 as irfft2 of the conjugate under the opposite normalisation (see hfft)."""
+    return ops.irfft2(ops.conj(input), s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None):
+    """torch.fft.ihfft2 as the conjugate of rfft2 under the opposite normalisation (see hfft)."""
+    return ops.conj(ops.rfft2(input, s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
+
+
+def hfftn(input, s=None, dim=None, norm=None):
+    """torch.fft.hfftn as irfftn of the conjugate under the opposite normalisation (see hfft)."""
+    return ops.irfftn(ops.conj(input), s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
+
+
+def ihfftn(input, s=None, dim=None, norm=None):
+    """torch.fft.ihfftn as the conjugate of rfftn under the opposite normalisation (see hfft)."""
+    return ops.conj(ops.rfftn(input, s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
+
+def fftfreq(n, d=1.0, *, dtype=None):
+    """torch.fft.fftfreq with ops.fftfreq, which takes the sample spacing d as a float only."""
+    return ops.fftfreq(n, float(d), dtype=dtype)
+
+
+def rfftfreq(n, d=1.0, *, dtype=None):
+    """torch.fft.rfftfreq with ops.rfftfreq, which takes the sample spacing d as a float only."""
+    return ops.rfftfreq(n, float(d), dtype=dtype)

@@ -30,9 +30,9 @@ def test_every_helper_entry_takes_pytorchs_parameters_in_pytorchs_order():
     assert len(entries) >= 5
     for entry in entries:
         positional, taken = helper_parameters(entry.helper)
-        names, _ = torch_parameters(entry.torch_signature)
+        names, defaults = torch_parameters(entry.torch_signature)
         assert list(positional) == names[:len(positional)], entry.torch
-        assert set(taken) <= set(names) | {n.lstrip("*") for n in names}, entry.torch
+        assert {n.lstrip("*") for n in taken} <= {n.lstrip("*") for n in defaults}, entry.torch
 
 
 def test_calls_go_to_local_functions_with_their_arguments_as_written():
@@ -128,7 +128,7 @@ def check(what, t, m):
 # allclose / isclose: real dtypes through ops.isclose, complex through NumPy
 special = np.array([np.nan, np.inf, -np.inf, 1.0, 0.0, 1e-9, 1 + 1e-6])
 for dtype in ["float16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool", "complex64", "complex128"]:
-    for scale in [0, 1e-9, 1e-6, 1e-5, 1e-3]:
+    for scale in [0, 1e-6, 1e-3]:
         if dtype.startswith("complex"):
             a = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
             b = (a + scale * (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)))).astype(dtype)
@@ -190,6 +190,35 @@ for index_shape in [(), (5,), (3, 2), (0,), (0, 3)]:
                   outcome(h.one_hot, ms.tensor(index), num_classes))
 check("one_hot int32", outcome(F.one_hot, torch.tensor([0, 1], dtype=torch.int32)),
       outcome(h.one_hot, ms.tensor([0, 1], ms.int32)))
+
+# the Hermitian FFTs (ops.hfft and kin alternate between two results from call to call) and fftfreq
+def near(t, m):
+    t = t.resolve_conj().numpy()
+    m = m.asnumpy()
+    return t.shape == m.shape and t.dtype == m.dtype and np.allclose(t, m, rtol=1e-4, atol=1e-5 * max(1, np.abs(t).max()))
+
+
+for name, real_only, sizes in [("hfft", False, "n"), ("ihfft", True, "n"), ("hfft2", False, "s"), ("ihfft2", True, "s"),
+                               ("hfftn", False, "s"), ("ihfftn", True, "s")]:
+    for dtype in ["float32", "float64", "int64"] + ([] if real_only else ["complex64"]):
+        for shape in [(5, 4), (3, 4, 5)]:
+            x = rng.standard_normal(shape) + (0 if real_only or dtype != "complex64" else 1j * rng.standard_normal(shape))
+            x = (x * 3).astype(dtype)
+            size = 6 if sizes == "n" else (4, 6)
+            for kw in [{}, {"norm": "ortho"}, {"norm": "forward"}, {"norm": None}, {sizes: None}, {sizes: size},
+                       {"dim": 0 if sizes == "n" else (0, 1)}]:
+                for _ in range(2):  # twice: the alternation shows on the second call
+                    t = getattr(torch.fft, name)(torch.tensor(x), **kw)
+                    m = getattr(h, name)(ms.tensor(x), **kw)
+                    if not near(t, m):
+                        failures.append(f"{name} {dtype} {shape} {kw}")
+for name in ["fftfreq", "rfftfreq"]:
+    for n in [1, 4, 5, 10]:
+        for args, kw in [((), {}), ((2,), {}), ((), {"d": 0.2}), ((), {"d": 3, "dtype": "float64"})]:
+            tkw = {k: getattr(torch, v) if k == "dtype" else v for k, v in kw.items()}
+            mkw = {k: getattr(ms, v) if k == "dtype" else v for k, v in kw.items()}
+            if not near(getattr(torch.fft, name)(n, *args, **tkw), getattr(h, name)(n, *args, **mkw)):
+                failures.append(f"{name} {n} {args} {kw}")
 
 print("\n".join(failures) if failures else "all agree")
 '''
