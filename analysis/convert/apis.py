@@ -8,6 +8,7 @@ import libcst as cst
 from analysis.knowledge.mapping import ApiEntry
 
 from . import rules
+from .composed import helper_call
 from .context import ConversionContext
 from .names import code
 from .signatures import HARMLESS_DROPS, ArgPlan, fix_commas, parameter_names, plan_args
@@ -91,6 +92,8 @@ def convert_call(
         return _passthrough(ctx, original, updated, qualified, entry)
     if entry is not None and entry.template:
         return _template(ctx, original, updated, qualified, entry)
+    if entry is not None and entry.helper:
+        return helper_call(ctx, original, updated, qualified, entry)
     if entry is None or not (target or entry.primary):
         action = ctx.classic.manual.get(qualified) \
             or f"{qualified} has no MindSpore counterpart in the mapping tables; rewrite by hand"

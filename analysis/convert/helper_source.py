@@ -181,3 +181,124 @@ class TypeInfo:
                 value = getattr(info, name)
                 setattr(self, name, int(value) if integer or name == "bits" else float(value))
         self.dtype = str(info.dtype)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """torch.isclose elementwise (broadcast): input == other, or |input - other| finite and at most
+    atol + rtol * |other|; NaNs close only with equal_nan. ops.isclose for real dtypes (it refuses
+    complex ones: those in NumPy, with PyTorch's rules for infinite and NaN parts)."""
+    if input.dtype not in (mindspore.complex64, mindspore.complex128):
+        return ops.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    import numpy as np
+    a, b = input.asnumpy(), other.asnumpy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = a == b
+        if equal_nan:
+            close = close | (np.isnan(a) & np.isnan(b))
+        if rtol != 0 or atol != 0:
+            error = np.abs(a - b)
+            close = close | (np.isfinite(error) & (error <= atol + rtol * np.abs(b)))
+    return mindspore.Tensor(close)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """torch.allclose: whether every element pair is close as isclose() says (one Python bool);
+    like PyTorch, tensors of two dtypes are an error, not a comparison."""
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def equal(input, other):
+    """torch.equal: one Python bool, True when both have one shape and equal elements (NaN is equal
+    to nothing); MindSpore's ops.equal compares element by element."""
+    return tuple(input.shape) == tuple(other.shape) and bool((input == other).all())
+
+
+def cartesian_prod(*tensors):
+    """torch.cartesian_prod: ops.cartesian_prod, whose result for one tensor is a column (n, 1) where
+    PyTorch returns the tensor's n elements as they are."""
+    out = ops.cartesian_prod(*tensors)
+    return out.reshape(-1) if len(tensors) == 1 else out
+
+
+def unravel_index(indices, shape):
+    """torch.unravel_index: the coordinates (a tuple of int64 tensors of indices' shape) of flat
+    indices into `shape`, computed as PyTorch does: floor(index / stride) mod size per axis, so
+    negative and too large indices wrap."""
+    if indices.dtype not in (mindspore.int8, mindspore.int16, mindspore.int32, mindspore.int64, mindspore.uint8,
+                             mindspore.uint16, mindspore.uint32, mindspore.uint64):
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(size < 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    if 0 in shape:
+        raise RuntimeError("ZeroDivisionError")
+    flat, strides, stride = indices.astype(mindspore.int64), [], 1
+    for size in reversed(shape):
+        strides.insert(0, stride)
+        stride *= size
+    return tuple(ops.floor_mod(ops.floor_divide(flat, stride), size) for stride, size in zip(strides, shape))
+
+
+def one_hot(tensor, num_classes=-1):
+    """F.one_hot: int64 indices -> int64 one-hot rows of num_classes (-1: the largest index + 1),
+    with PyTorch's errors for other index dtypes, negative or too large indices and an empty input
+    whose class count must be inferred."""
+    if tensor.dtype != mindspore.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return ops.zeros(tuple(tensor.shape) + (num_classes,), mindspore.int64)
+    if int(tensor.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    largest = int(tensor.max())
+    if num_classes == -1:
+        num_classes = largest + 1
+    elif largest >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    on, off = mindspore.Tensor(1, mindspore.int64), mindspore.Tensor(0, mindspore.int64)
+    return ops.one_hot(tensor, num_classes, on, off)
+
+
+def hfft(input, n=None, dim=-1, norm=None):
+    """torch.fft.hfft as the inverse real transform of the conjugate under the opposite normalisation
+    (PyTorch's definition): MindSpore 2.10's ops.hfft returns the conjugated result on every other
+    call."""
+    return ops.irfft(ops.conj(input), n, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
+
+
+def ihfft(input, n=None, dim=-1, norm=None):
+    """torch.fft.ihfft as the conjugate of the real transform under the opposite normalisation (see
+    hfft: ops.ihfft alternates too)."""
+    return ops.conj(ops.rfft(input, n, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None):
+    """torch.fft.hfft2 as irfft2 of the conjugate under the opposite normalisation (see hfft)."""
+    return ops.irfft2(ops.conj(input), s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None):
+    """torch.fft.ihfft2 as the conjugate of rfft2 under the opposite normalisation (see hfft)."""
+    return ops.conj(ops.rfft2(input, s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
+
+
+def hfftn(input, s=None, dim=None, norm=None):
+    """torch.fft.hfftn as irfftn of the conjugate under the opposite normalisation (see hfft)."""
+    return ops.irfftn(ops.conj(input), s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
+
+
+def ihfftn(input, s=None, dim=None, norm=None):
+    """torch.fft.ihfftn as the conjugate of rfftn under the opposite normalisation (see hfft)."""
+    return ops.conj(ops.rfftn(input, s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
+
+def fftfreq(n, d=1.0, *, dtype=None):
+    """torch.fft.fftfreq with ops.fftfreq, which takes the sample spacing d as a float only."""
+    return ops.fftfreq(n, float(d), dtype=dtype)
+
+
+def rfftfreq(n, d=1.0, *, dtype=None):
+    """torch.fft.rfftfreq with ops.rfftfreq, which takes the sample spacing d as a float only."""
+    return ops.rfftfreq(n, float(d), dtype=dtype)

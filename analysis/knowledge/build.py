@@ -31,7 +31,8 @@ DATA_DIR = Path(__file__).parent / "data"
 TARGETS = ("classic", "mint")
 SUPPLEMENTS = {"classic": DATA_DIR / "classic_supplement.json"}
 # optional fields a supplement entry / parameter row may carry into the tables (see mapping.py)
-ENTRY_EXTRAS = ("primitive_inputs", "constant", "passthrough", "fixed", "optional_first", "note", "template")
+ENTRY_EXTRAS = ("primitive_inputs", "constant", "passthrough", "fixed", "optional_first", "note", "template",
+                "helper")
 ROW_EXTRAS = ("values", "note", "scalar_only")
 SECTIONS = ("torch.nn.functional", "torch.nn", "torch.Tensor", "torch.optim", "torch.utils", "torch")
 

@@ -71,6 +71,7 @@ class ApiEntry:
     optional_first: tuple[str, tuple[str, ...]] | None = None  # randint(high, size): (first's default, later ones)
     note: str = ""  # what a user should know about the curated rewrite (shown with the change)
     template: str = ""  # the call is this expression, {name} slots filled: randperm(n) -> shuffle(arange(n))
+    helper: str = ""  # the call goes to this local function of PyTorch's signature (convert/helper_source.py)
 
     @property
     def primary(self) -> str:
@@ -88,6 +89,8 @@ class ApiEntry:
             return f"its argument {self.passthrough}"
         if self.template:
             return self.template
+        if self.helper:
+            return f"a local function {self.helper}()"
         return "(see mapping)"
 
     def param(self, torch_name: str) -> ParamDiff | None:
@@ -138,6 +141,7 @@ class ApiMapping:
                 optional_first=_optional_first(raw.get("optional_first")),
                 note=raw.get("note", ""),
                 template=raw.get("template", ""),
+                helper=raw.get("helper", ""),
             )
 
     def get(self, torch_name: str) -> ApiEntry | None:

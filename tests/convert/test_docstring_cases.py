@@ -39,6 +39,21 @@ CASES = [
                   "torch.tensor([1.0, 2.0])", "marked"),
     ("Tensor.nextafter", "x = torch.tensor([1.0, 2.0])\ny = x.nextafter(torch.tensor([2.0, 1.0])) == x", "marked"),
     ("sum", "a = torch.linspace(-1, 1, 16).reshape(4, 4)\ny = torch.sum(a, 1)", "pass"),
+    # APIs with no one-call counterpart, written as local functions (analysis/convert/composed.py)
+    ("allclose", "y = torch.allclose(torch.tensor([10000., 1e-07]), torch.tensor([10000.1, 1e-08]))", "pass"),
+    ("allclose", "y = torch.allclose(torch.tensor([1.0, float('nan')]), torch.tensor([1.0, float('nan')]), "
+                 "equal_nan=True)", "pass"),
+    ("equal", "y = torch.equal(torch.tensor([1, 2, 3], dtype=torch.int32), torch.tensor([1, 2, 3], dtype=torch.float32))",
+     "pass"),
+    ("unravel_index", "y = torch.unravel_index(torch.tensor([[1234], [5678]]), (10, 10, 10, 10))", "pass"),
+    ("one_hot", "y = F.one_hot(torch.arange(0, 6).view(3, 2) % 3)", "pass"),
+    ("cartesian_prod", "y = torch.cartesian_prod(torch.tensor([1, 2, 3]))", "pass"),
+    ("fft.irfft", "t = torch.linspace(0, 1, 5)\nT = torch.fft.rfft(t)\ny = torch.fft.irfft(T, t.numel())", "pass"),
+    ("fft.rfft2", "t = torch.linspace(0, 1, 90).reshape(10, 9)\ny = torch.fft.irfft2(torch.fft.rfft2(t), t.size())", "pass"),
+    ("fft.hfft2", "T = torch.linspace(-1, 1, 90).reshape(10, 9)\nt = torch.fft.ihfft2(T)\n"
+                  "y = [torch.fft.hfft2(t, T.size()), torch.fft.hfft2(t, T.size()), torch.fft.hfft(t[0])]", "pass"),
+    ("fft.fftshift", "y = torch.fft.fftshift(torch.fft.fftfreq(5, d=1/5) + 0.1 * torch.fft.fftfreq(5, 2).unsqueeze(1))",
+     "pass"),
 ]
 
 

@@ -1,0 +1,97 @@
+"""Calls whose MindSpore counterpart is a few lines rather than one call: a supplement entry with
+"helper" names a local function of helper_source.py that takes PyTorch's parameters under PyTorch's
+names and computes PyTorch's values with MindSpore (torch.allclose -> allclose(), built on
+ops.isclose). The call keeps its arguments as written and goes to that function, copied into the
+converted file by helpers.py.
+
+An argument the function does not take (out=, a dtype= it does not model) is dropped only when it
+is a placement detail or spells PyTorch's default; any other value leaves the call marked."""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+
+import libcst as cst
+
+from analysis.knowledge.mapping import ApiEntry, signature_parameters
+
+from . import helpers, rules
+from .context import ConversionContext
+from .names import code
+from .signatures import HARMLESS_DROPS, fix_commas
+
+
+@lru_cache(maxsize=None)
+def helper_parameters(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Helper `name`'s parameters an argument can fill by position (a '*args' last), and all of them."""
+    text, _ = helpers.definitions()[name]
+    node = ast.parse(text).body[0]
+    if isinstance(node, ast.ClassDef):  # a cell: its __init__ takes the layer's arguments
+        node = next(n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args] if a.arg != "self"]
+    positional += [f"*{node.args.vararg.arg}"] if node.args.vararg else []
+    return tuple(positional), tuple(positional) + tuple(a.arg for a in node.args.kwonlyargs)
+
+
+def torch_parameters(signature: str) -> tuple[list[str], dict[str, str | None]]:
+    """The parameters of a PyTorch signature an argument can fill by position (up to a bare '*', or
+    a '*args' last), and every parameter's default (None: it has none)."""
+    positional, defaults, keyword_only = [], {}, False
+    for item in signature_parameters(signature):
+        name, _, default = item.partition("=")
+        name = name.split(":")[0].strip()
+        if name in ("", "/", "*", "self"):
+            keyword_only = keyword_only or name == "*"
+            continue
+        if not keyword_only:
+            positional.append(name)
+        keyword_only = keyword_only or name.startswith("*")
+        defaults[name] = default.strip() or None
+    return positional, defaults
+
+
+def _slot(params: tuple[str, ...] | list[str], position: int) -> str | None:
+    """The parameter a positional argument at `position` fills ('*args' takes the rest); None: too many."""
+    for index, name in enumerate(params):
+        if name.startswith("*") or index == position:
+            return name
+    return None
+
+
+def helper_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str,
+                entry: ApiEntry) -> cst.BaseExpression:
+    """torch.allclose(a, b, atol=1e-6) -> allclose(a, b, atol=1e-6), the helper written into the file."""
+    positional, taken = helper_parameters(entry.helper)
+    names, defaults = torch_parameters(entry.torch_signature) if entry.torch_signature else (list(positional), {})
+    kept, dropped, position = [], [], 0
+    for arg in updated.args:
+        if arg.star:
+            return _refuse(ctx, original, updated, qualified, entry,
+                           f"unpacked arguments ({arg.star}{code(arg.value)}) cannot be checked")
+        if arg.keyword is None:
+            name = _slot(names, position)
+            position += 1
+            if name is None or _slot(positional, position - 1) != name:
+                return _refuse(ctx, original, updated, qualified, entry,
+                               f"positional argument {position} ({code(arg.value)}) is not handled")
+        else:
+            name = arg.keyword.value
+        if name in taken:
+            kept.append(arg)
+        elif name in HARMLESS_DROPS or (defaults.get(name) is not None and code(arg.value) == defaults[name]):
+            dropped.append(f"{name}=")
+        else:
+            return _refuse(ctx, original, updated, qualified, entry, f"argument {name}={code(arg.value)} is not handled")
+    local = helpers.use(ctx, entry.helper)
+    ctx.change(original, rules.API_ARGS, qualified, local,
+               f"{qualified} -> {local}(), a local function written into this file"
+               + (f" ({entry.note})" if entry.note else "") + (f", dropped {', '.join(dropped)}" if dropped else ""))
+    return updated.with_changes(func=cst.Name(local), args=fix_commas(kept) if dropped else kept)
+
+
+def _refuse(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry,
+            why: str) -> cst.Call:
+    ctx.mark(original, rules.API_DIFF, qualified,
+             f"{why}: the local function {entry.helper}() written for {qualified} takes "
+             f"{', '.join(helper_parameters(entry.helper)[1])} only; call it with those")
+    return updated

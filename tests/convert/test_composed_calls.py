@@ -1,0 +1,234 @@
+"""PyTorch APIs MindSpore answers in a few lines rather than one call (analysis/convert/composed.py):
+the call goes to a local function of PyTorch's signature written into the converted file. The fast
+tests read the conversion; the slow one runs each local function and PyTorch on the same inputs,
+the grids the supplement's "checked" notes describe."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from analysis.convert import convert_source
+from analysis.convert.composed import helper_parameters, torch_parameters
+from analysis.knowledge import load_mapping
+
+ROOT = Path(__file__).resolve().parents[2]
+HEADER = "import torch\nimport torch.nn.functional as F\n"
+
+
+def converted(body: str):
+    result = convert_source(HEADER + textwrap.dedent(body))
+    return result.text, [u.action for u in result.unconverted]
+
+
+def test_every_helper_entry_takes_pytorchs_parameters_in_pytorchs_order():
+    """A positional argument keeps its place: the helper's positional parameters are PyTorch's."""
+    entries = [e for e in load_mapping("classic") if e.helper]
+    assert len(entries) >= 5
+    for entry in entries:
+        positional, taken = helper_parameters(entry.helper)
+        names, defaults = torch_parameters(entry.torch_signature)
+        assert list(positional) == names[:len(positional)], entry.torch
+        assert {n.lstrip("*") for n in taken} <= {n.lstrip("*") for n in defaults}, entry.torch
+
+
+def test_calls_go_to_local_functions_with_their_arguments_as_written():
+    text, marks = converted("""
+        a = torch.allclose(x, y, 1e-3, equal_nan=True)
+        b = torch.equal(x, y)
+        c = torch.unravel_index(i, (3, 2))
+        d = F.one_hot(t, num_classes=5)
+        e = torch.cartesian_prod(x, y, z)
+    """)
+    assert marks == []
+    assert "import torch" not in text
+    for line in ("a = allclose(x, y, 1e-3, equal_nan=True)", "b = equal(x, y)", "c = unravel_index(i, (3, 2))",
+                 "d = one_hot(t, num_classes=5)", "e = cartesian_prod(x, y, z)"):
+        assert line in text
+    for helper in ("allclose", "isclose", "equal", "unravel_index", "one_hot", "cartesian_prod"):
+        assert text.count(f"def {helper}(") == 1, helper
+    compile(text, "converted.py", "exec")
+
+
+def test_arguments_the_helper_does_not_take_leave_the_call_marked():
+    text, marks = converted("""
+        a = torch.allclose(x, y, 1e-3, 1e-4, True, 5)
+        b = torch.allclose(x, y, foo=1)
+        c = torch.equal(*pair)
+    """)
+    assert len(marks) == 3
+    assert "positional argument 6" in marks[0] and "input, other, rtol, atol, equal_nan" in marks[0]
+    assert "foo=1" in marks[1] and "(*pair)" in marks[2]
+    assert "torch.allclose(x, y, foo=1)" in text
+
+
+def test_helper_names_step_aside_from_the_files_own():
+    text, marks = converted("""
+        def equal(a, b):
+            return a is b
+
+        same = torch.equal(x, y) and equal(x, y)
+    """)
+    assert marks == []
+    assert "def ms_equal(input, other):" in text and "same = ms_equal(x, y) and equal(x, y)" in text
+
+
+def test_the_analyzer_counts_helper_calls_as_mapped():
+    from analysis.scan import analyze_source
+
+    report = analyze_source(HEADER + "a = torch.allclose(x, y)\nb = F.one_hot(t)\n", "e.py")
+    found = {f.torch_api: (f.rule_id, f.status.value) for f in report.findings}
+    assert found["torch.allclose"] == ("MS-API-MAPPED", "converted")
+    assert found["torch.nn.functional.one_hot"] == ("MS-API-MAPPED", "converted")
+
+
+# Each helper against PyTorch on the inputs its supplement entry names (one subprocess, both frameworks).
+CHECK = r'''
+import sys
+import numpy as np
+import torch
+import torch.nn.functional as F
+import mindspore as ms
+sys.path.insert(0, sys.argv[1])
+from analysis.convert import helper_source as h
+
+rng = np.random.default_rng(0)
+failures = []
+
+
+def outcome(fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:  # raising where PyTorch raises is agreement
+        return f"{type(exc).__name__}: {exc}"
+
+
+def same(t, m):
+    if isinstance(t, str) or isinstance(m, str):
+        return isinstance(t, str) and isinstance(m, str)
+    if isinstance(t, (tuple, list)):
+        return isinstance(m, (tuple, list)) and len(t) == len(m) and all(same(a, b) for a, b in zip(t, m))
+    if isinstance(t, torch.Tensor):
+        if not isinstance(m, ms.Tensor) or tuple(t.shape) != tuple(m.shape):
+            return False
+        if str(t.dtype).split(".")[-1] != str(m.dtype).lower():
+            return False
+        return np.array_equal(t.numpy(), m.asnumpy(), equal_nan=True)
+    return type(t) is type(m) and t == m
+
+
+def check(what, t, m):
+    if not same(t, m):
+        failures.append(f"{what}: torch {t!r} mindspore {m!r}")
+
+
+# allclose / isclose: real dtypes through ops.isclose, complex through NumPy
+special = np.array([np.nan, np.inf, -np.inf, 1.0, 0.0, 1e-9, 1 + 1e-6])
+for dtype in ["float16", "float32", "float64", "int8", "int32", "int64", "uint8", "bool", "complex64", "complex128"]:
+    for scale in [0, 1e-6, 1e-3]:
+        if dtype.startswith("complex"):
+            a = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+            b = (a + scale * (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)))).astype(dtype)
+        elif dtype.startswith("float"):
+            a = rng.standard_normal((3, 4)).astype(dtype)
+            b = (a + scale * rng.standard_normal((3, 4))).astype(dtype)
+        else:
+            a = rng.integers(0, 3, (3, 4)).astype(dtype)
+            b = a.copy()
+            b.flat[0] = not b.flat[0] if dtype == "bool" else b.flat[0] + 1
+        for kw in [{}, dict(rtol=1e-3, atol=1e-4), dict(rtol=0, atol=0), dict(atol=1), dict(equal_nan=True)]:
+            for x, y in [(a, b), (a, a), (a[:1], b)]:
+                check(f"allclose {dtype} {kw}", outcome(torch.allclose, torch.tensor(x), torch.tensor(y), **kw),
+                      outcome(h.allclose, ms.tensor(x), ms.tensor(y), **kw))
+for dtype in ["float32", "float64", "complex64", "complex128"]:
+    values = special.astype(dtype)
+    if dtype.startswith("complex"):
+        values = np.concatenate([values, np.array([complex(np.inf, 1), complex(1, np.nan), 1j * np.inf])]).astype(dtype)
+    x, y = np.meshgrid(values, values)
+    for kw in [{}, dict(equal_nan=True), dict(rtol=0, atol=0), dict(rtol=0, atol=0, equal_nan=True)]:
+        check(f"isclose {dtype} {kw}", torch.isclose(torch.tensor(x), torch.tensor(y), **kw),
+              h.isclose(ms.tensor(x), ms.tensor(y), **kw))
+check("allclose two dtypes", outcome(torch.allclose, torch.ones(2), torch.ones(2, dtype=torch.float64)),
+      outcome(h.allclose, ms.ops.ones(2, ms.float32), ms.ops.ones(2, ms.float64)))
+
+# equal
+for x, y in [([1, 2], [1, 2]), ([3.0, np.nan], [3.0, np.nan]), ([[1]], [1]), ([], []), ([True], [1]),
+             (np.array([1, 2, 3], np.int32), np.array([1, 2, 3], np.float32)), ([1, 2], [1, 3])]:
+    check(f"equal {x} {y}", torch.equal(torch.tensor(x), torch.tensor(y)), h.equal(ms.tensor(x), ms.tensor(y)))
+
+# cartesian_prod
+for parts in [([1, 2, 3], [4, 5]), ([1, 2, 3],), ([1.0, 2], [3.0, 4], [5.0, 6]), ([7],), ([[1, 2]],)]:
+    check(f"cartesian_prod {parts}", outcome(torch.cartesian_prod, *[torch.tensor(p) for p in parts]),
+          outcome(h.cartesian_prod, *[ms.tensor(p) for p in parts]))
+
+# unravel_index: PyTorch wraps negative and too large indices
+for shape in [(3, 2), (10, 10, 10, 10), (100, 100), (7,), (5, 1, 3), 6, (1,), ()]:
+    size = int(np.prod(shape)) if shape != () else 1
+    for dtype in ["int64", "int32", "int16", "uint8"]:
+        for index_shape in [(), (4,), (2, 3)]:
+            low = 0 if dtype == "uint8" else -2 * size
+            index = rng.integers(low, min(2 * size + 1, 255), index_shape).astype(dtype)
+            check(f"unravel_index {shape} {dtype}", torch.unravel_index(torch.tensor(index), shape),
+                  h.unravel_index(ms.tensor(index), shape))
+for index, shape in [(np.array([4.0]), (3, 2)), (np.array([True]), (3, 2)), (np.array([1]), (0, 2)),
+                     (np.array([1]), (2, -1))]:
+    check(f"unravel_index error {index} {shape}", outcome(torch.unravel_index, torch.tensor(index), shape),
+          outcome(h.unravel_index, ms.tensor(index), shape))
+
+# one_hot: num_classes=-1 infers max + 1; PyTorch's errors
+for index_shape in [(), (5,), (3, 2), (0,), (0, 3)]:
+    for num_classes in [-1, 3, 7, 1, 0, -2]:
+        index = rng.integers(0, 4, index_shape).astype(np.int64)
+        for negative in [False, True]:
+            if negative and index.size:
+                index = index.copy()
+                index.flat[0] = -1
+            check(f"one_hot {index.tolist()} {num_classes}", outcome(F.one_hot, torch.tensor(index), num_classes),
+                  outcome(h.one_hot, ms.tensor(index), num_classes))
+check("one_hot int32", outcome(F.one_hot, torch.tensor([0, 1], dtype=torch.int32)),
+      outcome(h.one_hot, ms.tensor([0, 1], ms.int32)))
+
+# the Hermitian FFTs (ops.hfft and kin alternate between two results from call to call) and fftfreq
+def near(t, m):
+    t = t.resolve_conj().numpy()
+    m = m.asnumpy()
+    return t.shape == m.shape and t.dtype == m.dtype and np.allclose(t, m, rtol=1e-4, atol=1e-5 * max(1, np.abs(t).max()))
+
+
+for name, real_only, sizes in [("hfft", False, "n"), ("ihfft", True, "n"), ("hfft2", False, "s"), ("ihfft2", True, "s"),
+                               ("hfftn", False, "s"), ("ihfftn", True, "s")]:
+    for dtype in ["float32", "float64", "int64"] + ([] if real_only else ["complex64"]):
+        for shape in [(5, 4), (3, 4, 5)]:
+            x = rng.standard_normal(shape) + (0 if real_only or dtype != "complex64" else 1j * rng.standard_normal(shape))
+            x = (x * 3).astype(dtype)
+            size = 6 if sizes == "n" else (4, 6)
+            for kw in [{}, {"norm": "ortho"}, {"norm": "forward"}, {"norm": None}, {sizes: None}, {sizes: size},
+                       {"dim": 0 if sizes == "n" else (0, 1)}]:
+                for _ in range(2):  # twice: the alternation shows on the second call
+                    t = getattr(torch.fft, name)(torch.tensor(x), **kw)
+                    m = getattr(h, name)(ms.tensor(x), **kw)
+                    if not near(t, m):
+                        failures.append(f"{name} {dtype} {shape} {kw}")
+for name in ["fftfreq", "rfftfreq"]:
+    for n in [1, 4, 5, 10]:
+        for args, kw in [((), {}), ((2,), {}), ((), {"d": 0.2}), ((), {"d": 3, "dtype": "float64"})]:
+            tkw = {k: getattr(torch, v) if k == "dtype" else v for k, v in kw.items()}
+            mkw = {k: getattr(ms, v) if k == "dtype" else v for k, v in kw.items()}
+            if not near(getattr(torch.fft, name)(n, *args, **tkw), getattr(h, name)(n, *args, **mkw)):
+                failures.append(f"{name} {n} {args} {kw}")
+
+print("\n".join(failures) if failures else "all agree")
+'''
+
+
+@pytest.mark.slow
+def test_each_local_function_returns_pytorchs_values(tmp_path):
+    script = tmp_path / "check.py"
+    script.write_text(CHECK)
+    proc = subprocess.run([sys.executable, str(script), str(ROOT)], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().splitlines()[-1] == "all agree", proc.stdout[-5000:]
