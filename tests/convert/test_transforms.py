@@ -125,6 +125,19 @@ def test_autograd_grad_says_how_to_restructure():
     assert any("mindspore.grad(f" in a and "function" in a for a in actions)
 
 
+def test_a_standalone_backward_says_which_gradient_function_to_write():
+    _, actions = converted("x = torch.ones(3, requires_grad=True)\n(x * 2).sum().backward()\ng = x.grad")
+    assert any(a.startswith("(x * 2).sum().backward() has no MindSpore counterpart") and "mindspore.grad(f" in a
+               for a in actions)
+    _, actions = converted("v = torch.zeros(3, requires_grad=True)\nv.backward(torch.ones(3))")
+    assert any("mindspore.vjp(f, x)" in a for a in actions)
+    # with an optimizer in the file the training-step advice stands
+    _, actions = converted("w = torch.ones(3, requires_grad=True)\nopt = torch.optim.SGD([w], lr=0.1)\n"
+                           "def step():\n    opt.zero_grad()\n    loss = (w * w).sum()\n    loss.backward()\n"
+                           "    if True:\n        opt.step()")
+    assert any("optimizer(grads)" in a for a in actions)
+
+
 # -- the helpers on their own, against torch.func ----------------------------------------------------------
 
 def _pair(values):
