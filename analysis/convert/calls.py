@@ -3,6 +3,7 @@ data), else to the mapping tables; tensor methods, loss labels, add_module; torc
 from __future__ import annotations
 
 from . import modern, numeric_info  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
+from . import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
 
 import libcst as cst
 
@@ -35,6 +36,7 @@ RESULT_DIFFERS = {
 
 HANDLERS.update(modern.HANDLERS)  # kept apart from HANDLERS above: other concerns add to that line
 HANDLERS.update(numeric_info.HANDLERS)
+HANDLERS.update(transforms.HANDLERS)  # torch.func's function transforms (issue 15)
 
 
 class CallRewrites(WalkState):

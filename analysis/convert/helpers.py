@@ -20,21 +20,25 @@ from .context import ConversionContext
 from .names import dotted
 
 SOURCE = Path(__file__).with_name("helper_source.py")
+# further files of definitions, one per concern (the same rules as helper_source.py)
+MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"),)
 # The module names helper code uses -> the MindSpore module each stands for.
 HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
 
 
 @lru_cache(maxsize=1)
 def definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Helper name -> (its source text, the other helpers it calls), read from helper_source.py."""
-    text = SOURCE.read_text(encoding="utf-8")
-    lines = text.splitlines(keepends=True)
-    nodes = [node for node in ast.parse(text).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
-    names = {node.name for node in nodes}
+    """Helper name -> (its source text, the other helpers of its file it calls), read from
+    helper_source.py and MORE_SOURCES."""
     out = {}
-    for node in nodes:
-        calls = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & (names - {node.name})
-        out[node.name] = ("".join(lines[node.lineno - 1:node.end_lineno]), tuple(sorted(calls)))
+    for source in (SOURCE, *MORE_SOURCES):
+        text = source.read_text(encoding="utf-8")
+        lines = text.splitlines(keepends=True)
+        nodes = [node for node in ast.parse(text).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+        names = {node.name for node in nodes}
+        for node in nodes:
+            calls = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & (names - {node.name})
+            out[node.name] = ("".join(lines[node.lineno - 1:node.end_lineno]), tuple(sorted(calls)))
     return out
 
 

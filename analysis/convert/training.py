@@ -174,9 +174,21 @@ def unplaced_call(ctx: ConversionContext, original: cst.Call) -> None:
         return
     method = original.func.attr.value
     if method == "backward":
-        ctx.mark(original, rules.TRAIN_LOOP, "torch.Tensor.backward", NO_STORED_GRADS)
+        ctx.mark(original, rules.TRAIN_LOOP, "torch.Tensor.backward",
+                 NO_STORED_GRADS if ctx.optimizer_names else _standalone_backward(original))
     elif method == "zero_grad" or code(original.func.value) in ctx.optimizer_names:
         ctx.mark(original, rules.TRAIN_LOOP, f"torch.optim.Optimizer.{method}", NO_STORED_GRADS)
+
+
+def _standalone_backward(call: cst.Call) -> str:
+    """What to write for y.backward() where no optimizer takes the gradients (reading x.grad after it)."""
+    target = code(call.func.value)
+    seeded = any(a.keyword is None or a.keyword.value == "gradient" for a in call.args)
+    how = ("_, vjp_fn = mindspore.vjp(f, x); vjp_fn(v) (one gradient per input)" if seeded else
+           "mindspore.grad(f, grad_position=0)(x) (a tuple of positions for several inputs)")
+    return (f"{target}.backward() has no MindSpore counterpart (no recorded graph, no .grad on tensors): write the "
+            f"computation of {target} as a function f of the tensors whose .grad is read and take their gradients "
+            f"with {how}; hooks on those tensors apply to the gradients it returns")
 
 
 def note_optimizer(ctx: ConversionContext, assign: cst.Assign) -> None:

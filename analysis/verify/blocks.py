@@ -233,7 +233,8 @@ def run_chunks(framework: str, source: str) -> dict:
         import torch
 
         torch.set_default_dtype(torch.float32)
-    ns: dict = {"__name__": "__example__", "_rnd": Deterministic(framework)}
+    ns = _example_module(framework, source).__dict__
+    ns["_rnd"] = Deterministic(framework)
 
     def record(i, **values):
         results[i] = ("ok", {k: plain(v) for k, v in values.items()})
@@ -243,9 +244,26 @@ def run_chunks(framework: str, source: str) -> dict:
         pieces = chunks(source)
     except SyntaxError as exc:
         return {-1: ("error", _short(exc))}
+    line = 0
     for index, code in pieces:
-        try:
-            exec(compile(code, "<example>", "exec"), ns)
+        try:  # at its own lines of the module's file, so that its functions' source can be read back
+            exec(compile("\n" * line + code, ns["__file__"], "exec"), ns)
         except BaseException as exc:  # the example's own failure
             results[index] = ("error", _short(exc))
+        line += code.count("\n") + 1
     return results
+
+
+def _example_module(framework: str, source: str):
+    """A module for the block to run in, registered with its source as a real file's would be:
+    MindSpore's graph mode (mindspore.vmap, ops.jacrev, jit) imports a function's module and reads
+    its source, which code exec'd from a string does not have."""
+    import linecache
+    import sys
+    import types
+
+    module = types.ModuleType("__example__")
+    module.__file__ = f"<example {framework}>"
+    linecache.cache[module.__file__] = (len(source), None, source.splitlines(keepends=True), module.__file__)
+    sys.modules[module.__name__] = module
+    return module
