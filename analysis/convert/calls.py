@@ -2,7 +2,7 @@
 data), else to the mapping tables; tensor methods, loss labels, add_module; torch names used as values."""
 from __future__ import annotations
 
-from . import modern, numeric_info  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
+from . import model_zoo, modern, numeric_info  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
 from . import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
 
 import libcst as cst
@@ -36,6 +36,7 @@ RESULT_DIFFERS = {
 
 HANDLERS.update(modern.HANDLERS)  # kept apart from HANDLERS above: other concerns add to that line
 HANDLERS.update(numeric_info.HANDLERS)
+HANDLERS.update(model_zoo.handlers())  # torchvision.models: marked with mindcv's model of the same architecture
 HANDLERS.update(transforms.HANDLERS)  # torch.func's function transforms (issue 15)
 
 
