@@ -47,11 +47,15 @@ class LoopRewrites(WalkState):
             return
         receivers = training.mode_set_before(scope, self.loops[-1])
         model = self.ctx.optimizer_models.get(optimizer)
-        if (model is None and receivers) or model in receivers:
+        # the network the optimizer trains; else the networks its parameter list gathers from; else None
+        # (a mark), unless some mode is set before the loop
+        models = [model] if model is not None else list(self.ctx.optimizer_networks.get(optimizer, ())) or [None]
+        if models == [None] and receivers:
             return
         wanted = self.train_before.setdefault(id(self.loops[base]), [])
-        if model not in wanted:
-            wanted.append(model)
+        for model in models:
+            if model not in receivers and model not in wanted:
+                wanted.append(model)
 
     def _train_mode(self, original: cst.CSTNode, result, within):
         """model.set_train(True) above the outermost loop of a scope that trains model (or a mark

@@ -16,11 +16,13 @@ file builds LR schedulers (mindspore.experimental.optim.lr_scheduler needs them)
 """
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from analysis.knowledge.mapping import ApiEntry
 
-from . import rules
+from . import astwalk, rules
 from .context import ConversionContext
 from .names import code, resolve
 from .result import Change
@@ -197,13 +199,34 @@ def note_optimizer(ctx: ConversionContext, assign: cst.Assign) -> None:
     call = assign.value
     params = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "params"), None)
     model = _parameters_owner(params) if params is not None else None
+    networks = _networks_of(ctx, params) if model is None and isinstance(params, cst.Name) else ()
     for target in assign.targets:
         name = code(target.target)
         ctx.optimizer_names.add(name)
         if model is not None:
             ctx.optimizer_models[name] = model
+        elif networks:
+            ctx.optimizer_networks[name] = networks
         if params is not None:
             ctx.optimizer_params[name] = code(params)
+
+
+def _networks_of(ctx: ConversionContext, params: cst.Name) -> tuple[str, ...]:
+    """The networks whose parameters a list gathers (`params = list(decoder.parameters()) +
+    list(encoder.linear.parameters())` -> decoder, encoder): each whole network, as PyTorch puts every
+    module of it in training mode, frozen parts included."""
+    roots: list[str] = []
+    for node in astwalk.nodes(ctx.tree) if ctx.tree is not None else ():
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == params.value for t in node.targets):
+            for call in ast.walk(node.value):
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and not call.args \
+                        and call.func.attr in ("parameters", "named_parameters"):
+                    root = call.func.value
+                    while isinstance(root, ast.Attribute):
+                        root = root.value
+                    if isinstance(root, ast.Name) and root.id not in roots and root.id != "self":
+                        roots.append(root.id)
+    return tuple(roots)
 
 
 def _parameters_owner(node: cst.CSTNode) -> str | None:

@@ -205,6 +205,32 @@ optimizer.step()
 after = criterion(linear(x), y).item()
 weight = linear.weight.detach().numpy()
 """,
+    # an optimizer over a list gathered from parts of two networks (image_captioning's shape): both whole
+    # networks train in training mode, the encoder's BatchNorm included although its parameters are frozen
+    "parameters_gathered_from_two_networks": """# compare: losses, weight
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.bn = nn.BatchNorm1d(4)
+
+    def forward(self, v):
+        return self.bn(self.body(v))
+
+encoder = fill(Encoder())
+decoder = fill(nn.Linear(4, 2))
+params = list(decoder.parameters()) + list(encoder.body.parameters())
+optimizer = torch.optim.SGD(params, lr=0.1)
+losses = []
+for step in range(3):
+    loss = ((decoder(encoder(x)) - y) ** 2).mean()
+    decoder.zero_grad()
+    encoder.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+weight = decoder.weight.detach().numpy()
+""",
     # issue 15, class 8: a layer built and called outside any training loop computes in training mode
     "batchnorm_called_outside_a_loop": """# compare: out, stacked
 bn = nn.BatchNorm1d(4)
@@ -256,6 +282,12 @@ def test_building_the_network_stays_outside_the_forward():
     forward = text[text.index("def forward_fn"):text.index("grad_fn =")]
     assert "nn.Dense" not in forward and "MSELoss" not in forward and "pred = linear(x)" in forward
     assert text.index("optimizer = nn.SGD") < text.index("grad_fn =")
+
+
+def test_every_network_an_optimizer_list_gathers_from_trains():
+    result = convert_source(HEAD + SNIPPETS["parameters_gathered_from_two_networks"])
+    assert "decoder.set_train(True)\nencoder.set_train(True)\nfor step in range(3):" in result.text
+    assert not result.unconverted
 
 
 def test_data_fetching_stays_outside_the_forward():
