@@ -48,6 +48,8 @@ CASES = [
      "pass"),
     ("vjp of tuple outputs", X5 + "out, vjp_fn = torch.func.vjp(lambda v: (v.sin(), v.cos()), x)\n"
                                   "y = vjp_fn((torch.ones(5), torch.ones(5)))", "pass"),
+    ("vjp of a dict output", X5 + "out, vjp_fn = torch.func.vjp(lambda v: {'a': v.sin(), 'b': v.cos()}, x)\n"
+                                  "y = vjp_fn({'a': torch.ones(5), 'b': x})", "pass"),
     ("vjp of two primals", X25 + "m = torch.tensor([[0.5], [1.0], [-1.0], [2.0], [0.1]])\n"
                                  "out, vjp_fn = torch.func.vjp(torch.matmul, x, m)\ny = vjp_fn(torch.ones(2, 1))", "pass"),
     ("jvp, 0-d input, vector output", "x = torch.tensor(0.5)\nf = lambda v: v * torch.tensor([1.0, 2.0, 3])\n"
