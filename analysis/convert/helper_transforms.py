@@ -1,7 +1,7 @@
 """torch.func's function transforms written over MindSpore's, copied into a converted file like the
-definitions of helper_source.py, named func_<transform> (a file keeping `from torch.func import grad`
-for a call left marked must not see its converted calls rebound) (same rules: read as text by helpers.py, never imported by the
-converter; tests import it to check each one against PyTorch).
+definitions of helper_source.py (same rules: read as text by helpers.py, never imported by the
+converter; tests import it to check each one against PyTorch). They are named func_<transform>: a
+file that keeps `from torch.func import grad` for a call left marked must not rebind the others.
 
 mindspore.grad / mindspore.vjp / ops.jacrev / ops.jacfwd compute the same derivatives as torch.func,
 but package them differently where these helpers step in:
