@@ -1,7 +1,7 @@
 """torch.func's function transforms written over MindSpore's, copied into a converted file like the
-definitions of helper_source.py, named func_<transform> (a file keeping `from torch.func import grad`
-for a call left marked must not see its converted calls rebound) (same rules: read as text by helpers.py, never imported by the
-converter; tests import it to check each one against PyTorch).
+definitions of helper_source.py (same rules: read as text by helpers.py, never imported by the
+converter; tests import it to check each one against PyTorch). They are named func_<transform>: a
+file that keeps `from torch.func import grad` for a call left marked must not rebind the others.
 
 mindspore.grad / mindspore.vjp / ops.jacrev / ops.jacfwd compute the same derivatives as torch.func,
 but package them differently where these helpers step in:
@@ -51,9 +51,25 @@ def func_grad(func, argnums=0, has_aux=False):
 
 def func_vjp(func, *primals, has_aux=False):
     """torch.func.vjp over mindspore.vjp: (func(*primals), vjp_fn) or, with has_aux, (output, vjp_fn,
-    aux); vjp_fn(cotangents) returns a tuple with one gradient per primal."""
+    aux); vjp_fn(cotangents) returns a tuple with one gradient per primal. An output dict (which
+    mindspore.vjp cannot take cotangents for) goes through as the tuple of its values."""
     check_tensor_arguments(primals, range(len(primals)))
-    return mindspore.vjp(func, *[primal + 0 for primal in primals], has_aux=has_aux)
+    keys = []
+
+    def flat_func(*args):
+        out = func(*args)
+        value = out[0] if has_aux else out
+        if isinstance(value, dict):
+            keys[:] = list(value)
+            value = tuple(value[key] for key in keys)
+        return (value, out[1]) if has_aux else value
+
+    result = mindspore.vjp(flat_func, *[primal + 0 for primal in primals], has_aux=has_aux)
+    if not keys:
+        return result
+    vjp_fn = result[1]
+    return (dict(zip(keys, result[0])), lambda cotangents: vjp_fn(tuple(cotangents[key] for key in keys)),
+            *result[2:])
 
 
 def func_jacrev(func, argnums=0, has_aux=False):

@@ -53,11 +53,12 @@ TRANSFORMS = {
 }
 DIFFERENTIATING = frozenset(TRANSFORMS) - {"vmap"}
 # Keywords renamed for the MindSpore API (the helpers keep PyTorch's names)
-KEYWORDS = {"mindspore.vmap": {"in_dims": "in_axes", "out_dims": "out_axes"}}
+KEYWORDS = {"mindspore.vmap": {"func": "fn", "in_dims": "in_axes", "out_dims": "out_axes"},
+            "mindspore.ops.linearize": {"func": "fn"}}
 
 
 def transform_name(qualified: str | None) -> str | None:
-    """'grad' for torch.func.grad (or functorch.grad ...), 'vmap' for torch.vmap; None otherwise."""
+    """'grad' for torch.func.grad, 'vmap' for torch.vmap (and torch.func.vmap); None otherwise."""
     if qualified == "torch.vmap":
         return "vmap"
     for space in NAMESPACES:
@@ -79,16 +80,17 @@ def convert(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
         ctx.mark(original, rules.API_UNMAPPED, qualified, problem)
         return updated
     keep = [a for a in updated.args if _param_of(a, bound) not in dropped]
-    if target == "mindspore.ops.linearize":
-        return _linearize(ctx, original, updated, qualified, keep)
     renames = KEYWORDS.get(target, {})
     args = [a.with_changes(keyword=cst.Name(renames[a.keyword.value])) if a.keyword is not None
             and a.keyword.value in renames else a for a in keep]
     if args and len(args) < len(updated.args):
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    if target == "mindspore.ops.linearize":
+        return _linearize(ctx, original, updated, qualified, args)
     notes = [f"{a.keyword.value}= dropped (PyTorch's default)" for a in updated.args
              if _param_of(a, bound) in dropped]
-    notes += [f"{old}= -> {new}=" for old, new in renames.items() if old in bound]
+    notes += [f"{old}= -> {new}=" for old, new in renames.items()
+              if any(a.keyword is not None for a in bound.get(old, ()))]
     if target.startswith("helper:"):
         local = helpers.use(ctx, target[len("helper:"):])
         func, shown = cst.Name(local), f"{local}(), a local function over MindSpore's transform"
@@ -150,21 +152,22 @@ def _refused(ctx: ConversionContext, original: cst.Call, bound, dropped, name: s
                             "None and tuples of them): pass the dict's tensors as arguments of their own")
     if name == "linearize" and (len(bound.get("primals", ())) != 1
                                 or isinstance(bound["primals"][0].value, (cst.Tuple, cst.List, cst.Dict))):
-        return ("ops.linearize takes one tensor (or a tuple of them) and its jvp_fn one tangent: with several "
-                "primals write output, jvp_fn = ops.linearize(func, (x, y)) and call jvp_fn((tx, ty))")
+        return ("ops.linearize takes its primals as one tensor or one tuple of them, and its jvp_fn one tangent "
+                "or one tuple: for several primals write output, jvp_fn = ops.linearize(func, (x, y)) and call "
+                "jvp_fn((tx, ty)); a primal that is itself a tuple has no counterpart")
     func = bound["func"][0].value
     func_original = original.args[position].value  # the torch names of the function's own expression
     if compiled and any(isinstance(n, cst.Lambda) for n in _subtree(func)):
         return (f"{name}'s MindSpore counterpart compiles the function, and MindSpore's parser reads a lambda only "
                 "from a line of its own: assign the lambda to a name first (f = lambda ...) and pass f")
     definitions = _definitions(ctx)
-    names = _names_in(func_original, ctx)
+    names = _names_in(func_original)
     for called in names if name in DIFFERENTIATING else ():
         if called in definitions and definitions[called]["no_grad"]:
             return (f"{called}() holds a no_grad block, which the conversion unwraps: its values would take part "
                     f"in the derivative; wrap them in ops.stop_gradient(...) and convert this call by hand")
     if not compiled:
-        nested = [n for n in _called_transforms(func_original, ctx)]
+        nested = _called_transforms(func_original, ctx)
         nested += [called for called in names if called in definitions and definitions[called]["transforms"]]
         if nested:
             return (f"a derivative of a derivative ({name} over {nested[0]}): MindSpore 2.10 computes it wrong in "
@@ -201,7 +204,7 @@ def _called_transforms(node: cst.CSTNode, ctx: ConversionContext) -> list[str]:
     return found
 
 
-def _names_in(node: cst.CSTNode, ctx: ConversionContext) -> set[str]:
+def _names_in(node: cst.CSTNode) -> set[str]:
     """Plain names read in node (not the attribute part of a.b)."""
     attributes = {id(sub.attr) for sub in _subtree(node) if isinstance(sub, cst.Attribute)}
     return {sub.value for sub in _subtree(node) if isinstance(sub, cst.Name) and id(sub) not in attributes}

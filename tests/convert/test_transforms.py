@@ -42,14 +42,18 @@ CASES = [
     ("vmap chunk_size", X25 + "f = lambda v: v * 2\ny = torch.vmap(f, chunk_size=1)(x)", "marked"),
     ("vmap of an inline lambda", X25 + "y = torch.vmap(lambda v: v * 2)(x)", "marked"),
     ("vmap in_dims as a dict", X25 + W + "f = lambda d: torch.dot(d['x'], d['y'])\n"
-                                         "y = torch.vmap(f, in_dims=({'x': 0, 'y': None},))({'x': x, 'y': w})", "marked"),
+                                         "y = torch.vmap(f, in_dims=({'x': 0, 'y': None},))({'x': x, 'y': w})",
+     "marked"),
     # vjp, jvp, linearize
     ("vjp", X5 + "out, vjp_fn = torch.func.vjp(lambda v: v.sin().sum(), x)\ny = (out, vjp_fn(torch.tensor(1.0)))",
      "pass"),
     ("vjp of tuple outputs", X5 + "out, vjp_fn = torch.func.vjp(lambda v: (v.sin(), v.cos()), x)\n"
                                   "y = vjp_fn((torch.ones(5), torch.ones(5)))", "pass"),
+    ("vjp of a dict output", X5 + "out, vjp_fn = torch.func.vjp(lambda v: {'a': v.sin(), 'b': v.cos()}, x)\n"
+                                  "y = vjp_fn({'a': torch.ones(5), 'b': x})", "pass"),
     ("vjp of two primals", X25 + "m = torch.tensor([[0.5], [1.0], [-1.0], [2.0], [0.1]])\n"
-                                 "out, vjp_fn = torch.func.vjp(torch.matmul, x, m)\ny = vjp_fn(torch.ones(2, 1))", "pass"),
+                                 "out, vjp_fn = torch.func.vjp(torch.matmul, x, m)\ny = vjp_fn(torch.ones(2, 1))",
+     "pass"),
     ("jvp, 0-d input, vector output", "x = torch.tensor(0.5)\nf = lambda v: v * torch.tensor([1.0, 2.0, 3])\n"
                                       "y = torch.func.jvp(f, (x,), (torch.tensor(1.0),))", "pass"),
     ("jvp through a reduction", X25 + "f = lambda v: v.sum() ** 2 + (v.sin() * v).sum(1)\n"
@@ -65,7 +69,8 @@ CASES = [
     ("jacrev has_aux", X5 + "def g(v):\n    r = v.sin()\n    return r, (r, v.cos())\n"
                             "y = torch.func.jacrev(g, has_aux=True)(x)", "pass"),
     ("jacfwd argnums tuple of one", X25 + "m = torch.tensor([[0.5], [1.0], [-1.0], [2.0], [0.1]])\n"
-                                          "def f(a, b):\n    return a @ b\ny = torch.func.jacfwd(f, argnums=(1,))(x, m)",
+                                          "def f(a, b):\n    return a @ b\n"
+                                          "y = torch.func.jacfwd(f, argnums=(1,))(x, m)",
      "pass"),
     ("hessian", X25 + "def f(v):\n    return v.sum() ** 2 + (v.sin() * v).sum()\ny = torch.func.hessian(f)(x)", "pass"),
     ("jacfwd(jacrev)", X5 + "def f(v):\n    return v.sin().sum()\n"
