@@ -7,6 +7,7 @@ from . import modern  # AMP, checkpointing and distributed set-up (issue 16's mo
 import libcst as cst
 
 from . import containers, data, functional, idioms, layercalls, layers, legacy, receivers, rules, state, tensors, training, vision
+from . import argfixes, composed, outargs, scatter
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
@@ -34,6 +35,8 @@ RESULT_DIFFERS = {
 
 
 HANDLERS.update(modern.HANDLERS)  # kept apart from HANDLERS above: other concerns add to that line
+# forms with no CPU kernel or another dtype in MindSpore, written so that they compute PyTorch's values (issue 15)
+HANDLERS.update({**composed.HANDLERS, **scatter.HANDLERS, **argfixes.HANDLERS})
 
 
 class CallRewrites(WalkState):
@@ -109,6 +112,9 @@ class CallRewrites(WalkState):
             if folded is None:
                 return updated  # marked
             updated = folded
+        new = outargs.rewrite(self, original, updated, qualified)  # out=buf: the call without it, written into buf
+        if new is not None:
+            return new
         mint = ctx.mint_entry(qualified)
         handler = None if mint else HANDLERS.get(qualified)
         entry = mint or legacy.entry_for(qualified, updated, ctx.classic.get(qualified))

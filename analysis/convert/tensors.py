@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from . import inplace, rules
+from . import composed, inplace, rules, scatter
 from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, dotted, resolve
@@ -52,6 +52,10 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
     name = _method(updated)
     if name is None or resolve(original.func, ctx.aliases) is not None:
         return None
+    for exact in (scatter.method, composed.method):  # forms MindSpore lacks on CPU, written with local helpers
+        new = exact(ctx, original, updated, name)
+        if new is not None:
+            return new
     receiver = _receiver(updated)
     args = updated.args
     positional = [a for a in args if a.keyword is None and not a.star]
@@ -303,7 +307,7 @@ def relevant_methods(classic) -> frozenset[str]:
     """Every method name method_call may rewrite: a call of any other name is left as it is."""
     mapped = {entry.torch.rsplit(".", 1)[1] for entry in classic
               if entry.torch.startswith("torch.Tensor.") and entry.torch.count(".") == 2}
-    return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic)
+    return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic) | frozenset(scatter.METHODS) | composed.METHODS
 
 
 # Method names too common outside tensors to rename from the table without type information.
