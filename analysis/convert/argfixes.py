@@ -87,9 +87,9 @@ def full(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
         ctx.mark(original, rules.API_DIFF, qualified, "a complex fill value: MindSpore's ops.full takes real numbers "
                                                       "only; build the real and imaginary parts with ops.complex")
         return updated
-    if isinstance(bare, cst.Integer) or _is_call_of(fill, ("int",)):
+    if isinstance(bare, cst.Integer) or _is_call_of(bare, ("int",)):
         return convert_call(ctx, original, updated, qualified, entry)  # int64 in both
-    if isinstance(bare, cst.Float) or _is_call_of(fill, FLOAT_CALLS):
+    if isinstance(bare, cst.Float) or _is_call_of(bare, FLOAT_CALLS):
         dtype, note = ctx.ms_expr("mindspore.float32"), "dtype=float32 written (PyTorch's for a float fill value)"
     elif (isinstance(fill, cst.Name) and fill.value in ("True", "False")) or _is_call_of(fill, ("bool",)):
         dtype, note = ctx.ms_expr("mindspore.bool_"), "dtype=bool_ written (PyTorch's for a bool fill value)"

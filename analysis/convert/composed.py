@@ -18,7 +18,8 @@ import libcst as cst
 from . import helpers, rules
 from .apis import convert_call
 from .context import ConversionContext
-from .names import code
+from .bound import SIZE
+from .names import code, dotted, resolve
 from .signatures import fix_commas
 
 # PyTorch's parameters of each function form: (positional-or-keyword, keyword-only); the method
@@ -48,6 +49,29 @@ def bind(args, positional: tuple[str, ...], keyword_only: tuple[str, ...] = ()) 
             return None
         values[name] = arg.value
     return values
+
+
+# method names numpy arrays or pandas objects share with PyTorch's tensors: converted only where the
+# receiver is known to be a tensor (numpy's a.round(decimals=2) is no tensor call)
+SHARED_NAMES = frozenset({"round"})
+
+
+def tensor_receiver(ctx: ConversionContext, node: cst.BaseExpression) -> bool:
+    """Whether node is known to be a PyTorch tensor: a torch function's result (torch.tensor(...),
+    torch.randn(...)), a tensor method's result on one, or a name every assignment binds to a torch
+    function's result (bound.py); classes (nn.Linear) and torch.Size are no tensors."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and resolve(node.func, ctx.aliases) is None:
+        node = node.func.value  # x.float().round(...): the tensor the chain starts from
+    if isinstance(node, cst.Call):
+        kind = resolve(node.func, ctx.aliases)
+    else:
+        name = dotted(node)
+        kind = ctx.bound.get(name) if name else None
+    if not kind or not kind.startswith("torch.") or kind == SIZE:
+        return False
+    last = kind.rsplit(".", 1)[1]
+    return last[:1].islower() and not kind.startswith(("torch.nn.", "torch.optim.", "torch.utils."))
 
 
 def helper_call(ctx: ConversionContext, original: cst.Call, helper: str, values: list[cst.BaseExpression],
@@ -115,7 +139,7 @@ def method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: 
     """x.roll(...), x.angle(), x.nonzero(as_tuple=True), x.round(decimals=d), x.bincount(...) -> the helper
     with x first; None for any other call (left to tensors.method_call)."""
     api = f"torch.{name}"
-    if api not in PARAMS:
+    if api not in PARAMS or (name in SHARED_NAMES and not tensor_receiver(ctx, original.func.value)):  # type: ignore[union-attr]
         return None
     positional, keyword_only = PARAMS[api]
     values = bind(updated.args, positional[1:], keyword_only)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import helpers, inplace, rules
-from .composed import bind
+from .composed import bind, tensor_receiver
 from .context import ConversionContext
 from .signatures import fix_commas
 
@@ -78,6 +78,11 @@ def method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: 
     values = _bound(updated.args, add, with_input=False)
     if values is None:
         return None
+    dim = values["dim"]
+    literal = isinstance(dim.expression if isinstance(dim, cst.UnaryOperation) else dim, cst.Integer)
+    if name == "scatter" and not (literal or any(a.keyword and a.keyword.value == "dim" for a in updated.args)
+                                  or tensor_receiver(ctx, original.func.value)):  # type: ignore[union-attr]
+        return None  # ax.scatter(x, y, sizes) of matplotlib binds too: a tensor's dim is an int
     api = f"torch.Tensor.{name}"
     if in_place:
         return inplace.write_in_place(ctx, original, updated, name, name[:-1],

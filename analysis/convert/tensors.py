@@ -207,8 +207,9 @@ SAME_NAME_DIFFERS = {
 
 # Arguments MindSpore's method refuses for some values: method -> (keyword, value it accepts, what to do)
 REFUSED_VALUES = {
-    "round": ("decimals", "0", "MindSpore's Tensor.round rounds to integers only (decimals=0): write "
-                               "(x * 10 ** d).round() / 10 ** d"),
+    "round": ("decimals", "0", "MindSpore's Tensor.round rounds to integers only (decimals=0): for a tensor "
+                               "x write (x * 10 ** d).round() / 10 ** d, for d < 0 (x / 10 ** -d).round() * 10 ** -d "
+                               "(PyTorch's steps; float16 in float32)"),
 }
 # Arguments MindSpore's method takes as a Python float only: method -> (keyword, position)
 FLOAT_ARGUMENTS = {"fill_diagonal_": ("fill_value", 0)}

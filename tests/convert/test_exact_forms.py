@@ -237,6 +237,25 @@ def test_calls_the_tables_convert_correctly_are_left_to_them():
     assert "def " not in text  # no helper written
 
 
+def test_methods_other_libraries_share_are_converted_only_on_tensors():
+    # numpy's a.round(decimals=2) and matplotlib's ax.scatter(x, y, sizes) bind to PyTorch's methods too
+    result = convert_source(_source("""
+        import numpy as np
+        a = np.array([1.234]).round(decimals=2)
+        b = values.round(decimals=2)
+        ax.scatter(xs, ys, sizes)
+        t = torch.tensor([1.234])
+        c = t.round(decimals=2)
+        d = t.float().scatter(1, idx, 2.0)
+        e = torch.ones(3).round(decimals=-1)
+        """))
+    assert "a = np.array([1.234]).round(decimals=2)" in result.text and "b = values.round(decimals=2)" in result.text
+    assert "ax.scatter(xs, ys, sizes)" in result.text
+    assert "c = round_decimals(t, 2)" in result.text and "d = scatter(t.float(), 1, idx, 2.0)" in result.text
+    assert "e = round_decimals(ops.ones(3), -1)" in result.text
+    assert {u.line for u in result.unconverted if u.torch_api == "torch.Tensor.round"} == {4, 5}
+
+
 # the helpers against PyTorch on several dtypes, shapes and argument forms (one subprocess: both frameworks)
 HELPER_CHECK = r'''
 import sys
