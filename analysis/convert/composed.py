@@ -17,8 +17,8 @@ import libcst as cst
 
 from . import helpers, rules
 from .apis import convert_call
-from .context import ConversionContext
 from .bound import SIZE
+from .context import ConversionContext
 from .names import code, dotted, resolve
 from .signatures import fix_commas
 
@@ -70,8 +70,9 @@ def tensor_receiver(ctx: ConversionContext, node: cst.BaseExpression) -> bool:
         kind = ctx.bound.get(name) if name else None
     if not kind or not kind.startswith("torch.") or kind == SIZE:
         return False
-    last = kind.rsplit(".", 1)[1]
-    return last[:1].islower() and not kind.startswith(("torch.nn.", "torch.optim.", "torch.utils."))
+    if kind.rsplit(".", 1)[1][:1].isupper() or kind.startswith(("torch.optim.", "torch.utils.", "torch.cuda.")):
+        return False
+    return not kind.startswith("torch.nn.") or kind.startswith("torch.nn.functional.")
 
 
 def helper_call(ctx: ConversionContext, original: cst.Call, helper: str, values: list[cst.BaseExpression],
