@@ -16,7 +16,7 @@ import libcst as cst
 
 from . import helpers, rules
 from .apis import convert_call
-from .composed import bind
+from .exact_forms import bind
 from .context import ConversionContext
 from .names import dotted
 from .signatures import fix_commas, kwarg

@@ -7,7 +7,7 @@ from . import modern  # AMP, checkpointing and distributed set-up (issue 16's mo
 import libcst as cst
 
 from . import containers, data, functional, idioms, layercalls, layers, legacy, receivers, rules, state, tensors, training, vision
-from . import argfixes, composed, outargs, scatter
+from . import argfixes, exact_forms, outargs, scatter
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
@@ -36,7 +36,7 @@ RESULT_DIFFERS = {
 
 HANDLERS.update(modern.HANDLERS)  # kept apart from HANDLERS above: other concerns add to that line
 # forms with no CPU kernel or another dtype in MindSpore, written so that they compute PyTorch's values (issue 15)
-HANDLERS.update({**composed.HANDLERS, **scatter.HANDLERS, **argfixes.HANDLERS})
+HANDLERS.update({**exact_forms.HANDLERS, **scatter.HANDLERS, **argfixes.HANDLERS})
 
 
 class CallRewrites(WalkState):

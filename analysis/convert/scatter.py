@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import helpers, inplace, rules
-from .composed import bind, tensor_receiver
+from .exact_forms import bind, tensor_receiver
 from .context import ConversionContext
 from .signatures import fix_commas
 

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from . import composed, inplace, rules, scatter
+from . import exact_forms, inplace, rules, scatter
 from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, dotted, resolve
@@ -52,7 +52,7 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
     name = _method(updated)
     if name is None or resolve(original.func, ctx.aliases) is not None:
         return None
-    for exact in (scatter.method, composed.method):  # forms MindSpore lacks on CPU, written with local helpers
+    for exact in (scatter.method, exact_forms.method):  # forms MindSpore lacks on CPU, written with local helpers
         new = exact(ctx, original, updated, name)
         if new is not None:
             return new
@@ -308,7 +308,7 @@ def relevant_methods(classic) -> frozenset[str]:
     """Every method name method_call may rewrite: a call of any other name is left as it is."""
     mapped = {entry.torch.rsplit(".", 1)[1] for entry in classic
               if entry.torch.startswith("torch.Tensor.") and entry.torch.count(".") == 2}
-    return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic) | frozenset(scatter.METHODS) | composed.METHODS
+    return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic) | frozenset(scatter.METHODS) | exact_forms.METHODS
 
 
 # Method names too common outside tensors to rename from the table without type information.
