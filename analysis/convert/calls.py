@@ -8,6 +8,7 @@ from . import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, h
 import libcst as cst
 
 from . import containers, data, functional, idioms, layercalls, layers, legacy, receivers, rules, state, tensors, training, vision
+from . import argfixes, exact_forms, outargs, scatter
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
 from .layout import relayout
@@ -38,6 +39,8 @@ HANDLERS.update(modern.HANDLERS)  # kept apart from HANDLERS above: other concer
 HANDLERS.update(numeric_info.HANDLERS)
 HANDLERS.update(model_zoo.handlers())  # torchvision.models: marked with mindcv's model of the same architecture
 HANDLERS.update(transforms.HANDLERS)  # torch.func's function transforms (issue 15)
+# forms with no CPU kernel or another dtype in MindSpore, written so that they compute PyTorch's values (issue 15)
+HANDLERS.update({**exact_forms.HANDLERS, **scatter.HANDLERS, **argfixes.HANDLERS})
 
 
 class CallRewrites(WalkState):
@@ -113,6 +116,9 @@ class CallRewrites(WalkState):
             if folded is None:
                 return updated  # marked
             updated = folded
+        new = outargs.rewrite(self, original, updated, qualified)  # out=buf: the call without it, written into buf
+        if new is not None:
+            return new
         mint = ctx.mint_entry(qualified)
         handler = None if mint else HANDLERS.get(qualified)
         entry = mint or legacy.entry_for(qualified, updated, ctx.classic.get(qualified))

@@ -302,3 +302,197 @@ def fftfreq(n, d=1.0, *, dtype=None):
 def rfftfreq(n, d=1.0, *, dtype=None):
     """torch.fft.rfftfreq with ops.rfftfreq, which takes the sample spacing d as a float only."""
     return ops.rfftfreq(n, float(d), dtype=dtype)
+
+
+def scatter(input, dim, index, src, reduce=None):
+    """PyTorch's scatter / scatter_ / scatter_add with the TensorScatterElements kernel (MindSpore's
+    Scatter kernels on CPU need src shaped as index and ignore reduce=). PyTorch reads src only where
+    index reaches, so src is cut to index's shape; a number becomes a tensor of index's shape in
+    input's dtype. reduce: None writes, "add" sums (duplicates included), "multiply" multiplies each
+    target once (an index naming a place twice raises: PyTorch's running product is not written out)."""
+    if isinstance(src, mindspore.Tensor):
+        src = src[tuple(slice(0, size) for size in index.shape)]
+    else:
+        src = ops.full(index.shape, src, dtype=input.dtype)
+    if reduce is None:
+        return ops.tensor_scatter_elements(input, index, src, dim)
+    if reduce == "add":
+        return ops.tensor_scatter_elements(input, index, src, dim, "add")
+    if reduce == "multiply":
+        ones = ops.ones(index.shape, mindspore.int32)
+        hits = ops.tensor_scatter_elements(ops.zeros(input.shape, mindspore.int32), index, ones, dim, "add")
+        if bool((hits > 1).any()):
+            raise ValueError("scatter: reduce='multiply' with an index naming a place twice is not written out")
+        return ops.tensor_scatter_elements(input, index, ops.gather_elements(input, dim, index) * src, dim)
+    raise ValueError(f"scatter: reduce={reduce!r} (PyTorch takes 'add' or 'multiply')")
+
+
+def einsum(*args):
+    """torch.einsum with classic MindSpore ops (MindSpore's Einsum has no CPU kernel), in all of
+    PyTorch's forms: einsum("ij,jk->ik", a, b), einsum("ij,jk", [a, b]) and the sublist form
+    einsum(a, [0, 1], b, [1, 2], [0, 2]). A label repeated in one operand takes its diagonal, labels
+    in neither the output nor another operand are summed, then the operands are contracted left to
+    right as batched matrix products; dimensions of size 1 broadcast. Without "->" the output is the
+    broadcast (...) dimensions, then the labels used once in alphabetical order, as in PyTorch."""
+    if isinstance(args[0], str):
+        equation, operands = args[0].replace(" ", ""), list(args[1:])
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = list(operands[0])
+    else:  # sublists of ints 0..51 (A-Z, a-z) and Ellipsis
+        def letters(sublist):
+            return "".join("..." if s is Ellipsis else chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26)
+                           for s in sublist)
+        equation = ",".join(letters(s) for s in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + letters(args[-1])
+        operands = list(args[0:len(args) - len(args) % 2:2])
+    inputs, arrow, output = equation.partition("->")
+
+    def tokens(term):
+        head, dots, tail = term.partition("...")
+        return list(head) + ["..."] * bool(dots) + list(tail)
+
+    terms = [tokens(term) for term in inputs.split(",")]
+    spans = [x.ndim - (len(t) - 1) if "..." in t else 0 for x, t in zip(operands, terms)]
+    width = max(spans, default=0)
+    broad = [f".{i}" for i in range(width)]
+    for n, (term, span) in enumerate(zip(terms, spans)):
+        if "..." in term:
+            at = term.index("...")
+            terms[n] = term[:at] + broad[width - span:] + term[at + 1:]
+    if arrow:
+        out = tokens(output)
+        if "..." in out:
+            at = out.index("...")
+            out = out[:at] + broad + out[at + 1:]
+    else:
+        counts = {}
+        for term in terms:
+            for label in term:
+                counts[label] = counts.get(label, 0) + 1
+        out = broad + sorted(label for label, count in counts.items() if count == 1 and not label.startswith("."))
+
+    def collapse(x, term, keep):
+        while len(set(term)) < len(term):  # a repeated label: its diagonal
+            first = next(label for label in term if term.count(label) > 1)
+            p = term.index(first)
+            q = term.index(first, p + 1)
+            x = ops.diagonal(x, 0, p, q)
+            term = [label for i, label in enumerate(term) if i not in (p, q)] + [first]
+        summed = [i for i, label in enumerate(term) if label not in keep]
+        if summed:
+            x = ops.sum(x, tuple(summed))
+            term = [label for label in term if label in keep]
+        return x, term
+
+    def move(x, term, order):
+        perm = tuple(term.index(label) for label in order)
+        return x if perm == tuple(range(len(perm))) else ops.permute(x, perm)
+
+    def size(labels, sizes):
+        total = 1
+        for label in labels:
+            total *= sizes[label]
+        return total
+
+    reduced = []
+    for n, (x, term) in enumerate(zip(operands, terms)):
+        others = set(out).union(*[t for m, t in enumerate(terms) if m != n])
+        reduced.append(collapse(x, term, others))
+    x, term = reduced[0]
+    for n in range(1, len(reduced)):
+        y, other = reduced[n]
+        keep = set(out).union(*[t for _, t in reduced[n + 1:]])
+        sizes = {}
+        for t, v in ((term, x), (other, y)):
+            for label, s in zip(t, v.shape):
+                sizes[label] = max(sizes.get(label, 1), s)
+        x = ops.broadcast_to(x, tuple(sizes[label] for label in term))
+        y = ops.broadcast_to(y, tuple(sizes[label] for label in other))
+        shared = [label for label in term if label in other]
+        batch = [label for label in shared if label in keep]
+        summed = [label for label in shared if label not in keep]
+        left = [label for label in term if label not in other]
+        right = [label for label in other if label not in term]
+        a = move(x, term, batch + left + summed).reshape(size(batch, sizes), size(left, sizes), size(summed, sizes))
+        b = move(y, other, batch + summed + right).reshape(size(batch, sizes), size(summed, sizes), size(right, sizes))
+        term = batch + left + right
+        x = ops.bmm(a, b).reshape(tuple(sizes[label] for label in term))
+    x, term = collapse(x, term, set(out))
+    return move(x, term, out)
+
+
+def roll(input, shifts, dims=None):
+    """torch.roll by slicing and concatenation (MindSpore's Roll has no CPU kernel): each dimension
+    in dims is rotated by its shift; with no dims the flattened tensor is rotated and reshaped back."""
+    if dims is None:
+        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+    shifts = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
+    dims = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
+    if len(shifts) != len(dims):
+        raise ValueError(f"roll: shifts and dims must have the same length, got {len(shifts)} and {len(dims)}")
+    for shift, dim in zip(shifts, dims):
+        dim = int(dim) % input.ndim
+        length = input.shape[dim]
+        shift = int(shift) % length if length else 0
+        if shift:
+            head = (slice(None),) * dim
+            input = ops.cat((input[head + (slice(length - shift, None),)], input[head + (slice(0, length - shift),)]),
+                            dim)
+    return input
+
+
+def angle(input):
+    """torch.angle: MindSpore's Angle kernel takes complex input only on CPU. A real input gives pi
+    where it is negative, 0 elsewhere (also at -0.0) and NaN where it is NaN, in its own floating
+    dtype (float32 for integers and bools, PyTorch's default)."""
+    if input.dtype in (mindspore.complex64, mindspore.complex128):
+        return ops.angle(input)
+    x = input if ops.is_floating_point(input) else input.astype(mindspore.float32)
+    result = ops.where(x < 0, ops.full_like(x, 3.141592653589793), ops.zeros_like(x))
+    return ops.where(ops.isnan(x), x, result)
+
+
+def nonzero_tuple(input):
+    """torch.nonzero(input, as_tuple=True) (and torch.where(condition)): one int64 index tensor per
+    dimension, from the NonZero kernel (as_tuple=True has none on CPU); a 0-d input counts as 1-d."""
+    indices = ops.nonzero(input.reshape(1) if input.ndim == 0 else input)
+    return tuple(indices[:, axis] for axis in range(indices.shape[1]))
+
+
+def round_decimals(input, decimals=0):
+    """torch.round(input, decimals=d) (MindSpore's Round kernel takes decimals=0 only) in PyTorch's
+    own steps: round half to even of input * 10**d, divided by 10**d; for d < 0, of input / 10**-d,
+    multiplied back. float16 and bfloat16 are computed in float32, as PyTorch does, and cast back."""
+    x = input.astype(mindspore.float32) if input.dtype in (mindspore.float16, mindspore.bfloat16) else input
+    scale = float(10 ** abs(decimals))
+    x = ops.round(x * scale) / scale if decimals >= 0 else ops.round(x / scale) * scale
+    return x.astype(input.dtype)
+
+
+def bincount(input, weights=None, minlength=0):
+    """torch.bincount with PyTorch's dtypes (MindSpore's gives float32 always): int64 counts without
+    weights, else float32 for float32 weights and float64 for any other; summed by scatter-add."""
+    length = max(int(input.max()) + 1 if input.numel() else 0, minlength)
+    if weights is None:
+        values, dtype = ops.ones(input.shape, mindspore.int64), mindspore.int64
+    else:
+        dtype = mindspore.float32 if weights.dtype == mindspore.float32 else mindspore.float64
+        values = weights.astype(dtype)
+    return ops.tensor_scatter_elements(ops.zeros((length,), dtype), input.astype(mindspore.int64), values, 0, "add")
+
+
+def scalar_dtype(value):
+    """The dtype PyTorch gives a tensor filled with `value` (torch.full without dtype=): bool ->
+    bool_, an integer (numpy's too) -> int64, a Python complex -> complex64, anything else float32
+    (PyTorch's default; numpy bools and floats included); a 0-d tensor counts as the number it holds."""
+    import numbers
+    if isinstance(value, mindspore.Tensor):
+        value = value.item()
+    if isinstance(value, bool):
+        return mindspore.bool_
+    if isinstance(value, numbers.Integral):
+        return mindspore.int64
+    if isinstance(value, complex):
+        return mindspore.complex64
+    return mindspore.float32

@@ -229,3 +229,16 @@ def _write_back(ctx, original, updated, receiver, value, name: str, base: str, k
                f"x.{name}(...) -> x.assign_value(<{base}(...)>) (MindSpore's in-place methods fail on CPU or "
                "return a new tensor)")
     return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("assign_value")), args=[cst.Arg(value=value)])
+
+
+def write_in_place(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, base: str, value_of):
+    """x.name(...) whose new value value_of(source) builds (source: the receiver as the value's input, or
+    None from value_of when it marked the call): written back as rewrite() writes an out-of-place value."""
+    receiver = updated.func.value  # type: ignore[union-attr]
+    kind, target = _target(ctx, original, receiver)
+    if kind == "grad" or _mentions_grad(a.value for a in updated.args):
+        return _mark_grad(ctx, original, updated, name)
+    value = value_of(receiver if kind == "chain" else target)
+    if value is None:
+        return updated
+    return _write_back(ctx, original, updated, target, value, name, base, "path" if kind == "chain" else kind)

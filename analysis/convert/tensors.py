@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from . import inplace, rules
+from . import exact_forms, inplace, rules, scatter
 from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, dotted, resolve
@@ -52,6 +52,10 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
     name = _method(updated)
     if name is None or resolve(original.func, ctx.aliases) is not None:
         return None
+    for exact in (scatter.method, exact_forms.method):  # forms MindSpore lacks on CPU, written with local helpers
+        new = exact(ctx, original, updated, name)
+        if new is not None:
+            return new
     receiver = _receiver(updated)
     args = updated.args
     positional = [a for a in args if a.keyword is None and not a.star]
@@ -208,8 +212,9 @@ SAME_NAME_DIFFERS = {
 
 # Arguments MindSpore's method refuses for some values: method -> (keyword, value it accepts, what to do)
 REFUSED_VALUES = {
-    "round": ("decimals", "0", "MindSpore's Tensor.round rounds to integers only (decimals=0): write "
-                               "(x * 10 ** d).round() / 10 ** d"),
+    "round": ("decimals", "0", "MindSpore's Tensor.round rounds to integers only (decimals=0): for a tensor "
+                               "x write (x * 10 ** d).round() / 10 ** d, for d < 0 (x / 10 ** -d).round() * 10 ** -d "
+                               "(PyTorch's steps; float16 in float32)"),
 }
 # Arguments MindSpore's method takes as a Python float only: method -> (keyword, position)
 FLOAT_ARGUMENTS = {"fill_diagonal_": ("fill_value", 0)}
@@ -309,7 +314,8 @@ def relevant_methods(classic) -> frozenset[str]:
     mapped = {entry.torch.rsplit(".", 1)[1] for entry in classic
               if entry.torch.startswith("torch.Tensor.") and entry.torch.count(".") == 2}
     refused = {name.rsplit(".", 1)[1] for name in classic.manual if name.startswith("torch.Tensor.")}
-    return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic) | frozenset(refused)
+    return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic) | frozenset(refused) | frozenset(scatter.METHODS) \
+        | exact_forms.METHODS
 
 
 # Method names too common outside tensors to rename from the table without type information.

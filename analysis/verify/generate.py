@@ -17,7 +17,8 @@ MAX_BASE_TRIES = 48
 MODULE_INPUTS = ["x", "img", "seq", "vol", "v", "ids", "lab3", "x, y", "x, lab3", "p, p", "x, y, p", "x, y, c"]
 # values PyTorch draws at random: only shape and dtype are compared
 RANDOM_WORDS = ("rand", "dropout", "bernoulli", "multinomial", "normal", "poisson", "rrelu", "RReLU", "empty",
-                "Dropout", "exponential_", "geometric_", "cauchy_", "log_normal_", "uniform_", "random_")
+                "Dropout", "exponential_", "geometric_", "cauchy_", "log_normal_", "uniform_", "random_",
+                "gumbel")  # gumbel_softmax adds Gumbel noise
 
 
 @dataclass

@@ -120,10 +120,11 @@ def test_in_place_call_on_a_gradient_is_marked():
 
 
 def test_a_mapped_in_place_method_on_a_new_tensor_is_marked_and_torch_not_kept():
-    # torch's own scatter_ example: torch.zeros(3, 5).scatter_(0, index, src). The receiver converts
-    # (ops.zeros), the in-place method has no CPU kernel: marked, and no torch import left for it.
+    # torch's own scatter_ example, torch.zeros(3, 5).scatter_(0, index, src), converts to the local
+    # scatter helper (test_exact_forms.py); with reduce= given by a variable it stays marked. The
+    # receiver converts (ops.zeros) and the mark names the method only: no torch import left for it.
     source = ("import torch\nsrc = torch.arange(1, 11).reshape((2, 5))\nindex = torch.tensor([[0, 1, 2, 0]])\n"
-              "a = torch.zeros(3, 5, dtype=src.dtype).scatter_(0, index, src)\n")
+              "a = torch.zeros(3, 5, dtype=src.dtype).scatter_(0, index, src, reduce=how)\n")
     result = convert_source(source)
     assert [(u.line, u.torch_api) for u in result.unconverted] == [(4, "torch.Tensor.scatter_")]
     assert "import torch" not in result.text and "ops.zeros((3, 5)" in result.text

@@ -23,6 +23,7 @@ SAME = [
         equal = x.size() == torch.Size([10, 10])
         made = torch.Size([2, 3]).numel()
         """, ["s", "n", "same", "k", "d", "equal", "made"]),
+    ("round_decimals", "r = torch.tensor([1.2345, 2.5678]).round(decimals=2)\n", ["r"]),  # round_decimals()
     ("fill_diagonal_int", """
         a = torch.zeros(3, 3)
         b = a.fill_diagonal_(5)
@@ -126,7 +127,6 @@ SAME = [
 
 # (name, PyTorch block, text of the line that must stay as it was under a MIGRATE marker)
 MARKED = [
-    ("round_decimals", "r = torch.tensor([1.2345, 2.5678]).round(decimals=2)\n", ".round(decimals=2)"),
     ("sequential_insert", "seq = nn.Sequential(nn.Linear(1, 2))\nseq.insert(0, nn.Linear(3, 1))\n", "seq.insert(0,"),
     ("sequential_append_value", "seq = nn.Sequential(nn.Linear(1, 2))\ny = seq.append(nn.Linear(2, 3))\n",
      "y = seq.append("),
