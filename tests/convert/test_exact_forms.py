@@ -369,3 +369,12 @@ def test_helpers_compute_what_pytorch_does(tmp_path):
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip().splitlines()[-1] == "ok", proc.stdout[-3000:]
+
+
+def test_dot_is_rewritten_on_tensors_only():
+    # MindSpore's Tensor.dot refuses 1-D tensors, so a tensor's dot goes to ops.inner; numpy's a.dot(b)
+    # would break there, so an unknown receiver is marked instead of rewritten
+    result = convert_source("import torch\nimport numpy as np\nx = torch.tensor([1.0, 2.0])\na = x.dot(x)\n"
+                            "b = np.ones(2)\nc = b.dot(b)\n")
+    assert "a = ops.inner(x, x)" in result.text and "c = b.dot(b)" in result.text
+    assert [u.line for u in result.unconverted] == [6]
