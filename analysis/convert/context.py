@@ -63,6 +63,7 @@ class ConversionContext:
     step_notes: dict[int, str] = field(default_factory=dict)  # backward()/step() call -> its mark when left
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
     helpers: dict[str, tuple[str, str]] = field(default_factory=dict)  # helper written into the file -> (name, code)
+    helper_uses: dict[str, int] = field(default_factory=dict)  # helper -> calls of it the output holds (helpers.release)
 
     @classmethod
     def create(cls, *, target: str, ms_version: str, aliases: dict[str, str]) -> "ConversionContext":
