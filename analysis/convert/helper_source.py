@@ -261,20 +261,32 @@ def state_dict_of(obj):
     """obj.state_dict(). A network's: its parameters (buffers included) by name. An optimizer's: its
     own state as PyTorch's, {"state": its moments and step counts by name, "param_groups": each
     group's settings, the learning rate as a number}, without the network's parameters it also
-    holds. Anything else's own state_dict()."""
+    holds. An LR scheduler's: its counters and settings. Anything else's own state_dict()."""
     from mindspore.experimental import optim
 
     if isinstance(obj, (nn.Optimizer, optim.Optimizer)):
         trained = {id(param) for param in obj.parameters}
         state = {name: param for name, param in obj.parameters_dict().items() if id(param) not in trained}
+        for attr, value in vars(obj).items():  # per-parameter state some keep in plain lists (NAdam, ASGD)
+            if attr != "lrs" and isinstance(value, (list, tuple)) and value \
+                    and all(isinstance(item, mindspore.Parameter) for item in value):
+                state.update((item.name, item) for item in value if id(item) not in trained)
         groups = [{key: float(value) if key == "lr" else value for key, value in group.items() if key != "params"}
                   for group in getattr(obj, "param_groups", [])]
         return {"state": state, "param_groups": groups}
     if isinstance(obj, nn.Cell):
         return obj.parameters_dict()
-    if not hasattr(obj, "state_dict"):
-        raise TypeError(f"{type(obj).__name__} has no state_dict() in MindSpore: save what it needs to resume by hand")
-    return obj.state_dict()
+    if hasattr(obj, "state_dict"):
+        return obj.state_dict()
+
+    def data(value):
+        if isinstance(value, (list, tuple)):
+            return all(data(item) for item in value)
+        return value is None or isinstance(value, (bool, int, float, str, mindspore.Tensor))
+
+    # MindSpore's LR schedulers have no state_dict(): their data attributes, as PyTorch's schedulers
+    # save theirs (not the optimizer, whose state holds the learning rates)
+    return {key: value for key, value in vars(obj).items() if key not in ("optimizer", "_last_lr") and data(value)}
 
 
 def load_state_dict_into(obj, state, strict=True):
@@ -285,7 +297,16 @@ def load_state_dict_into(obj, state, strict=True):
     from mindspore.experimental import optim
 
     if not isinstance(obj, nn.Cell):
-        return obj.load_state_dict(state)
+        if hasattr(obj, "load_state_dict"):
+            return obj.load_state_dict(state)
+        for key, value in state.items():  # what state_dict_of() took from an LR scheduler
+            current = getattr(obj, key, None)
+            if isinstance(current, mindspore.Parameter):
+                value = value if isinstance(value, mindspore.Tensor) else mindspore.Tensor(value)
+                current.set_data(mindspore.Tensor(value.astype(current.dtype)))
+            else:
+                setattr(obj, key, value)
+        return None
     optimizer = isinstance(obj, (nn.Optimizer, optim.Optimizer))
     if optimizer and not (isinstance(state, dict) and set(state) == {"state", "param_groups"}):
         raise ValueError(f"not an optimizer's state: {type(obj).__name__} takes what state_dict_of(optimizer) "

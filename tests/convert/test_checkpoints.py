@@ -4,7 +4,8 @@ state dict under a name MindSpore's save_checkpoint would change; a whole networ
 
 The fast tests read the converted text; the slow ones run the original with PyTorch and the
 conversion with MindSpore (tests/convert/harness.py) from the same initial weights and compare:
-a training run saved in one process and resumed in another must give PyTorch's losses."""
+a training run saved in one process and resumed in another (optimizer moments, learning-rate decay
+and schedule carried over) must give PyTorch's losses."""
 from __future__ import annotations
 
 import ast
@@ -167,6 +168,43 @@ if phase == 'save':
 """
 
 
+# The same with a learning-rate schedule whose state is saved with the checkpoint (MindSpore's schedulers
+# have no state_dict(): the helper saves their counters and settings, as PyTorch's do).
+SCHEDULED = """import os
+import numpy as np
+import torch
+import torch.nn as nn
+
+x = torch.tensor(np.cos(np.arange(24) * 0.7).astype(np.float32).reshape(6, 4))
+y = torch.tensor(np.sin(np.arange(12) * 0.3).astype(np.float32).reshape(6, 2))
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+path = os.path.join(folder, 'ckpt.pt')
+start, stop = 0, 3 if phase == 'save' else 6
+if phase == 'resume':
+    checkpoint = torch.load(path)
+    model.load_state_dict(checkpoint['model'])
+    optimizer.load_state_dict(checkpoint['optimizer'])
+    scheduler.load_state_dict(checkpoint['scheduler'])
+    start = checkpoint['epoch']
+else:
+    fill(model)
+model.train()
+losses = []
+for epoch in range(start, stop):
+    loss = ((model(x) - y) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+    losses.append(loss.item())
+if phase == 'save':
+    torch.save({'model': model.state_dict(), 'optimizer': optimizer.state_dict(),
+                'scheduler': scheduler.state_dict(), 'epoch': stop}, path)
+"""
+
+
 def _phase(framework: str, source: str, phase: str, folder: Path, compare: list[str]) -> dict:
     text = f"phase = {phase!r}\nfolder = {str(folder)!r}\n" + source
     result = run_framework(framework, [{"name": phase, "source": text, "compare": compare}], folder, 600)[phase]
@@ -174,26 +212,38 @@ def _phase(framework: str, source: str, phase: str, folder: Path, compare: list[
     return result["values"]
 
 
-@pytest.mark.slow
-def test_a_training_run_saved_and_resumed_in_another_process_gives_pytorchs_losses():
-    converted = convert(TRAINING)
+def _save_and_resume(source: str, extra: list[str]) -> tuple[dict, dict]:
+    """{phase: values} for PyTorch (save, straight, resume) and MindSpore (save, resume)."""
+    converted = convert(source)
     assert not converted.unconverted, converted.unconverted
     assert "import torch" not in converted.text
     runs = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for framework, source in (("torch", TRAINING), ("mindspore", converted.text)):
+        for framework, text, phases in (("torch", source, ("save", "straight", "resume")),
+                                        ("mindspore", converted.text, ("save", "resume"))):
             folder = Path(tmp) / framework
             folder.mkdir()
-            runs[framework] = {phase: _phase(framework, source, phase, folder, compare)
-                               for phase, compare in (("save", ["losses"]), ("straight", ["losses"]),
-                                                      ("resume", ["losses", "best", "width"]))}
-    torch_runs, ms_runs = runs["torch"], runs["mindspore"]
-    assert np.allclose(torch_runs["resume"]["losses"], torch_runs["straight"]["losses"][3:], rtol=1e-6)
-    for phase in ("save", "straight", "resume"):
-        assert not _same(torch_runs[phase]["losses"], ms_runs[phase]["losses"], 1e-5), \
-            (phase, torch_runs[phase]["losses"], ms_runs[phase]["losses"])
-    assert not _same(torch_runs["resume"]["best"], ms_runs["resume"]["best"], 1e-6)
-    assert int(ms_runs["resume"]["width"]) == 8
+            runs[framework] = {phase: _phase(framework, text, phase, folder, ["losses", *extra] if phase == "resume"
+                                             else ["losses"]) for phase in phases}
+    ours, theirs = runs["mindspore"], runs["torch"]
+    # PyTorch's resumed run carries on where the saved one stopped: the comparison means something
+    assert np.allclose(theirs["resume"]["losses"], theirs["straight"]["losses"][3:], rtol=1e-6)
+    for phase in ("save", "resume"):
+        assert not _same(theirs[phase]["losses"], ours[phase]["losses"], 1e-5), \
+            (phase, theirs[phase]["losses"], ours[phase]["losses"])
+    return theirs, ours
+
+
+@pytest.mark.slow
+def test_a_training_run_saved_and_resumed_in_another_process_gives_pytorchs_losses():
+    theirs, ours = _save_and_resume(TRAINING, ["best", "width"])
+    assert not _same(theirs["resume"]["best"], ours["resume"]["best"], 1e-6)
+    assert int(ours["resume"]["width"]) == 8
+
+
+@pytest.mark.slow
+def test_a_learning_rate_schedule_resumes_where_it_stopped():
+    _save_and_resume(SCHEDULED, [])
 
 
 ROUND_TRIPS = {
