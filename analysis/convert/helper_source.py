@@ -496,3 +496,173 @@ def scalar_dtype(value):
     if isinstance(value, complex):
         return mindspore.complex64
     return mindspore.float32
+
+
+def save(obj, f):
+    """torch.save(obj, f) for objects holding MindSpore tensors (a training checkpoint's dict, a list
+    of tensors, an array): pickled with each Tensor or Parameter as a numpy array and its dtype (and a
+    Parameter's name), so load() gives them back; the file keeps the name it is given (a pickle needs
+    no .ckpt). A network or an optimizer itself is refused: save its state_dict_of() and build it
+    from its class again before loading that."""
+    import os
+    import pickle
+
+    def pack(value):
+        if isinstance(value, nn.Cell):
+            raise TypeError(f"save() of a whole {type(value).__name__}: save state_dict_of(it) instead and build it "
+                            "from its class again before loading that state into it")
+        if isinstance(value, mindspore.Tensor):
+            data = value.astype(mindspore.float32) if value.dtype == mindspore.bfloat16 else value
+            parameter = isinstance(value, mindspore.Parameter)
+            return {"__mindspore_tensor__": data.asnumpy(), "dtype": str(value.dtype).lower(),
+                    "parameter": value.name if parameter else None,
+                    "requires_grad": bool(value.requires_grad) if parameter else False}
+        if isinstance(value, dict):
+            packed = value.copy()  # keeps an OrderedDict ordered
+            for key in packed:
+                packed[key] = pack(packed[key])
+            return packed
+        if isinstance(value, (list, tuple)):
+            items = [pack(item) for item in value]
+            return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+        return value
+
+    packed = pack(obj)
+    if hasattr(f, "write"):
+        pickle.dump(packed, f, protocol=4)  # protocol 2 and later start with 0x80: load() tells them from a .ckpt
+    else:
+        with open(os.fspath(f), "wb") as file:
+            pickle.dump(packed, file, protocol=4)
+
+
+def load(f, weights_only=True):
+    """torch.load(f) of what save() wrote (Tensors and Parameters come back as they were saved) or of
+    a MindSpore checkpoint written by mindspore.save_checkpoint (a dict name -> Parameter). As with
+    torch.load's default weights_only=True, the pickle may hold containers, numbers, strings and
+    arrays only; weights_only=False reads any pickle (only for files you trust)."""
+    import os
+    import pickle
+
+    allowed = {("collections", "OrderedDict"), ("builtins", "set"), ("builtins", "frozenset"),
+               ("builtins", "complex"), ("builtins", "slice"), ("builtins", "bytearray"), ("_codecs", "encode"),
+               ("numpy", "ndarray"), ("numpy", "dtype"), ("numpy.core.multiarray", "_reconstruct"),
+               ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "scalar"),
+               ("numpy._core.multiarray", "scalar")}
+
+    class Unpickler(pickle.Unpickler):
+        def find_class(self, module, name):
+            if not weights_only or (module, name) in allowed:
+                return super().find_class(module, name)
+            raise pickle.UnpicklingError(f"load() refuses {module}.{name} with weights_only=True: pass "
+                                         "weights_only=False if you trust this file")
+
+    def unpack(value):
+        if isinstance(value, dict) and "__mindspore_tensor__" in value:
+            tensor = mindspore.Tensor(value["__mindspore_tensor__"], dtype=getattr(mindspore, value["dtype"]))
+            if value["parameter"] is None:
+                return tensor
+            return mindspore.Parameter(tensor, name=value["parameter"], requires_grad=value["requires_grad"])
+        if isinstance(value, dict):
+            value = value.copy()
+            for key in value:
+                value[key] = unpack(value[key])
+            return value
+        if isinstance(value, (list, tuple)):
+            items = [unpack(item) for item in value]
+            return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+        return value
+
+    if hasattr(f, "read"):
+        return unpack(Unpickler(f).load())
+    with open(os.fspath(f), "rb") as file:
+        head = file.read(2)
+        if head[:1] == b"\x80":
+            file.seek(0)
+            return unpack(Unpickler(file).load())
+    if head == b"PK":
+        raise ValueError(f"{f} is a PyTorch file (torch.save's zip format): load it with torch and save "
+                         "its tensors as numpy arrays first")
+    return mindspore.load_checkpoint(os.fspath(f))
+
+
+def state_dict_of(obj):
+    """obj.state_dict(). A network's: its parameters (buffers included) by name. An optimizer's: its
+    own state as PyTorch's, {"state": its moments and step counts by name, "param_groups": each
+    group's settings, the learning rate as a number}, without the network's parameters it also
+    holds. An LR scheduler's: its counters and settings. Anything else's own state_dict()."""
+    from mindspore.experimental import optim
+
+    if isinstance(obj, (nn.Optimizer, optim.Optimizer)):
+        trained = {id(param) for param in obj.parameters}
+        state = {name: param for name, param in obj.parameters_dict().items() if id(param) not in trained}
+        for attr, value in vars(obj).items():  # per-parameter state some keep in plain lists (NAdam, ASGD)
+            if attr != "lrs" and isinstance(value, (list, tuple)) and value \
+                    and all(isinstance(item, mindspore.Parameter) for item in value):
+                state.update((item.name, item) for item in value if id(item) not in trained)
+        groups = [{key: float(value) if key == "lr" else value for key, value in group.items() if key != "params"}
+                  for group in getattr(obj, "param_groups", [])]
+        return {"state": state, "param_groups": groups}
+    if isinstance(obj, nn.Cell):
+        return obj.parameters_dict()
+    if hasattr(obj, "state_dict"):
+        return obj.state_dict()
+
+    def data(value):
+        if isinstance(value, (list, tuple)):
+            return all(data(item) for item in value)
+        return value is None or isinstance(value, (bool, int, float, str, mindspore.Tensor))
+
+    # MindSpore's LR schedulers have no state_dict(): their data attributes, as PyTorch's schedulers
+    # save theirs (not the optimizer, whose state holds the learning rates)
+    return {key: value for key, value in vars(obj).items() if key not in ("optimizer", "_last_lr") and data(value)}
+
+
+def load_state_dict_into(obj, state, strict=True):
+    """obj.load_state_dict(state): each value copied into the parameter of the same name (cast to its
+    dtype; shapes must match). As in PyTorch, strict=True refuses names missing on either side and a
+    network's call returns (missing, unexpected) names; an optimizer takes back its moments, step
+    counts and each group's settings (learning rate included) and returns None."""
+    from mindspore.experimental import optim
+
+    if not isinstance(obj, nn.Cell):
+        if hasattr(obj, "load_state_dict"):
+            return obj.load_state_dict(state)
+        for key, value in state.items():  # what state_dict_of() took from an LR scheduler
+            current = getattr(obj, key, None)
+            if isinstance(current, mindspore.Parameter):
+                value = value if isinstance(value, mindspore.Tensor) else mindspore.Tensor(value)
+                current.set_data(mindspore.Tensor(value.astype(current.dtype)))
+            else:
+                setattr(obj, key, value)
+        return None
+    optimizer = isinstance(obj, (nn.Optimizer, optim.Optimizer))
+    if optimizer and not (isinstance(state, dict) and set(state) == {"state", "param_groups"}):
+        raise ValueError(f"not an optimizer's state: {type(obj).__name__} takes what state_dict_of(optimizer) "
+                         "gives (a MindSpore checkpoint file holds parameters only, not the optimizer's settings)")
+    own = state_dict_of(obj)
+    params, values = (own["state"], state["state"]) if optimizer else (own, state)
+    missing = [name for name in params if name not in values]
+    unexpected = [name for name in values if name not in params]
+    if (strict or optimizer) and (missing or unexpected):
+        raise RuntimeError(f"Error(s) in loading the state of {type(obj).__name__}: missing {missing}, "
+                           f"unexpected {unexpected}")
+    for name, param in params.items():
+        if name in values:
+            value = values[name]
+            value = value if isinstance(value, mindspore.Tensor) else mindspore.Tensor(value)
+            if tuple(value.shape) != tuple(param.shape):
+                raise RuntimeError(f"size mismatch for {name}: the state holds {tuple(value.shape)}, "
+                                   f"{type(obj).__name__} has {tuple(param.shape)}")
+            param.set_data(mindspore.Tensor(value.astype(param.dtype)))
+    if not optimizer:
+        return missing, unexpected
+    groups = getattr(obj, "param_groups", [])
+    if len(groups) != len(state["param_groups"]):
+        raise ValueError(f"the state has {len(state['param_groups'])} parameter groups, the optimizer {len(groups)}")
+    for group, saved in zip(groups, state["param_groups"]):
+        for key, value in saved.items():
+            if key == "lr" and isinstance(group.get("lr"), mindspore.Parameter):
+                group["lr"].set_data(mindspore.Tensor(value, group["lr"].dtype))  # schedulers update this one
+            else:
+                group[key] = value
+    return None

@@ -45,6 +45,7 @@ def definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
 def use(ctx: ConversionContext, name: str) -> str:
     """The local name helper `name` gets in this file; its code (and that of the helpers it calls) is
     written by insert()."""
+    ctx.helper_uses[name] = ctx.helper_uses.get(name, 0) + 1
     if name in ctx.helpers:
         return ctx.helpers[name][0]
     text, calls = definitions()[name]
@@ -54,6 +55,17 @@ def use(ctx: ConversionContext, name: str) -> str:
     renames[name] = local
     ctx.helpers[name] = (local, _rename(ctx, text, renames))
     return local
+
+
+def release(ctx: ConversionContext, name: str) -> None:
+    """A call of helper `name` that use() was asked for left the output again (a later rewrite took
+    it in): once none is left, the helper (and the helpers only it called) is not written."""
+    ctx.helper_uses[name] = ctx.helper_uses.get(name, 1) - 1
+    if ctx.helper_uses[name] > 0 or name not in ctx.helpers:
+        return
+    del ctx.helpers[name]
+    for called in definitions()[name][1]:
+        release(ctx, called)
 
 
 def _rename(ctx: ConversionContext, text: str, renames: dict[str, str]) -> str:

@@ -309,11 +309,16 @@ def network_names(walk) -> set[str]:
 def _cells(walk) -> tuple[set[str], set[str]]:
     """(cell classes of the file, names bound to networks), read once from the stdlib tree."""
     cached = walk.__dict__.get("_idiom_cells")
-    if cached is not None:
-        return cached
+    if cached is None:
+        cached = walk.__dict__["_idiom_cells"] = networks(walk.ctx.tree, walk.ctx.aliases)
+    return cached
+
+
+def networks(tree: ast.Module | None, aliases: dict[str, str]) -> tuple[set[str], set[str]]:
+    """(the file's torch.nn.Module subclasses, names it binds to a network: a torch.nn layer or an
+    instance of such a class, possibly moved or cast: Net().to(device))."""
     from .outline import dotted_ast
 
-    tree = walk.ctx.tree
     classes: set[str] = set()
     names: set[str] = set()
     if tree is not None:
@@ -326,7 +331,7 @@ def _cells(walk) -> tuple[set[str], set[str]]:
                     continue
                 for base in node.bases:
                     text = dotted_ast(base) or ""
-                    qualified = resolve_text(text, walk.ctx.aliases) if text else None
+                    qualified = resolve_text(text, aliases) if text else None
                     if text in classes or (qualified or "").startswith("torch.nn."):
                         classes.add(node.name)
                         changed = True
@@ -339,11 +344,10 @@ def _cells(walk) -> tuple[set[str], set[str]]:
                 if not isinstance(value, ast.Call):
                     continue
                 text = dotted_ast(value.func) or ""
-                qualified = resolve_text(text, walk.ctx.aliases) if text else None
+                qualified = resolve_text(text, aliases) if text else None
                 if text in classes or (qualified and qualified.startswith("torch.nn.")
                                        and qualified.rsplit(".", 1)[1][:1].isupper()):
                     names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    walk.__dict__["_idiom_cells"] = (classes, names)
     return classes, names
 
 

@@ -1,13 +1,11 @@
-"""Seeds, parameter initialisation and checkpoints."""
+"""Seeds and parameter initialisation (checkpoints: checkpoints.py)."""
 from __future__ import annotations
-
-import ast
 
 import libcst as cst
 
 from analysis.knowledge.mapping import ApiEntry
 
-from . import astwalk, rules
+from . import checkpoints, rules
 from .context import ConversionContext
 from .names import code
 
@@ -88,74 +86,12 @@ def _set_data(ctx, original, tensor, init_text: str, qualified: str, cls: str):
     return cst.parse_expression(text)
 
 
-def save(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
-    positional = [a for a in original.args if a.keyword is None]
-    obj = positional[0].value if positional else None
-    if (
-        len(positional) == 2
-        and isinstance(obj, cst.Call)
-        and isinstance(obj.func, cst.Attribute)
-        and obj.func.attr.value == "state_dict"
-        and not obj.args
-    ):
-        first, second = (a for a in updated.args if a.keyword is None)
-        if not isinstance(getattr(second.comma, "whitespace_after", None), cst.ParenthesizedWhitespace):
-            second = second.with_changes(comma=cst.MaybeSentinel.DEFAULT)  # options after it are dropped
-        value = first.value
-        model = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-            else obj.func.value
-        ctx.change(original, rules.CHECKPOINT, qualified, "mindspore.save_checkpoint",
-                   "torch.save(model.state_dict(), path) -> mindspore.save_checkpoint(model, path)")
-        # the arguments keep their commas and line breaks (relayout closes the call as it was)
-        return updated.with_changes(func=ctx.ms_expr("mindspore.save_checkpoint"),
-                                    args=[first.with_changes(value=model), second])
-    ctx.mark(original, rules.CHECKPOINT, qualified,
-             "only model.state_dict() converts to save_checkpoint (mindspore.save_checkpoint(net, 'name.ckpt')); "
-             "save other objects (dicts, arrays, whole models) with pickle or numpy.save")
-    return updated
-
-
-def load(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
-    positional = [a for a in updated.args if a.keyword is None][:1]
-    if not positional:
-        ctx.mark(original, rules.CHECKPOINT, qualified, "load the checkpoint with mindspore.load_checkpoint(path)")
-        return updated
-    keyed = _loaded_into_keyed_name(ctx, original)
-    if keyed:
-        ctx.mark(original, rules.CHECKPOINT, qualified,
-                 f"{keyed}[...] reads entries of a saved dict (not only parameters): mindspore.load_checkpoint reads "
-                 "parameter checkpoints only; save such dicts with pickle (or a .ckpt per network, loaded with "
-                 "mindspore.load_checkpoint(path, net)) and load them the same way")
-        return updated
-    ctx.change(original, rules.CHECKPOINT, qualified, "mindspore.load_checkpoint",
-               "torch.load(path) -> mindspore.load_checkpoint(path) (returns a name -> Parameter dict)")
-    return cst.Call(func=ctx.ms_expr("mindspore.load_checkpoint"),
-                    args=[positional[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
-
-
-def _loaded_into_keyed_name(ctx: ConversionContext, call: cst.Call) -> str:
-    """X when the statement is `X = torch.load(...)` and the file reads X['key'] somewhere (a dict of
-    things saved together: model, optimizer, step counters)."""
-    statement = ctx.statements[-1][0] if ctx.statements else None
-    tree = getattr(ctx.outline, "tree", None)
-    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Assign) and statement.body[0].value is call
-            and isinstance(statement.body[0].targets[0].target, cst.Name)) or tree is None:
-        return ""
-    name = statement.body[0].targets[0].target.value
-    for node in astwalk.nodes(tree):
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
-                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-            return name
-    return ""
-
-
 HANDLERS = {
     "torch.manual_seed": seed,
     "torch.random.manual_seed": seed,
     "torch.cuda.manual_seed": seed,
     "torch.cuda.manual_seed_all": seed,
-    "torch.save": save,
-    "torch.load": load,
+    "torch.save": checkpoints.save,
+    "torch.load": checkpoints.load,
     **{f"torch.nn.init.{name}": init for name in [*INITIALIZERS, "uniform_"]},
 }

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from . import exact_forms, inplace, rules, scatter
+from . import checkpoints, exact_forms, inplace, rules, scatter
 from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, dotted, resolve
@@ -133,18 +133,9 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                    "mindspore.nn.Cell.parameters_and_names", "named_parameters() -> parameters_and_names()")
         return _rename(updated, "parameters_and_names")
     if name == "state_dict" and not args:
-        ctx.change(original, rules.CHECKPOINT, "torch.nn.Module.state_dict", "mindspore.nn.Cell.parameters_dict",
-                   "state_dict() -> parameters_dict() (parameter names can differ, e.g. BatchNorm gamma/beta)")
-        return _rename(updated, "parameters_dict")
-    if name == "load_state_dict" and len(positional) == 1:
-        loaded = positional[0].value
-        if isinstance(loaded, cst.Call) and resolve(loaded.func, ctx.aliases) == "torch.load":
-            path_args = [a for a in loaded.args if a.keyword is None][:1] or loaded.args[:1]
-            loaded = cst.Call(func=ctx.ms_expr("mindspore.load_checkpoint"), args=[a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in path_args])
-        ctx.change(original, rules.CHECKPOINT, "torch.nn.Module.load_state_dict", "mindspore.load_param_into_net",
-                   "load_state_dict -> mindspore.load_param_into_net")
-        return cst.Call(func=ctx.ms_expr("mindspore.load_param_into_net"),
-                        args=[cst.Arg(value=receiver), cst.Arg(value=loaded)])
+        return checkpoints.state_dict(ctx, original, receiver)
+    if name == "load_state_dict":
+        return checkpoints.load_state_dict(ctx, original, updated, receiver)
     if name == "equal" and len(positional) == 1 and len(args) == 1:
         other = positional[0].value
         if not (_without_calls(receiver) and _without_calls(other)):  # each is written twice below

@@ -22,11 +22,12 @@ MUST_TRAIN = ("linear_regression", "logistic_regression", "feedforward_neural_ne
               "variational_autoencoder")
 # a modern script (AMP, GradScaler, gradient accumulation, DDP, weight-decay groups, a GPT with a
 # ModuleDict of ModuleList and scaled_dot_product_attention): trains on CPU; its markers sit on the
-# CUDA/DDP lines a CPU run never takes (device queries, set_device, the DDP wrapper, the checkpoint dict)
+# CUDA/DDP lines a CPU run never takes (device queries, set_device, the DDP wrapper); its checkpoint dict
+# (torch.save/torch.load of model and optimizer states) converts (tests/convert/test_checkpoints.py).
 # script -> what its markers may be about: only lines the few steps never reach. tensorboard's script logs
 # gradients (p.grad) every 100 steps; its TensorFlow 1 logger runs on both sides through a stand-in
 # (tests/convert/realworld/library_shim)
-TRAINS_WITH_MARKS = {"nanoGPT/train.py": ("cuda", "DistributedDataParallel", "torch.save"),
+TRAINS_WITH_MARKS = {"nanoGPT/train.py": ("cuda", "DistributedDataParallel"),
                      "tensorboard/main.py": ("torch.Tensor.grad",)}
 MUST_MARK = "pytorch_basics"  # needs CIFAR's pickles and torchvision.models: stops at its markers
 
