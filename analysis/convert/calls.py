@@ -3,6 +3,7 @@ data), else to the mapping tables; tensor methods, loss labels, add_module; torc
 from __future__ import annotations
 
 from . import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
+from . import compositions, transposed  # forms MindSpore computes otherwise, transposed convs (issue 15)
 
 import libcst as cst
 
@@ -34,6 +35,8 @@ RESULT_DIFFERS = {
 
 
 HANDLERS.update(modern.HANDLERS)  # kept apart from HANDLERS above: other concerns add to that line
+HANDLERS.update(compositions.HANDLERS)  # forms MindSpore's namesake computes differently -> local helpers
+HANDLERS.update(transposed.HANDLERS)  # ConvTranspose padding tuples
 
 
 class CallRewrites(WalkState):
