@@ -20,7 +20,6 @@ from . import helpers, rules
 from .apis import convert_call
 from .compositions import bind_arguments
 from .context import ConversionContext
-from .layers import _put
 from .signatures import kwarg, plan_args
 
 
@@ -32,7 +31,7 @@ def layer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifi
     dilation = plan.passed.get("dilation") if plan is not None else None
     depth = dilation.elements[0].value if isinstance(dilation, (cst.Tuple, cst.List)) and dilation.elements \
         else dilation
-    if dims == 3 and depth is not None and not (isinstance(depth, cst.Integer) and depth.value == "1"):
+    if dims == 3 and isinstance(depth, cst.Integer) and depth.evaluated_value != 1:
         ctx.mark(original, rules.API_DIFF, qualified,
                  "MindSpore's Conv3dTranspose takes no dilation along the depth axis (the first): dilate only "
                  "height and width, or convert this layer by hand")
@@ -49,7 +48,9 @@ def layer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifi
         written: cst.BaseExpression = values[0]
     else:
         written = cst.Tuple([cst.Element(v.deep_clone()) for v in values for _ in (0, 1)])
-    args = _put(plan.args, "padding", [kwarg("padding", written)])
+    # the handled padding= stands in plan.args under its own keyword: its value is replaced there
+    args = [a.with_changes(value=written) if a.keyword is not None and a.keyword.value == "padding" else a
+            for a in plan.args]
     if "pad_mode" not in dict(entry.fixed):
         args = [*args, kwarg("pad_mode", "'pad'")]
     plan.args = args
