@@ -21,7 +21,7 @@ DTYPES = {
     "float64": "float64", "double": "float64", "bfloat16": "bfloat16",
     "int8": "int8", "int16": "int16", "short": "int16", "int32": "int32", "int": "int32",
     "int64": "int64", "long": "int64", "uint8": "uint8", "bool": "bool_",
-    "complex64": "complex64", "complex128": "complex128",
+    "complex64": "complex64", "complex128": "complex128", "cfloat": "complex64", "cdouble": "complex128",
 }
 
 

@@ -35,6 +35,9 @@ LEGACY = ("size_average", "reduce")
 VALUE_LIMITS = {
     ("torch.copysign", "other"): ("not_number", "MindSpore's copysign reads -0.0 in other as +0.0"),
     ("torch.narrow", "start"): ("tensor", "MindSpore's narrow takes start as an int only: pass int(start)"),
+    **{("torch.tensor_split", name): (  # PyTorch's three overloads name it so
+        "tensor", "MindSpore's tensor_split takes an int or a tuple of ints: pass .tolist() of the tensor")
+       for name in ("sections", "indices", "tensor_indices_or_sections")},
     **{(f"torch.nn.Adaptive{kind}Pool{n}d", "output_size"): (
         "has_none", "None (keep that input size) is not accepted by MindSpore: write the input's size")
        for kind in ("Max", "Avg") for n in (1, 2, 3)},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import model_zoo, modern, numeric_info  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
 from . import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
+from . import compositions, transposed  # forms MindSpore computes otherwise, transposed convs (issue 15)
 
 import libcst as cst
 
@@ -41,6 +42,8 @@ HANDLERS.update(model_zoo.handlers())  # torchvision.models: marked with mindcv'
 HANDLERS.update(transforms.HANDLERS)  # torch.func's function transforms (issue 15)
 # forms with no CPU kernel or another dtype in MindSpore, written so that they compute PyTorch's values (issue 15)
 HANDLERS.update({**exact_forms.HANDLERS, **scatter.HANDLERS, **argfixes.HANDLERS})
+HANDLERS.update(compositions.HANDLERS)  # forms MindSpore's namesake computes differently -> local helpers
+HANDLERS.update(transposed.HANDLERS)  # ConvTranspose padding tuples
 
 
 class CallRewrites(WalkState):

@@ -104,11 +104,19 @@ def conv(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
     return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.CONV_PADMODE, plan=plan, note=note)
 
 
+# Arguments MindSpore's max pooling reads only with pad_mode='pad' (it refuses any other value of theirs in
+# its default 'valid' mode); with padding=0 that mode pools exactly as PyTorch (checked on CPU: 1-3d,
+# every kernel/stride/padding/dilation/ceil_mode mix, float16/32/64, values and return_indices' indices)
+PAD_MODE_ONLY = {"dilation": 1, "return_indices": False, "ceil_mode": False}
+
+
 def pool(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
     plan = plan_args(updated, entry, handled=frozenset({"stride", "padding", "kernel_size"}))
     kernel = plan.passed.get("kernel_size")
     stride = plan.passed.get("stride")
     padding = plan.passed.get("padding")
+    pad_only = [name for name, default in PAD_MODE_ONLY.items() if "MaxPool" in qualified and name in plan.passed
+                and code(plan.passed[name]).strip() != str(default)]
     args = plan.args
     notes = []
     if stride is None or (isinstance(stride, cst.Name) and stride.value == "None"):
@@ -122,6 +130,9 @@ def pool(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
         notes.append("padding -> pad_mode='pad'")
     elif padding is not None:
         args = _put(args, "padding", [])  # 0: MindSpore's default pad_mode='valid'
+    if pad_only and not (padding is not None and _literal_number(padding) != 0):
+        args = [*args, kwarg("pad_mode", '"pad"')]
+        notes.append(f"pad_mode='pad' written (MindSpore reads {', '.join(f'{n}=' for n in pad_only)} only in that mode)")
     plan.args = args
     return convert_call(ctx, original, updated, qualified, entry, rule_id=rules.POOL_STRIDE,
                         plan=plan, note="; ".join(notes))

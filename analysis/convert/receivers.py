@@ -6,7 +6,7 @@ converted object would accept the same call and silently do something else, or r
 - Sequential / ModuleList append() (and extend()) whose result is used: PyTorch returns the
   container, MindSpore None -> marked (a statement of its own converts)
 - a ConvTranspose layer called with output_size: MindSpore's construct takes the input only
-  (the output size is fixed by output_padding when the layer is built) -> marked
+  -> transposed.output_size_call (a local helper runs the layer's weights at that size)
 - torch.Size(seq) -> tuple(seq)
 - requires_grad_() on a layer or converted cell: Cell has none -> marked
 - dtype casts of a layer or cell by to(dtype)/type(dtype): to(torch.float64) marked, float32 dropped
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from . import rules
+from . import rules, transposed
 from .bound import INSTANCE, SIZE
 from .names import code, dotted, resolve
 
@@ -97,11 +97,7 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
         positional = [a for a in original.args if a.keyword is None and not a.star]
         if any(a.keyword is not None and a.keyword.value == "output_size" for a in original.args) \
                 or len(positional) > 1:
-            ctx.mark(original, rules.API_DIFF, kind,
-                     "MindSpore's transposed convolution takes no output_size when called: build the layer with "
-                     "output_padding = output size - ((input size - 1) * stride - 2 * padding + dilation * "
-                     "(kernel_size - 1) + 1) per axis instead")
-            return updated
+            return transposed.output_size_call(ctx, original, updated, kind)
         return None
     if not isinstance(original.func, cst.Attribute):
         return None

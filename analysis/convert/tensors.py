@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from . import checkpoints, exact_forms, inplace, rules, scatter
+from . import checkpoints, compositions, exact_forms, inplace, rules, scatter
 from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, dotted, resolve
@@ -76,8 +76,10 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         return cst.Subscript(value=shape, slice=[cst.SubscriptElement(slice=cst.Index(value=args[0].value))])
     if name == "view" and args:
         if len(args) == 1 and (_dtype(ctx, original.args[0].value) or _dtype(ctx, args[0].value)):
-            ctx.mark(original, rules.TENSOR_VIEW, "torch.Tensor.view",
-                     "view(dtype) reinterprets bits: use ops.bitcast or astype")
+            # MindSpore 2.10's Tensor.view(dtype) reinterprets the bits as PyTorch's does (the last axis
+            # scaled by the size ratio, writes shared): checked for every pair of 10 dtypes
+            ctx.change(original, rules.TENSOR_VIEW, "torch.Tensor.view", "mindspore.Tensor.view",
+                       "view(dtype) -> view(MindSpore dtype) (the same bits reinterpreted)")
             return updated
         ctx.change(original, rules.TENSOR_VIEW, "torch.Tensor.view", "mindspore.Tensor.reshape", "view -> reshape")
         return _rename(updated, "reshape")
@@ -180,9 +182,15 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
                        f"{name}(): written with MindSpore's axis/ddof/keepdims (PyTorch's unbiased default made "
                        "explicit; the dim/correction form has no CPU kernel)")
             return updated.with_changes(args=spread)
+    if name in NO_COUNTERPART:
+        ctx.mark(original, rules.API_UNMAPPED, f"torch.Tensor.{name}", NO_COUNTERPART[name])
+        return updated
     if name in SAME_NAME_DIFFERS and len(positional) == len(args) == SAME_NAME_DIFFERS[name][0]:
         ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", SAME_NAME_DIFFERS[name][1])
         return updated
+    new = compositions.method_call(ctx, original, updated, name)
+    if new is not None:
+        return new
     refused = _refused_value(original, name)
     if refused:
         ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", refused)
@@ -199,6 +207,13 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
 SAME_NAME_DIFFERS = {
     "unfold": (3, "PyTorch's unfold(dimension, size, step) takes sliding windows along one axis, MindSpore's "
                   "Tensor.unfold extracts image patches: build the windows with slicing and ops.stack"),
+}
+
+# Tensor methods MindSpore tensors lack, with what to write instead
+NO_COUNTERPART = {
+    "dim_order": "MindSpore tensors have no dim_order(): the axes from outermost to innermost in memory are "
+                 "sorted(range(x.ndim), key=lambda d: -x.stride()[d]) (PyTorch also breaks ties and checks "
+                 "ambiguity, which this does not)",
 }
 
 # Arguments MindSpore's method refuses for some values: method -> (keyword, value it accepts, what to do)
@@ -296,7 +311,7 @@ def _spread(call: cst.Call) -> list[cst.Arg] | None:
 # Method names method_call rewrites itself (besides the table's renames, see relevant_methods).
 HANDLED_METHODS = frozenset({"size", "view", "transpose", "numpy", "cpu", "cuda", "pin_memory", "to", "detach", "train", "eval",
                              "parameters", "named_parameters", "state_dict", "load_state_dict", "std", "var",
-                             "equal", "new_tensor", "softmax", "log_softmax", "unfold"})
+                             "equal", "new_tensor", "softmax", "log_softmax", "unfold", "dim_order"})
 
 
 @lru_cache(maxsize=4)

@@ -144,8 +144,9 @@ def _doc_overloads(obj, name: str, known: list) -> list[list[list]]:
     """Overloads a docstring names in backticks (`argmax(dim=None, keepdim=False)`): MindSpore's
     Tensor methods accept them beside the first-line form."""
     found = []
-    for text in re.findall(rf"`{name}\(([^`]*)\)`", inspect.getdoc(obj) or ""):
-        params = parse_params(text, drop_self=True)
+    for text in re.findall(rf"`{name}(\([^`]*)`", inspect.getdoc(obj) or ""):
+        # up to the list's own closing parenthesis: `median(dim=None) -> (Tensor, LongTensor)` returns a pair
+        params = parse_params(",".join(signature_parameters(text)), drop_self=True)
         if params and params not in known and params not in found:
             found.append(params)
     return found

@@ -130,18 +130,6 @@ MARKED = [
     ("sequential_insert", "seq = nn.Sequential(nn.Linear(1, 2))\nseq.insert(0, nn.Linear(3, 1))\n", "seq.insert(0,"),
     ("sequential_append_value", "seq = nn.Sequential(nn.Linear(1, 2))\ny = seq.append(nn.Linear(2, 3))\n",
      "y = seq.append("),
-    ("conv_transpose_output_size", """
-        up = nn.ConvTranspose2d(16, 16, 3, stride=2, padding=1)
-        o = up(torch.ones(1, 16, 6, 6), output_size=[1, 16, 12, 12])
-        """, "output_size=[1, 16, 12, 12])"),
-    ("conv_transpose_on_self", """
-        class Up(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.up = nn.ConvTranspose1d(4, 4, 3, stride=2)
-            def forward(self, x, size):
-                return self.up(x, output_size=size)
-        """, "self.up(x, output_size=size)"),
     ("module_requires_grad", "net = nn.Linear(2, 2)\nnet.requires_grad_(False)\n", "net.requires_grad_(False)"),
     ("in_place_view_change", "x = torch.ones(2, 3)\nx.unsqueeze_(0)\n", "x.unsqueeze_(0)"),
     ("in_place_random", "x = torch.ones(2, 3)\nx.uniform_(0, 1)\n", "x.uniform_(0, 1)"),
