@@ -46,6 +46,11 @@ CASES = [
                   "y = [torch.fft.hfft2(t, T.size()), torch.fft.hfft2(t, T.size()), torch.fft.hfft(t[0])]", "pass"),
     ("fft.fftshift", "y = torch.fft.fftshift(torch.fft.fftfreq(5, d=1/5) + 0.1 * torch.fft.fftfreq(5, 2).unsqueeze(1))",
      "pass"),
+    ("special.i0e", "y = torch.special.i0e(torch.arange(5, dtype=torch.float32))", "pass"),
+    ("special.i1", "y = torch.special.i1(torch.linspace(-30, 30, 61))", "pass"),
+    ("special.zeta", "x = torch.tensor([2., 4.])\ny = [torch.special.zeta(x, 1), torch.special.zeta(2, torch.tensor([1., 2.]))]",
+     "pass"),
+    ("special.psi", "y = torch.special.psi(torch.linspace(-9.5, 30, 80).double())", "pass"),
 ]
 
 
