@@ -291,3 +291,78 @@ def fftfreq(n, d=1.0, *, dtype=None):
 def rfftfreq(n, d=1.0, *, dtype=None):
     """torch.fft.rfftfreq with ops.rfftfreq, which takes the sample spacing d as a float only."""
     return ops.rfftfreq(n, float(d), dtype=dtype)
+
+
+def histogram_edges(low, high, bins, dtype):
+    """The bin_edges PyTorch's histogram functions use for `bins` equal bins over [low, high] (as a
+    NumPy array of dtype): low == high widens by 0.5 each side, then torch.linspace's formula (from
+    the start for the first half, from the end for the rest)."""
+    import numpy as np
+    low, high = dtype.type(low), dtype.type(high)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ValueError(f"histogram range [{low}, {high}] is not finite")
+    if low > high:
+        raise ValueError(f"histogram range: min should not exceed max, but got min {low} max {high}")
+    if low == high:
+        low, high = low - dtype.type(0.5), high + dtype.type(0.5)
+    step = dtype.type((high - low) / dtype.type(bins))
+    index = np.arange(bins + 1)
+    return np.where(index < (bins + 1) // 2, low + step * index.astype(dtype),
+                    high - step * (bins - index).astype(dtype)).astype(dtype)
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """torch.histogramdd in NumPy: the last axis of input holds the D coordinates; bins an int, D ints
+    or D tensors of edges; range [min0, max0, min1, max1, ...] (default each coordinate's min and
+    max); a value on a bin's left edge falls in it, the last bin also takes its right edge, values
+    outside or NaN are left out; weight sums per bin; density divides by the total and the bin
+    volume. Returns (hist, [bin_edges per dimension]) with input's float dtype."""
+    import collections
+    import numpy as np
+    points = input.asnumpy()
+    if points.dtype.kind != "f":
+        raise RuntimeError(f"histogramdd is not implemented for {input.dtype}")
+    if points.ndim < 2:
+        raise RuntimeError("histogramdd: input tensor should have at least 2 dimensions")
+    points = points.reshape(-1, points.shape[-1])
+    dims = points.shape[1]
+    if isinstance(bins, int):
+        bins = [bins] * dims
+    edges = []
+    for dim, spec in enumerate(bins):
+        if isinstance(spec, mindspore.Tensor):
+            edges.append(spec.asnumpy().astype(points.dtype))
+            continue
+        if range is not None:
+            low, high = range[2 * dim], range[2 * dim + 1]
+        elif len(points):
+            low, high = points[:, dim].min(), points[:, dim].max()
+        else:
+            low, high = 0.0, 1.0
+        edges.append(histogram_edges(low, high, int(spec), points.dtype))
+    weights = None if weight is None else weight.asnumpy().reshape(-1).astype(np.float64)
+    keep = ~np.isnan(points).any(axis=1)
+    hist, _ = np.histogramdd(points[keep].astype(np.float64), bins=[e.astype(np.float64) for e in edges],
+                             weights=None if weights is None else weights[keep])
+    hist = hist.astype(points.dtype)
+    if density:
+        with np.errstate(invalid="ignore", divide="ignore"):  # no values: NaN, as in PyTorch
+            hist = hist / hist.sum()
+            for dim, e in enumerate(edges):
+                shape = [1] * dims
+                shape[dim] = -1
+                hist = hist / np.diff(e).reshape(shape)
+    result = collections.namedtuple("histogramdd", ["hist", "bin_edges"])
+    return result(mindspore.Tensor(hist.astype(points.dtype)), [mindspore.Tensor(e) for e in edges])
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """torch.histogram: histogramdd of the flattened input as one coordinate; returns (hist,
+    bin_edges)."""
+    import collections
+    if isinstance(range, (list, tuple)):
+        range = list(range)
+    out = histogramdd(input.reshape(-1, 1), [bins], range=range,
+                      weight=None if weight is None else weight.reshape(-1), density=density)
+    result = collections.namedtuple("histogram", ["hist", "bin_edges"])
+    return result(out.hist, out.bin_edges[0])

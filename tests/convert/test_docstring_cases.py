@@ -50,6 +50,11 @@ CASES = [
     ("special.i1", "y = torch.special.i1(torch.linspace(-30, 30, 61))", "pass"),
     ("special.zeta", "x = torch.tensor([2., 4.])\ny = [torch.special.zeta(x, 1), torch.special.zeta(2, torch.tensor([1., 2.]))]",
      "pass"),
+    ("histogram", "y = list(torch.histogram(torch.tensor([1., 2, 1]), bins=4, range=(0., 3.), weight=torch.tensor([1., 2., 4.]),"
+                  " density=True))", "pass"),
+    ("histogram", "y = list(torch.histogram(torch.linspace(-2, 3, 31), 7))", "pass"),
+    ("histogramdd", "r = torch.histogramdd(torch.tensor([[0., 1.], [1., 0.], [2., 0.], [2., 2.]]), bins=[3, 3],\n"
+                    "                      weight=torch.tensor([1., 2., 4., 8.]))\ny = [r.hist, *r.bin_edges]", "pass"),
     ("special.psi", "y = torch.special.psi(torch.linspace(-9.5, 30, 80).double())", "pass"),
 ]
 
