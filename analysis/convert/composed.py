@@ -63,8 +63,14 @@ def helper_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, q
     """torch.allclose(a, b, atol=1e-6) -> allclose(a, b, atol=1e-6), the helper written into the file."""
     positional, taken = helper_parameters(entry.helper)
     names, defaults = torch_parameters(entry.torch_signature) if entry.torch_signature else (list(positional), {})
+    # the helper takes every parameter PyTorch's function has: unpacked arguments bind the same way
+    complete = bool(defaults) and {name.lstrip("*") for name in defaults} <= {name.lstrip("*") for name in taken}
     kept, dropped, position = [], [], 0
     for arg in updated.args:
+        if complete and (arg.star or position is None):
+            kept.append(arg)
+            position = None if arg.star == "*" else position  # later positional ones: where PyTorch puts them
+            continue
         if arg.star:
             return _refuse(ctx, original, updated, qualified, entry,
                            f"unpacked arguments ({arg.star}{code(arg.value)}) cannot be checked")

@@ -366,3 +366,45 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
                       weight=None if weight is None else weight.reshape(-1), density=density)
     result = collections.namedtuple("histogram", ["hist", "bin_edges"])
     return result(out.hist, out.bin_edges[0])
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """F.fold with ops.fold, which takes output_size as an int32 tensor and a batched (N, C * k, L)
+    input only: an unbatched (C * k, L) input is folded as a batch of one."""
+    size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
+    batched = input.ndim == 3
+    out = ops.fold(input if batched else input.expand_dims(0), mindspore.Tensor(size, mindspore.int32),
+                   kernel_size, dilation, padding, stride)
+    return out if batched else out.squeeze(0)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """F.unfold with ops.unfold, which takes a batched (N, C, H, W) input only: an unbatched
+    (C, H, W) input is unfolded as a batch of one."""
+    batched = input.ndim == 4
+    out = ops.unfold(input if batched else input.expand_dims(0), kernel_size, dilation, padding, stride)
+    return out if batched else out.squeeze(0)
+
+
+class Fold(nn.Cell):
+    """nn.Fold: the layer form of fold() (MindSpore has no Fold cell)."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def construct(self, input):
+        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+class Unfold(nn.Cell):
+    """nn.Unfold: the layer form of unfold() (MindSpore's nn.Unfold extracts image patches with
+    another layout and other arguments)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def construct(self, input):
+        return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)

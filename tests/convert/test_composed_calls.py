@@ -57,12 +57,22 @@ def test_arguments_the_helper_does_not_take_leave_the_call_marked():
     text, marks = converted("""
         a = torch.allclose(x, y, 1e-3, 1e-4, True, 5)
         b = torch.allclose(x, y, foo=1)
-        c = torch.equal(*pair)
+        c = torch.fft.fftfreq(*sizes)
     """)
     assert len(marks) == 3
     assert "positional argument 6" in marks[0] and "input, other, rtol, atol, equal_nan" in marks[0]
-    assert "foo=1" in marks[1] and "(*pair)" in marks[2]
+    assert "foo=1" in marks[1] and "(*sizes)" in marks[2]  # fftfreq's helper takes no out=, layout=...
     assert "torch.allclose(x, y, foo=1)" in text
+
+
+def test_unpacked_arguments_pass_where_the_helper_takes_all_of_pytorchs_parameters():
+    text, marks = converted("""
+        a = torch.allclose(*pair, 1e-3, equal_nan=True)
+        b = torch.nn.Fold(**params)
+        c = torch.histogram(x, **options)
+    """)
+    assert "a = allclose(*pair, 1e-3, equal_nan=True)" in text and "b = Fold(**params)" in text
+    assert len(marks) == 1 and "(**options)" in marks[0]  # histogram's helper takes no out=
 
 
 def test_helper_names_step_aside_from_the_files_own():
@@ -242,6 +252,22 @@ for dtype in ["float32", "float64"]:
             t, m = torch.histogramdd(torch.tensor(points), bins, **kw), h.histogramdd(ms.tensor(points), bins, **kw)
             if not (near(t.hist, m.hist) and all(near(a, b) for a, b in zip(t.bin_edges, m.bin_edges))):
                 failures.append(f"histogramdd {dtype} {bins} {kw}")
+
+# fold / unfold: batched and unbatched, every spelling of the sizes
+for dtype in ["float32", "float64"]:
+    for channels, height, width in [(2, 4, 5), (3, 6, 6)]:
+        for kernel, dilation, padding, stride in [((2, 2), 1, 0, 1), (2, 1, 0, 1), ((2, 3), 2, 1, 1),
+                                                  (2, (1, 2), (1, 0), (2, 1)), ((3, 3), 1, 1, (2, 2))]:
+            x = rng.standard_normal((2, channels, height, width)).astype(dtype)
+            for batch in [x, x[0]]:
+                t = F.unfold(torch.tensor(batch), kernel, dilation, padding, stride)
+                m = h.unfold(ms.tensor(batch), kernel, dilation=dilation, padding=padding, stride=stride)
+                if not near(t, m):
+                    failures.append(f"unfold {batch.shape} {kernel} {dilation} {padding} {stride}")
+                for size in [(height, width), [height, width]] + ([height] if height == width else []):
+                    back = F.fold(t, size, kernel, dilation, padding, stride)
+                    if not near(back, h.fold(ms.tensor(t.numpy()), size, kernel, dilation, padding, stride)):
+                        failures.append(f"fold {batch.shape} {size} {kernel} {dilation} {padding} {stride}")
 
 print("\n".join(failures) if failures else "all agree")
 '''

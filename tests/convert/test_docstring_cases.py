@@ -55,6 +55,12 @@ CASES = [
     ("histogram", "y = list(torch.histogram(torch.linspace(-2, 3, 31), 7))", "pass"),
     ("histogramdd", "r = torch.histogramdd(torch.tensor([[0., 1.], [1., 0.], [2., 0.], [2., 2.]]), bins=[3, 3],\n"
                     "                      weight=torch.tensor([1., 2., 4., 8.]))\ny = [r.hist, *r.bin_edges]", "pass"),
+    ("nn.Fold", "fold = nn.Fold(output_size=(4, 5), kernel_size=(2, 2))\ny = fold(torch.linspace(-1, 1, 144).reshape(1, 12, 12))",
+     "pass"),
+    ("nn.Unfold", "params = dict(kernel_size=(2, 3), padding=1)\nunfold = nn.Unfold(**params)\n"
+                  "y = unfold(torch.linspace(-1, 1, 120).reshape(2, 5, 3, 4))", "pass"),
+    ("F.fold", "x = torch.linspace(-1, 1, 60).reshape(5, 3, 4)\ny = F.fold(F.unfold(x, 2, padding=1), (3, 4), 2, 1, 1)",
+     "pass"),
     ("special.psi", "y = torch.special.psi(torch.linspace(-9.5, 30, 80).double())", "pass"),
 ]
 
