@@ -408,3 +408,128 @@ class Unfold(nn.Cell):
 
     def construct(self, input):
         return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """torch.aminmax: (min, max) over dim (None: all elements) as a named tuple; a NaN in a reduced
+    slice gives NaN for both, as in PyTorch (MindSpore's amin/amax skip NaN)."""
+    import collections
+    if input.size == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension")
+    axis = tuple(range(input.ndim)) if dim is None else (dim,)
+    low, high = input.amin(axis, keepdim), input.amax(axis, keepdim)
+    if ops.is_floating_point(input):
+        missing = ops.isnan(input).any(axis=axis, keep_dims=keepdim)
+        nan = mindspore.Tensor(float("nan"), input.dtype)
+        low, high = ops.where(missing, nan, low), ops.where(missing, nan, high)
+    if dim is None and keepdim:
+        low, high = low.reshape((1,) * input.ndim), high.reshape((1,) * input.ndim)
+    return collections.namedtuple("aminmax", ["min", "max"])(low, high)
+
+
+def vdot(input, other):
+    """torch.vdot: the dot product of two 1-D tensors of one dtype, the first conjugated when
+    complex."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"vdot: expected both vectors to have same dtype, but found {input.dtype} and {other.dtype}")
+    if input.shape != other.shape:
+        raise RuntimeError("inconsistent tensor size")
+    if input.dtype in (mindspore.complex64, mindspore.complex128):
+        input = ops.conj(input)
+    return ops.inner(input, other)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """torch.isin: whether each element of `elements` equals one of `test_elements` (either may be a
+    Python number; NaN matches nothing); invert negates."""
+    elements = elements if isinstance(elements, mindspore.Tensor) else mindspore.Tensor(elements)
+    test_elements = test_elements if isinstance(test_elements, mindspore.Tensor) else mindspore.Tensor(test_elements)
+    flat = test_elements.reshape(-1)
+    if flat.shape[0] == 0:
+        found = ops.zeros(elements.shape, mindspore.bool_)
+    else:
+        found = (elements.reshape(elements.shape + (1,)) == flat).any(axis=-1)
+    return ops.logical_not(found) if invert else found
+
+
+def take(input, index):
+    """torch.take: input read as 1-D at `index` (negative indices count from the end), shaped like
+    index; an index out of range raises IndexError as in PyTorch (MindSpore's Take has no CPU
+    kernel)."""
+    flat = input.reshape(-1)
+    count = flat.shape[0]
+    if index.size and (int(index.max()) >= count or int(index.min()) < -count):
+        raise IndexError(f"out of range: tried to access an index outside a tensor of {count} elements")
+    index = index.astype(mindspore.int64)
+    index = ops.where(index < 0, index + count, index)
+    return ops.gather(flat, index.reshape(-1), 0).reshape(index.shape)
+
+
+def shift_operands(input, other):
+    """Two operands of a shift as tensors of the dtype PyTorch computes in (a Python int takes the
+    tensor's dtype; two integer tensors promote as in NumPy)."""
+    import numpy as np
+    if not isinstance(input, mindspore.Tensor):
+        input = mindspore.Tensor(input, other.dtype)
+    if not isinstance(other, mindspore.Tensor):
+        other = mindspore.Tensor(other, input.dtype)
+    if input.dtype != other.dtype:
+        common = np.promote_types(mindspore.dtype_to_nptype(input.dtype), mindspore.dtype_to_nptype(other.dtype))
+        dtype = mindspore.Tensor(np.zeros(0, common)).dtype
+        input, other = input.astype(dtype), other.astype(dtype)
+    return input, other, 8 * input.itemsize
+
+
+def bitwise_left_shift(input, other):
+    """torch.bitwise_left_shift: ops.bitwise_left_shift, with PyTorch's 0 where the shift is negative
+    or not smaller than the bit width (MindSpore wraps those for 32- and 64-bit integers)."""
+    input, other, bits = shift_operands(input, other)
+    out = ops.bitwise_left_shift(input, other)
+    return ops.where((other < 0) | (other >= bits), ops.zeros_like(out), out)
+
+
+def bitwise_right_shift(input, other):
+    """torch.bitwise_right_shift: ops.bitwise_right_shift, with PyTorch's sign fill (-1 for negative
+    values, else 0) where the shift is negative or not smaller than the bit width."""
+    input, other, bits = shift_operands(input, other)
+    out = ops.bitwise_right_shift(input, other)
+    fill = ops.where(input < 0, ops.full_like(out, -1), ops.zeros_like(out))
+    return ops.where((other < 0) | (other >= bits), fill, out)
+
+
+def bitwise_not(input):
+    """torch.bitwise_not: ops.invert for integers, logical not for bool (ops.invert refuses bool)."""
+    return ops.logical_not(input) if input.dtype == mindspore.bool_ else ops.invert(input)
+
+
+def conj_physical(input):
+    """torch.conj_physical: ops.conj for complex tensors, the values as they are for the others
+    (ops.conj refuses bool)."""
+    return ops.conj(input) if input.dtype in (mindspore.complex64, mindspore.complex128) else input.copy()
+
+
+def complex_tensor(real, imag):
+    """torch.complex (named apart from Python's complex()): real + imag * 1j of one float dtype (float32 -> complex64, float64 ->
+    complex128), the two broadcast first (the Complex primitive does not broadcast)."""
+    import numpy as np
+    shape = tuple(np.broadcast_shapes(tuple(real.shape), tuple(imag.shape)))
+    return ops.Complex()(ops.broadcast_to(real, shape), ops.broadcast_to(imag, shape))
+
+
+def frexp(input):
+    """torch.frexp in NumPy: (mantissa, exponent) with input = mantissa * 2 ** exponent, mantissa in
+    [0.5, 1) in magnitude and input's dtype, exponent int32 (0 for 0, infinities and NaN)."""
+    import collections
+    import numpy as np
+    if not ops.is_floating_point(input):
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    mantissa, exponent = np.frexp(input.asnumpy())
+    return collections.namedtuple("frexp", ["mantissa", "exponent"])(
+        mindspore.Tensor(mantissa), mindspore.Tensor(exponent.astype(np.int32)))
+
+
+def element_size(input):
+    """Tensor.element_size(): the bytes of one element (MindSpore's itemsize)."""
+    return input.itemsize

@@ -75,6 +75,17 @@ def test_unpacked_arguments_pass_where_the_helper_takes_all_of_pytorchs_paramete
     assert len(marks) == 1 and "(**options)" in marks[0]  # histogram's helper takes no out=
 
 
+def test_tensor_methods_with_a_helper_take_the_receiver_first():
+    text, marks = converted("""
+        a = t.aminmax(dim=0, keepdim=True)
+        b = (x + 1).element_size()
+        c = self.aminmax()
+    """)
+    assert marks == []
+    assert "a = aminmax(t, dim=0, keepdim=True)" in text and "b = element_size(x + 1)" in text
+    assert "c = self.aminmax()" in text  # a method of the class being written
+
+
 def test_helper_names_step_aside_from_the_files_own():
     text, marks = converted("""
         def equal(a, b):
@@ -268,6 +279,47 @@ for dtype in ["float32", "float64"]:
                     back = F.fold(t, size, kernel, dilation, padding, stride)
                     if not near(back, h.fold(ms.tensor(t.numpy()), size, kernel, dilation, padding, stride)):
                         failures.append(f"fold {batch.shape} {size} {kernel} {dilation} {padding} {stride}")
+
+# small ones: aminmax (NaN propagates), vdot, isin, take, shifts past the width, bitwise_not, complex, frexp
+for dtype in ["float32", "int64"]:
+    for shape in [(), (5,), (3, 4)]:
+        x = (rng.standard_normal(shape) * 5).astype(dtype)
+        if dtype == "float32" and x.size > 1:
+            x.flat[1] = np.nan
+        for kw in [{}, {"keepdim": True}] + [{"dim": d, "keepdim": k} for d in range(-len(shape), len(shape))
+                                             for k in (False, True)]:
+            check(f"aminmax {shape} {kw}", tuple(torch.aminmax(torch.tensor(x), **kw)), tuple(h.aminmax(ms.tensor(x), **kw)))
+for dtype in ["float64", "int64", "complex64"]:
+    a = (rng.standard_normal(4) + (1j * rng.standard_normal(4) if dtype == "complex64" else 0)).astype(dtype)
+    b = (rng.standard_normal(4) + (1j * rng.standard_normal(4) if dtype == "complex64" else 0)).astype(dtype)
+    if not near(torch.vdot(torch.tensor(a), torch.tensor(b)), h.vdot(ms.tensor(a), ms.tensor(b))):
+        failures.append(f"vdot {dtype}")
+elements, tests = rng.integers(0, 6, (3, 4)), rng.integers(0, 6, (5,))
+for kw in [{}, {"invert": True}]:
+    for e, t in [(elements, tests), (elements, np.zeros(0, np.int64)), (elements, 3), (3, tests),
+                 (np.array([1.0, np.nan]), np.array([np.nan, 1.0]))]:
+        te, me = (torch.tensor(e), ms.tensor(e)) if isinstance(e, np.ndarray) else (e, e)
+        tt, mt = (torch.tensor(t), ms.tensor(t)) if isinstance(t, np.ndarray) else (t, t)
+        check(f"isin {e} {t} {kw}", torch.isin(te, tt, **kw), h.isin(me, mt, **kw))
+source = np.array([[4, 3, 5], [6, 7, 8]])
+for index in [[0, 2, 5], [-1, 0], [[0, 1], [2, 3]], [6], [-7]]:
+    check(f"take {index}", outcome(torch.take, torch.tensor(source), torch.tensor(index)),
+          outcome(h.take, ms.tensor(source), ms.tensor(index)))
+for dtype in ["int8", "int32", "int64", "uint8"]:
+    bits = np.iinfo(dtype).bits
+    a = rng.integers(0 if dtype == "uint8" else -100, 100, (12,)).astype(dtype)
+    b = rng.integers(0 if dtype == "uint8" else -3, bits + 3, (12,)).astype(dtype)
+    for x, y in [(a, b), (a, bits), (5, b)]:
+        tx, mx = (torch.tensor(x), ms.tensor(x)) if isinstance(x, np.ndarray) else (x, x)
+        ty, my = (torch.tensor(y), ms.tensor(y)) if isinstance(y, np.ndarray) else (y, y)
+        check(f"left shift {dtype}", torch.bitwise_left_shift(tx, ty), h.bitwise_left_shift(mx, my))
+        check(f"right shift {dtype}", torch.bitwise_right_shift(tx, ty), h.bitwise_right_shift(mx, my))
+for x in [np.array([-1, -2, 3], np.int8), np.array([True, False])]:
+    check(f"bitwise_not {x.dtype}", torch.bitwise_not(torch.tensor(x)), h.bitwise_not(ms.tensor(x)))
+x = np.arange(4.0)
+check("complex", torch.complex(torch.tensor(x), torch.tensor(x[:1])), h.complex_tensor(ms.tensor(x), ms.tensor(x[:1])))
+x = np.array([0.0, 1, 9, -3.5, np.inf, np.nan, 1e-40], np.float32)
+check("frexp", tuple(torch.frexp(torch.tensor(x))), tuple(h.frexp(ms.tensor(x))))
 
 print("\n".join(failures) if failures else "all agree")
 '''

@@ -61,6 +61,22 @@ CASES = [
                   "y = unfold(torch.linspace(-1, 1, 120).reshape(2, 5, 3, 4))", "pass"),
     ("F.fold", "x = torch.linspace(-1, 1, 60).reshape(5, 3, 4)\ny = F.fold(F.unfold(x, 2, padding=1), (3, 4), 2, 1, 1)",
      "pass"),
+    ("aminmax", "y = list(torch.aminmax(torch.tensor([1, -3, 5, float('nan')])))", "pass"),
+    ("Tensor.aminmax", "t = torch.arange(10).view(2, 5)\ny = list(t.aminmax(dim=0, keepdim=True))", "pass"),
+    ("Tensor.element_size", "y = [torch.tensor([]).element_size(), torch.tensor([], dtype=torch.uint8).element_size()]",
+     "pass"),
+    ("vdot", "a = torch.tensor((1 +2j, 3 - 1j))\nb = torch.tensor((2 +1j, 4 - 0j))\nz = torch.vdot(a, b)\ny = [z, torch.abs(z)]", "pass"),
+    ("isin", "y = torch.isin(torch.tensor([[1, 2], [3, 4]]), torch.tensor([2, 3]), invert=True)", "pass"),
+    ("take", "src = torch.tensor([[4, 3, 5], [6, 7, 8]])\ny = torch.take(src, torch.tensor([0, -1, 5]))", "pass"),
+    ("bitwise_left_shift", "y = torch.bitwise_left_shift(torch.tensor([-1, 7, 3], dtype=torch.int32), "
+                           "torch.tensor([1, 32, -1], dtype=torch.int32))", "pass"),
+    ("bitwise_right_shift", "y = torch.bitwise_right_shift(torch.tensor([-2, -7, 31]), torch.tensor([1, 64, 3]))", "pass"),
+    ("bitwise_not", "y = [torch.bitwise_not(torch.tensor([-1, -2, 3], dtype=torch.int8)), "
+                    "torch.bitwise_not(torch.tensor([True, False]))]", "pass"),
+    ("complex", "x = torch.arange(4, dtype=torch.float)\nz = torch.complex(x, x[:1]).reshape(2, 2)\ny = [z, torch.abs(z)]", "pass"),
+    ("frexp", "mantissa, exponent = torch.frexp(torch.arange(9.))\ny = [mantissa, exponent]", "pass"),
+    ("gather", "t = torch.tensor([[1, 2], [3, 4]])\ny = torch.gather(t, 1, torch.tensor([[0, 0], [1, 0]]))", "pass"),
+    ("diagonal_scatter", "a = torch.zeros(3, 3)\ny = torch.diagonal_scatter(a, torch.ones(2), 1)", "pass"),
     ("special.psi", "y = torch.special.psi(torch.linspace(-9.5, 30, 80).double())", "pass"),
 ]
 
