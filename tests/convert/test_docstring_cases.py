@@ -175,6 +175,20 @@ def test_a_statement_failing_for_an_earlier_silent_one_is_counted_once():
     assert summary["torch"]["calls"] == 2 and summary["torch"]["silent"] == 2 and summary["torch"]["blocked"] == 1
 
 
+def test_a_tensor_an_earlier_marked_call_should_have_changed_in_place_counts_as_marked():
+    bench = _bench()
+    from analysis.verify.blocks import prepare
+
+    for call, expected in [("numpy_sin_(x)", "marked"), ("r = f(x, out=x)", "marked"), ("x.add_(1)", "marked"),
+                           ("print(x)", "silent"), ("r = x.sum()", "silent")]:
+        prepared = prepare(f"x = torch.ones(2)\n{call}\ny = torch.abs(x)\n")
+        item = {"prepared": prepared, "marked_chunks": {1}, "manual": set()}
+        tres = {i: ("ok", {}) for i in range(3)}
+        mres = {0: ("ok", {}), 1: ("error", "NameError: no"), 2: ("ok", {})}
+        rows = bench.attribute_blocked([{"chunk": 2, "verdict": "silent", "problem": "y: values differ"}], item, tres, mres)
+        assert rows[0]["verdict"] == expected, call
+
+
 def test_a_decorated_definition_starts_at_its_decorator():
     from analysis.verify.blocks import chunk_of_line, prepare
 
