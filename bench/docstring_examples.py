@@ -26,7 +26,8 @@ How it measures:
    manual); **silently wrong** (otherwise: reported converted, but the statement raises or
    computes something else).
 6. Blocked statements. A silently wrong call whose statement reads a name that an earlier
-   statement should have set but did not (that statement ran in PyTorch, and after conversion it
+   statement should have set (or changed in place: a name passed to a call, the receiver of an
+   in-place method) but did not (that statement ran in PyTorch, and after conversion it
    raised, leaving the name undefined or holding an older value, or it was left marked, so the
    name holds a PyTorch object) takes the verdict of that earlier statement, followed back to the
    first statement of the chain: *marked* when that statement is marked (by the converter or the
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import json
 import re
 import sys
@@ -172,7 +174,22 @@ def bound_names(prepared: str) -> dict[int, set[str]]:
                 out[chunk].add((leaf.asname or leaf.name).split(".")[0])
             elif isinstance(leaf, (ast.FunctionDef, ast.ClassDef)):
                 out[chunk].add(leaf.name)
+        out[chunk] |= mutated_names(node)
     return out
+
+
+def mutated_names(node: ast.stmt) -> set[str]:
+    """Names a statement's call may change in place: the names passed to a function (numpy_sin_(x),
+    f(x, out=buf), its result kept or not) and the receiver of an in-place method (x.add_(1))."""
+    value = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
+    if not isinstance(value, ast.Call):
+        return set()
+    func = value.func
+    if isinstance(func, ast.Attribute):
+        return {func.value.id} if func.attr.endswith("_") and isinstance(func.value, ast.Name) else set()
+    if isinstance(func, ast.Name) and hasattr(builtins, func.id):
+        return set()  # print(x), len(x): builtins change nothing
+    return {arg.id for arg in [*value.args, *(k.value for k in value.keywords)] if isinstance(arg, ast.Name)}
 
 
 def read_names(prepared: str) -> dict[int, set[str]]:

@@ -63,8 +63,14 @@ def helper_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, q
     """torch.allclose(a, b, atol=1e-6) -> allclose(a, b, atol=1e-6), the helper written into the file."""
     positional, taken = helper_parameters(entry.helper)
     names, defaults = torch_parameters(entry.torch_signature) if entry.torch_signature else (list(positional), {})
+    # the helper takes every parameter PyTorch's function has: unpacked arguments bind the same way
+    complete = bool(defaults) and {name.lstrip("*") for name in defaults} <= {name.lstrip("*") for name in taken}
     kept, dropped, position = [], [], 0
     for arg in updated.args:
+        if complete and (arg.star or position is None):
+            kept.append(arg)
+            position = None if arg.star == "*" else position  # later positional ones: where PyTorch puts them
+            continue
         if arg.star:
             return _refuse(ctx, original, updated, qualified, entry,
                            f"unpacked arguments ({arg.star}{code(arg.value)}) cannot be checked")
@@ -95,3 +101,17 @@ def _refuse(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
              f"{why}: the local function {entry.helper}() written for {qualified} takes "
              f"{', '.join(helper_parameters(entry.helper)[1])} only; call it with those")
     return updated
+
+
+def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, entry: ApiEntry):
+    """x.aminmax(dim=0) -> aminmax(x, dim=0): a tensor method whose entry names a helper, called with
+    the receiver as its first argument (None for a call on self or cls: a method of that class)."""
+    receiver = updated.func.value  # type: ignore[union-attr]
+    text = code(receiver)
+    if text in ("self", "cls") or text.startswith("self."):
+        return None
+    if getattr(receiver, "lpar", None):
+        receiver = receiver.with_changes(lpar=[], rpar=[])  # now an argument: its parentheses are redundant
+    first = cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if updated.args
+                    else cst.MaybeSentinel.DEFAULT)
+    return helper_call(ctx, original, updated.with_changes(args=[first, *updated.args]), entry.torch, entry)

@@ -874,3 +874,245 @@ class MultiLabelMarginLoss(nn.Cell):
 
     def construct(self, input, target):
         return multilabel_margin_loss(input, target, self.reduction)
+
+
+def histogram_edges(low, high, bins, dtype):
+    """The bin_edges PyTorch's histogram functions use for `bins` equal bins over [low, high] (as a
+    NumPy array of dtype): low == high widens by 0.5 each side, then torch.linspace's formula (from
+    the start for the first half, from the end for the rest)."""
+    import numpy as np
+    low, high = dtype.type(low), dtype.type(high)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ValueError(f"histogram range [{low}, {high}] is not finite")
+    if low > high:
+        raise ValueError(f"histogram range: min should not exceed max, but got min {low} max {high}")
+    if low == high:
+        low, high = low - dtype.type(0.5), high + dtype.type(0.5)
+    step = dtype.type((high - low) / dtype.type(bins))
+    index = np.arange(bins + 1)
+    return np.where(index < (bins + 1) // 2, low + step * index.astype(dtype),
+                    high - step * (bins - index).astype(dtype)).astype(dtype)
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """torch.histogramdd in NumPy: the last axis of input holds the D coordinates; bins an int, D ints
+    or D tensors of edges; range [min0, max0, min1, max1, ...] (default each coordinate's min and
+    max); a value on a bin's left edge falls in it, the last bin also takes its right edge, values
+    outside or NaN are left out; weight sums per bin; density divides by the total and the bin
+    volume. Returns (hist, [bin_edges per dimension]) with input's float dtype."""
+    import collections
+    import numpy as np
+    points = input.asnumpy()
+    if points.dtype.kind != "f":
+        raise RuntimeError(f"histogramdd is not implemented for {input.dtype}")
+    if points.ndim < 2:
+        raise RuntimeError("histogramdd: input tensor should have at least 2 dimensions")
+    points = points.reshape(-1, points.shape[-1])
+    dims = points.shape[1]
+    if isinstance(bins, int):
+        bins = [bins] * dims
+    edges = []
+    for dim, spec in enumerate(bins):
+        if isinstance(spec, mindspore.Tensor):
+            edges.append(spec.asnumpy().astype(points.dtype))
+            continue
+        if range is not None:
+            low, high = range[2 * dim], range[2 * dim + 1]
+        elif len(points):
+            low, high = points[:, dim].min(), points[:, dim].max()
+        else:
+            low, high = 0.0, 1.0
+        edges.append(histogram_edges(low, high, int(spec), points.dtype))
+    weights = None if weight is None else weight.asnumpy().reshape(-1).astype(np.float64)
+    keep = ~np.isnan(points).any(axis=1)
+    hist, _ = np.histogramdd(points[keep].astype(np.float64), bins=[e.astype(np.float64) for e in edges],
+                             weights=None if weights is None else weights[keep])
+    hist = hist.astype(points.dtype)
+    if density:
+        with np.errstate(invalid="ignore", divide="ignore"):  # no values: NaN, as in PyTorch
+            hist = hist / hist.sum()
+            for dim, e in enumerate(edges):
+                shape = [1] * dims
+                shape[dim] = -1
+                hist = hist / np.diff(e).reshape(shape)
+    result = collections.namedtuple("histogramdd", ["hist", "bin_edges"])
+    return result(mindspore.Tensor(hist.astype(points.dtype)), [mindspore.Tensor(e) for e in edges])
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """torch.histogram: histogramdd of the flattened input as one coordinate; returns (hist,
+    bin_edges)."""
+    import collections
+    if isinstance(range, (list, tuple)):
+        range = list(range)
+    out = histogramdd(input.reshape(-1, 1), [bins], range=range,
+                      weight=None if weight is None else weight.reshape(-1), density=density)
+    result = collections.namedtuple("histogram", ["hist", "bin_edges"])
+    return result(out.hist, out.bin_edges[0])
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """F.fold with ops.fold, which takes output_size as an int32 tensor and a batched (N, C * k, L)
+    input only: an unbatched (C * k, L) input is folded as a batch of one."""
+    size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
+    batched = input.ndim == 3
+    out = ops.fold(input if batched else input.expand_dims(0), mindspore.Tensor(size, mindspore.int32),
+                   kernel_size, dilation, padding, stride)
+    return out if batched else out.squeeze(0)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """F.unfold with ops.unfold, which takes a batched (N, C, H, W) input only: an unbatched
+    (C, H, W) input is unfolded as a batch of one."""
+    batched = input.ndim == 4
+    out = ops.unfold(input if batched else input.expand_dims(0), kernel_size, dilation, padding, stride)
+    return out if batched else out.squeeze(0)
+
+
+class Fold(nn.Cell):
+    """nn.Fold: the layer form of fold() (MindSpore has no Fold cell)."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def construct(self, input):
+        return fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+class Unfold(nn.Cell):
+    """nn.Unfold: the layer form of unfold() (MindSpore's nn.Unfold extracts image patches with
+    another layout and other arguments)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def construct(self, input):
+        return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """torch.aminmax: (min, max) over dim (None: all elements) as a named tuple; a NaN in a reduced
+    slice gives NaN for both, as in PyTorch (MindSpore's amin/amax skip NaN)."""
+    import collections
+    if input.size == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension")
+    axis = tuple(range(input.ndim)) if dim is None else (dim,)
+    low, high = input.amin(axis, keepdim), input.amax(axis, keepdim)
+    if ops.is_floating_point(input):
+        missing = ops.isnan(input).any(axis=axis, keep_dims=keepdim)
+        nan = mindspore.Tensor(float("nan"), input.dtype)
+        low, high = ops.where(missing, nan, low), ops.where(missing, nan, high)
+    if dim is None and keepdim:
+        low, high = low.reshape((1,) * input.ndim), high.reshape((1,) * input.ndim)
+    return collections.namedtuple("aminmax", ["min", "max"])(low, high)
+
+
+def vdot(input, other):
+    """torch.vdot: the dot product of two 1-D tensors of one dtype, the first conjugated when
+    complex."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"vdot: expected both vectors to have same dtype, but found {input.dtype} and {other.dtype}")
+    if input.shape != other.shape:
+        raise RuntimeError("inconsistent tensor size")
+    if input.dtype in (mindspore.complex64, mindspore.complex128):
+        input = ops.conj(input)
+    return ops.inner(input, other)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """torch.isin: whether each element of `elements` equals one of `test_elements` (either may be a
+    Python number; NaN matches nothing); invert negates."""
+    elements = elements if isinstance(elements, mindspore.Tensor) else mindspore.Tensor(elements)
+    test_elements = test_elements if isinstance(test_elements, mindspore.Tensor) else mindspore.Tensor(test_elements)
+    flat = test_elements.reshape(-1)
+    if flat.shape[0] == 0:
+        found = ops.zeros(elements.shape, mindspore.bool_)
+    else:
+        found = (elements.reshape(elements.shape + (1,)) == flat).any(axis=-1)
+    return ops.logical_not(found) if invert else found
+
+
+def take(input, index):
+    """torch.take: input read as 1-D at `index` (negative indices count from the end), shaped like
+    index; an index out of range raises IndexError as in PyTorch (MindSpore's Take has no CPU
+    kernel)."""
+    flat = input.reshape(-1)
+    count = flat.shape[0]
+    if index.size and (int(index.max()) >= count or int(index.min()) < -count):
+        raise IndexError(f"out of range: tried to access an index outside a tensor of {count} elements")
+    index = index.astype(mindspore.int64)
+    index = ops.where(index < 0, index + count, index)
+    return ops.gather(flat, index.reshape(-1), 0).reshape(index.shape)
+
+
+def shift_operands(input, other):
+    """Two operands of a shift as tensors of the dtype PyTorch computes in (a Python int takes the
+    tensor's dtype; two integer tensors promote as in NumPy)."""
+    import numpy as np
+    if not isinstance(input, mindspore.Tensor):
+        input = mindspore.Tensor(input, other.dtype)
+    if not isinstance(other, mindspore.Tensor):
+        other = mindspore.Tensor(other, input.dtype)
+    if input.dtype != other.dtype:
+        common = np.promote_types(mindspore.dtype_to_nptype(input.dtype), mindspore.dtype_to_nptype(other.dtype))
+        dtype = mindspore.Tensor(np.zeros(0, common)).dtype
+        input, other = input.astype(dtype), other.astype(dtype)
+    return input, other, 8 * input.itemsize
+
+
+def bitwise_left_shift(input, other):
+    """torch.bitwise_left_shift: ops.bitwise_left_shift, with PyTorch's 0 where the shift is negative
+    or not smaller than the bit width (MindSpore wraps those for 32- and 64-bit integers)."""
+    input, other, bits = shift_operands(input, other)
+    out = ops.bitwise_left_shift(input, other)
+    return ops.where((other < 0) | (other >= bits), ops.zeros_like(out), out)
+
+
+def bitwise_right_shift(input, other):
+    """torch.bitwise_right_shift: ops.bitwise_right_shift, with PyTorch's sign fill (-1 for negative
+    values, else 0) where the shift is negative or not smaller than the bit width."""
+    input, other, bits = shift_operands(input, other)
+    out = ops.bitwise_right_shift(input, other)
+    fill = ops.where(input < 0, ops.full_like(out, -1), ops.zeros_like(out))
+    return ops.where((other < 0) | (other >= bits), fill, out)
+
+
+def bitwise_not(input):
+    """torch.bitwise_not: ops.invert for integers, logical not for bool (ops.invert refuses bool)."""
+    return ops.logical_not(input) if input.dtype == mindspore.bool_ else ops.invert(input)
+
+
+def conj_physical(input):
+    """torch.conj_physical: ops.conj for complex tensors, the values as they are for the others
+    (ops.conj refuses bool)."""
+    return ops.conj(input) if input.dtype in (mindspore.complex64, mindspore.complex128) else input.copy()
+
+
+def complex_tensor(real, imag):
+    """torch.complex (named apart from Python's complex()): real + imag * 1j of one float dtype (float32 -> complex64, float64 ->
+    complex128), the two broadcast first (the Complex primitive does not broadcast)."""
+    import numpy as np
+    shape = tuple(np.broadcast_shapes(tuple(real.shape), tuple(imag.shape)))
+    return ops.Complex()(ops.broadcast_to(real, shape), ops.broadcast_to(imag, shape))
+
+
+def frexp(input):
+    """torch.frexp in NumPy: (mantissa, exponent) with input = mantissa * 2 ** exponent, mantissa in
+    [0.5, 1) in magnitude and input's dtype, exponent int32 (0 for 0, infinities and NaN)."""
+    import collections
+    import numpy as np
+    if not ops.is_floating_point(input):
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    mantissa, exponent = np.frexp(input.asnumpy())
+    return collections.namedtuple("frexp", ["mantissa", "exponent"])(
+        mindspore.Tensor(mantissa), mindspore.Tensor(exponent.astype(np.int32)))
+
+
+def element_size(input):
+    """Tensor.element_size(): the bytes of one element (MindSpore's itemsize)."""
+    return input.itemsize

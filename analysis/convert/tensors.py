@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from . import checkpoints, compositions, exact_forms, inplace, rules, scatter
+from . import checkpoints, composed, compositions, exact_forms, inplace, rules, scatter
 from .apis import dtype_name
 from .context import ConversionContext
 from .names import code, dotted, resolve
@@ -335,6 +335,8 @@ _AMBIGUOUS = frozenset({"add", "get", "copy", "index", "count", "sort", "update"
 def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str,
                    ambiguous: frozenset[str] = _AMBIGUOUS):
     entry = ctx.classic.get(f"torch.Tensor.{name}")
+    if entry is not None and entry.helper and name not in ambiguous:
+        return composed.method_call(ctx, original, updated, entry)
     if entry is not None and name not in ambiguous and entry.primary.startswith("mindspore.Tensor.") \
             and updated.args:
         bound = _bound_method(ctx, original, updated, name, entry)

@@ -57,12 +57,33 @@ def test_arguments_the_helper_does_not_take_leave_the_call_marked():
     text, marks = converted("""
         a = torch.allclose(x, y, 1e-3, 1e-4, True, 5)
         b = torch.allclose(x, y, foo=1)
-        c = torch.equal(*pair)
+        c = torch.fft.fftfreq(*sizes)
     """)
     assert len(marks) == 3
     assert "positional argument 6" in marks[0] and "input, other, rtol, atol, equal_nan" in marks[0]
-    assert "foo=1" in marks[1] and "(*pair)" in marks[2]
+    assert "foo=1" in marks[1] and "(*sizes)" in marks[2]  # fftfreq's helper takes no out=, layout=...
     assert "torch.allclose(x, y, foo=1)" in text
+
+
+def test_unpacked_arguments_pass_where_the_helper_takes_all_of_pytorchs_parameters():
+    text, marks = converted("""
+        a = torch.allclose(*pair, 1e-3, equal_nan=True)
+        b = torch.nn.Fold(**params)
+        c = torch.histogram(x, **options)
+    """)
+    assert "a = allclose(*pair, 1e-3, equal_nan=True)" in text and "b = Fold(**params)" in text
+    assert len(marks) == 1 and "(**options)" in marks[0]  # histogram's helper takes no out=
+
+
+def test_tensor_methods_with_a_helper_take_the_receiver_first():
+    text, marks = converted("""
+        a = t.aminmax(dim=0, keepdim=True)
+        b = (x + 1).element_size()
+        c = self.aminmax()
+    """)
+    assert marks == []
+    assert "a = aminmax(t, dim=0, keepdim=True)" in text and "b = element_size(x + 1)" in text
+    assert "c = self.aminmax()" in text  # a method of the class being written
 
 
 def test_helper_names_step_aside_from_the_files_own():
@@ -195,7 +216,8 @@ check("one_hot int32", outcome(F.one_hot, torch.tensor([0, 1], dtype=torch.int32
 def near(t, m):
     t = t.resolve_conj().numpy()
     m = m.asnumpy()
-    return t.shape == m.shape and t.dtype == m.dtype and np.allclose(t, m, rtol=1e-4, atol=1e-5 * max(1, np.abs(t).max()))
+    scale = max([1.0] + [float(np.abs(v)) for v in t.ravel() if np.isfinite(v)])
+    return t.shape == m.shape and t.dtype == m.dtype and np.allclose(t, m, rtol=1e-4, atol=1e-5 * scale, equal_nan=True)
 
 
 for name, real_only, sizes in [("hfft", False, "n"), ("ihfft", True, "n"), ("hfft2", False, "s"), ("ihfft2", True, "s"),
@@ -219,6 +241,85 @@ for name in ["fftfreq", "rfftfreq"]:
             mkw = {k: getattr(ms, v) if k == "dtype" else v for k, v in kw.items()}
             if not near(getattr(torch.fft, name)(n, *args, **tkw), getattr(h, name)(n, *args, **mkw)):
                 failures.append(f"{name} {n} {args} {kw}")
+
+# histogram / histogramdd: NumPy counts on PyTorch's edges
+for dtype in ["float32", "float64"]:
+    for shape in [(7,), (30,), (0,)]:
+        x = (rng.standard_normal(shape) * 3).astype(dtype)
+        w = rng.uniform(0, 2, shape).astype(dtype)
+        for bins in [1, 4, 10, np.array([-2.0, 0.0, 1.0, 5.0], dtype)]:
+            for kw in [{}, {"range": (0.0, 3.0)}, {"range": (1.0, 1.0)}, {"weight": w, "density": True}]:
+                if isinstance(bins, np.ndarray) and "range" in kw:
+                    continue  # PyTorch takes no range with edges
+                tb, mb = (torch.tensor(bins), ms.tensor(bins)) if isinstance(bins, np.ndarray) else (bins, bins)
+                tkw = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+                mkw = {k: ms.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+                t, m = torch.histogram(torch.tensor(x), tb, **tkw), h.histogram(ms.tensor(x), mb, **mkw)
+                if not (near(t.hist, m.hist) and near(t.bin_edges, m.bin_edges)):
+                    failures.append(f"histogram {dtype} {shape} {bins} {kw}")
+    points = (rng.standard_normal((30, 3)) * 3).astype(dtype)
+    for bins in [3, [4, 3, 2]]:
+        for kw in [{}, {"range": [0.0, 3.0] * 3, "density": True}]:
+            t, m = torch.histogramdd(torch.tensor(points), bins, **kw), h.histogramdd(ms.tensor(points), bins, **kw)
+            if not (near(t.hist, m.hist) and all(near(a, b) for a, b in zip(t.bin_edges, m.bin_edges))):
+                failures.append(f"histogramdd {dtype} {bins} {kw}")
+
+# fold / unfold: batched and unbatched, every spelling of the sizes
+for dtype in ["float32", "float64"]:
+    for channels, height, width in [(2, 4, 5), (3, 6, 6)]:
+        for kernel, dilation, padding, stride in [((2, 2), 1, 0, 1), (2, 1, 0, 1), ((2, 3), 2, 1, 1),
+                                                  (2, (1, 2), (1, 0), (2, 1)), ((3, 3), 1, 1, (2, 2))]:
+            x = rng.standard_normal((2, channels, height, width)).astype(dtype)
+            for batch in [x, x[0]]:
+                t = F.unfold(torch.tensor(batch), kernel, dilation, padding, stride)
+                m = h.unfold(ms.tensor(batch), kernel, dilation=dilation, padding=padding, stride=stride)
+                if not near(t, m):
+                    failures.append(f"unfold {batch.shape} {kernel} {dilation} {padding} {stride}")
+                for size in [(height, width), [height, width]] + ([height] if height == width else []):
+                    back = F.fold(t, size, kernel, dilation, padding, stride)
+                    if not near(back, h.fold(ms.tensor(t.numpy()), size, kernel, dilation, padding, stride)):
+                        failures.append(f"fold {batch.shape} {size} {kernel} {dilation} {padding} {stride}")
+
+# small ones: aminmax (NaN propagates), vdot, isin, take, shifts past the width, bitwise_not, complex, frexp
+for dtype in ["float32", "int64"]:
+    for shape in [(), (5,), (3, 4)]:
+        x = (rng.standard_normal(shape) * 5).astype(dtype)
+        if dtype == "float32" and x.size > 1:
+            x.flat[1] = np.nan
+        for kw in [{}, {"keepdim": True}] + [{"dim": d, "keepdim": k} for d in range(-len(shape), len(shape))
+                                             for k in (False, True)]:
+            check(f"aminmax {shape} {kw}", tuple(torch.aminmax(torch.tensor(x), **kw)), tuple(h.aminmax(ms.tensor(x), **kw)))
+for dtype in ["float64", "int64", "complex64"]:
+    a = (rng.standard_normal(4) + (1j * rng.standard_normal(4) if dtype == "complex64" else 0)).astype(dtype)
+    b = (rng.standard_normal(4) + (1j * rng.standard_normal(4) if dtype == "complex64" else 0)).astype(dtype)
+    if not near(torch.vdot(torch.tensor(a), torch.tensor(b)), h.vdot(ms.tensor(a), ms.tensor(b))):
+        failures.append(f"vdot {dtype}")
+elements, tests = rng.integers(0, 6, (3, 4)), rng.integers(0, 6, (5,))
+for kw in [{}, {"invert": True}]:
+    for e, t in [(elements, tests), (elements, np.zeros(0, np.int64)), (elements, 3), (3, tests),
+                 (np.array([1.0, np.nan]), np.array([np.nan, 1.0]))]:
+        te, me = (torch.tensor(e), ms.tensor(e)) if isinstance(e, np.ndarray) else (e, e)
+        tt, mt = (torch.tensor(t), ms.tensor(t)) if isinstance(t, np.ndarray) else (t, t)
+        check(f"isin {e} {t} {kw}", torch.isin(te, tt, **kw), h.isin(me, mt, **kw))
+source = np.array([[4, 3, 5], [6, 7, 8]])
+for index in [[0, 2, 5], [-1, 0], [[0, 1], [2, 3]], [6], [-7]]:
+    check(f"take {index}", outcome(torch.take, torch.tensor(source), torch.tensor(index)),
+          outcome(h.take, ms.tensor(source), ms.tensor(index)))
+for dtype in ["int8", "int32", "int64", "uint8"]:
+    bits = np.iinfo(dtype).bits
+    a = rng.integers(0 if dtype == "uint8" else -100, 100, (12,)).astype(dtype)
+    b = rng.integers(0 if dtype == "uint8" else -3, bits + 3, (12,)).astype(dtype)
+    for x, y in [(a, b), (a, bits), (5, b)]:
+        tx, mx = (torch.tensor(x), ms.tensor(x)) if isinstance(x, np.ndarray) else (x, x)
+        ty, my = (torch.tensor(y), ms.tensor(y)) if isinstance(y, np.ndarray) else (y, y)
+        check(f"left shift {dtype}", torch.bitwise_left_shift(tx, ty), h.bitwise_left_shift(mx, my))
+        check(f"right shift {dtype}", torch.bitwise_right_shift(tx, ty), h.bitwise_right_shift(mx, my))
+for x in [np.array([-1, -2, 3], np.int8), np.array([True, False])]:
+    check(f"bitwise_not {x.dtype}", torch.bitwise_not(torch.tensor(x)), h.bitwise_not(ms.tensor(x)))
+x = np.arange(4.0)
+check("complex", torch.complex(torch.tensor(x), torch.tensor(x[:1])), h.complex_tensor(ms.tensor(x), ms.tensor(x[:1])))
+x = np.array([0.0, 1, 9, -3.5, np.inf, np.nan, 1e-40], np.float32)
+check("frexp", tuple(torch.frexp(torch.tensor(x))), tuple(h.frexp(ms.tensor(x))))
 
 print("\n".join(failures) if failures else "all agree")
 '''

@@ -54,6 +54,38 @@ CASES = [
                   "y = [torch.fft.hfft2(t, T.size()), torch.fft.hfft2(t, T.size()), torch.fft.hfft(t[0])]", "pass"),
     ("fft.fftshift", "y = torch.fft.fftshift(torch.fft.fftfreq(5, d=1/5) + 0.1 * torch.fft.fftfreq(5, 2).unsqueeze(1))",
      "pass"),
+    ("special.i0e", "y = torch.special.i0e(torch.arange(5, dtype=torch.float32))", "pass"),
+    ("special.i1", "y = torch.special.i1(torch.linspace(-30, 30, 61))", "pass"),
+    ("special.zeta", "x = torch.tensor([2., 4.])\ny = [torch.special.zeta(x, 1), torch.special.zeta(2, torch.tensor([1., 2.]))]",
+     "pass"),
+    ("histogram", "y = list(torch.histogram(torch.tensor([1., 2, 1]), bins=4, range=(0., 3.), weight=torch.tensor([1., 2., 4.]),"
+                  " density=True))", "pass"),
+    ("histogram", "y = list(torch.histogram(torch.linspace(-2, 3, 31), 7))", "pass"),
+    ("histogramdd", "r = torch.histogramdd(torch.tensor([[0., 1.], [1., 0.], [2., 0.], [2., 2.]]), bins=[3, 3],\n"
+                    "                      weight=torch.tensor([1., 2., 4., 8.]))\ny = [r.hist, *r.bin_edges]", "pass"),
+    ("nn.Fold", "fold = nn.Fold(output_size=(4, 5), kernel_size=(2, 2))\ny = fold(torch.linspace(-1, 1, 144).reshape(1, 12, 12))",
+     "pass"),
+    ("nn.Unfold", "params = dict(kernel_size=(2, 3), padding=1)\nunfold = nn.Unfold(**params)\n"
+                  "y = unfold(torch.linspace(-1, 1, 120).reshape(2, 5, 3, 4))", "pass"),
+    ("F.fold", "x = torch.linspace(-1, 1, 60).reshape(5, 3, 4)\ny = F.fold(F.unfold(x, 2, padding=1), (3, 4), 2, 1, 1)",
+     "pass"),
+    ("aminmax", "y = list(torch.aminmax(torch.tensor([1, -3, 5, float('nan')])))", "pass"),
+    ("Tensor.aminmax", "t = torch.arange(10).view(2, 5)\ny = list(t.aminmax(dim=0, keepdim=True))", "pass"),
+    ("Tensor.element_size", "y = [torch.tensor([]).element_size(), torch.tensor([], dtype=torch.uint8).element_size()]",
+     "pass"),
+    ("vdot", "a = torch.tensor((1 +2j, 3 - 1j))\nb = torch.tensor((2 +1j, 4 - 0j))\nz = torch.vdot(a, b)\ny = [z, torch.abs(z)]", "pass"),
+    ("isin", "y = torch.isin(torch.tensor([[1, 2], [3, 4]]), torch.tensor([2, 3]), invert=True)", "pass"),
+    ("take", "src = torch.tensor([[4, 3, 5], [6, 7, 8]])\ny = torch.take(src, torch.tensor([0, -1, 5]))", "pass"),
+    ("bitwise_left_shift", "y = torch.bitwise_left_shift(torch.tensor([-1, 7, 3], dtype=torch.int32), "
+                           "torch.tensor([1, 32, -1], dtype=torch.int32))", "pass"),
+    ("bitwise_right_shift", "y = torch.bitwise_right_shift(torch.tensor([-2, -7, 31]), torch.tensor([1, 64, 3]))", "pass"),
+    ("bitwise_not", "y = [torch.bitwise_not(torch.tensor([-1, -2, 3], dtype=torch.int8)), "
+                    "torch.bitwise_not(torch.tensor([True, False]))]", "pass"),
+    ("complex", "x = torch.arange(4, dtype=torch.float)\nz = torch.complex(x, x[:1]).reshape(2, 2)\ny = [z, torch.abs(z)]", "pass"),
+    ("frexp", "mantissa, exponent = torch.frexp(torch.arange(9.))\ny = [mantissa, exponent]", "pass"),
+    ("gather", "t = torch.tensor([[1, 2], [3, 4]])\ny = torch.gather(t, 1, torch.tensor([[0, 0], [1, 0]]))", "pass"),
+    ("diagonal_scatter", "a = torch.zeros(3, 3)\ny = torch.diagonal_scatter(a, torch.ones(2), 1)", "pass"),
+    ("special.psi", "y = torch.special.psi(torch.linspace(-9.5, 30, 80).double())", "pass"),
 ]
 
 
@@ -148,6 +180,20 @@ def test_a_statement_failing_for_an_earlier_silent_one_is_counted_once():
     assert [r["verdict"] for r in rows] == ["silent", "blocked", "silent"]
     summary = _bench().summarize([{**r, "family": "torch"} for r in rows])
     assert summary["torch"]["calls"] == 2 and summary["torch"]["silent"] == 2 and summary["torch"]["blocked"] == 1
+
+
+def test_a_tensor_an_earlier_marked_call_should_have_changed_in_place_counts_as_marked():
+    bench = _bench()
+    from analysis.verify.blocks import prepare
+
+    for call, expected in [("numpy_sin_(x)", "marked"), ("r = f(x, out=x)", "marked"), ("x.add_(1)", "marked"),
+                           ("print(x)", "silent"), ("r = x.sum()", "silent")]:
+        prepared = prepare(f"x = torch.ones(2)\n{call}\ny = torch.abs(x)\n")
+        item = {"prepared": prepared, "marked_chunks": {1}, "manual": set()}
+        tres = {i: ("ok", {}) for i in range(3)}
+        mres = {0: ("ok", {}), 1: ("error", "NameError: no"), 2: ("ok", {})}
+        rows = bench.attribute_blocked([{"chunk": 2, "verdict": "silent", "problem": "y: values differ"}], item, tres, mres)
+        assert rows[0]["verdict"] == expected, call
 
 
 def test_a_decorated_definition_starts_at_its_decorator():
