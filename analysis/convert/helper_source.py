@@ -1116,3 +1116,11 @@ def frexp(input):
 def element_size(input):
     """Tensor.element_size(): the bytes of one element (MindSpore's itemsize)."""
     return input.itemsize
+
+
+def dot(input, other):
+    """x.dot(y) where x may be a tensor or a numpy array: PyTorch's takes 1-D tensors, which MindSpore's
+    Tensor.dot refuses, so a tensor's goes to ops.inner; anything else keeps its own dot."""
+    if isinstance(input, mindspore.Tensor):
+        return ops.inner(input, other)
+    return input.dot(other)

@@ -324,9 +324,9 @@ def relevant_methods(classic) -> frozenset[str]:
         | exact_forms.METHODS
 
 
-# Methods numpy arrays have too, which the table sends to a MindSpore function: rewritten only on a
-# receiver known to be a tensor, marked otherwise (numpy's a.dot(b) must stay).
-NUMPY_METHODS = frozenset({"dot"})
+# Methods numpy arrays have too, which the table sends to a MindSpore function: on a receiver not known
+# to be a tensor they go to a local helper that decides when it runs (numpy's a.dot(b) must stay).
+NUMPY_METHODS = {"dot": "dot"}
 
 # Method names too common outside tensors to rename from the table without type information.
 _AMBIGUOUS = frozenset({"add", "get", "copy", "index", "count", "sort", "update", "pop", "clear", "split", "join"})
@@ -352,10 +352,9 @@ def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call
                 or len(updated.args) > len(parameter_names(entry.torch_signature)):
             return None
         if name in NUMPY_METHODS and not exact_forms.tensor_receiver(ctx, _receiver(original)):
-            ctx.mark(original, rules.TENSOR_METHOD, entry.torch,
-                     f"{receiver_text}.{name}(...): if {receiver_text} is a tensor write {entry.primary}({receiver_text}, "
-                     f"...) (MindSpore's Tensor.{name} differs); a numpy array's {name} stays as it is")
-            return updated
+            return exact_forms.helper_call(ctx, original, NUMPY_METHODS[name], [_receiver(updated), *(a.value for a in updated.args)],
+                                           api=entry.torch, why="a tensor's or a numpy array's, decided when it runs",
+                                           rule_id=rules.TENSOR_METHOD)
         # MindSpore tensors lack this method: x.relu() -> ops.relu(x) (in-place methods stay marked elsewhere)
         ctx.change(original, rules.TENSOR_METHOD, entry.torch, entry.primary,
                    f"x.{name}(...) -> {entry.primary}(x, ...)")

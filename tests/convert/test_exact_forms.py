@@ -371,10 +371,14 @@ def test_helpers_compute_what_pytorch_does(tmp_path):
     assert proc.stdout.strip().splitlines()[-1] == "ok", proc.stdout[-3000:]
 
 
-def test_dot_is_rewritten_on_tensors_only():
+def test_dot_on_a_receiver_of_unknown_type_decides_when_it_runs():
     # MindSpore's Tensor.dot refuses 1-D tensors, so a tensor's dot goes to ops.inner; numpy's a.dot(b)
-    # would break there, so an unknown receiver is marked instead of rewritten
+    # would break there, so an unknown receiver goes to a helper that keeps numpy's own dot
     result = convert_source("import torch\nimport numpy as np\nx = torch.tensor([1.0, 2.0])\na = x.dot(x)\n"
-                            "b = np.ones(2)\nc = b.dot(b)\n")
-    assert "a = ops.inner(x, x)" in result.text and "c = b.dot(b)" in result.text
-    assert [u.line for u in result.unconverted] == [6]
+                            "def f(b):\n    return b.dot(b)\n")
+    assert "a = ops.inner(x, x)" in result.text and "return dot(b, b)" in result.text
+    assert not result.unconverted
+    namespace: dict = {}
+    exec(result.text, namespace)
+    assert float(namespace["f"](namespace["np"].array([1.0, 2.0]))) == 5.0  # numpy's own dot
+    assert float(namespace["f"](namespace["x"])) == 5.0  # the tensor's, through ops.inner
