@@ -224,7 +224,7 @@ class Deterministic:
 
 
 def run_chunks(framework: str, source: str) -> dict:
-    """{chunk: ("ok", {name: plain value}) | ("error", text)} for one prepared module."""
+    """{chunk: ("ok", {name: plain value}) | ("error", text) | ("unrecorded", text)} for one prepared module."""
     from .compare import plain
     from .workers import _short
 
@@ -237,7 +237,10 @@ def run_chunks(framework: str, source: str) -> dict:
     ns["_rnd"] = Deterministic(framework)
 
     def record(i, **values):
-        results[i] = ("ok", {k: plain(v) for k, v in values.items()})
+        try:
+            results[i] = ("ok", {k: plain(v) for k, v in values.items()})
+        except Exception as exc:  # the statement ran, but its value cannot be read back (a nested tensor)
+            results[i] = ("unrecorded", _short(exc))
 
     ns["_record"] = record
     try:
