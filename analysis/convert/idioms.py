@@ -9,7 +9,8 @@ MindSpore spelling is certain (issue 16, pattern 8):
 - `p.grad` read (logging gradients, a hand-written update): MindSpore tensors keep no gradient -> marked
   (the gradients are what the converted step's grad_fn returns);
 - `x.flip(1)` / `x.flip(1, 2)`: PyTorch's dims may be given one by one, MindSpore's as a tuple;
-- top-k indices: int32 in MindSpore, int64 in PyTorch (a cat with int64 ids then fails): made int64;
+- top-k indices and multinomial samples: int32 in MindSpore, int64 in PyTorch (a cat with int64 ids
+  then fails): made int64;
 - `net.forward(x)` on a network the file builds -> construct;
 - a typed tensor class as a value (`x.type(torch.FloatTensor)`) -> its dtype; in isinstance: marked;
 - `.double()/.float()/.half()/.bfloat16()` on a network: Cells have no such methods -> a helper written
@@ -68,7 +69,7 @@ def _wrap(kind: str, value: cst.BaseExpression) -> cst.Call:
 
 def hot_names(tree: ast.AST) -> set[str]:
     """Identifiers of the lines these rewrites act on (the outline walks the statements holding them)."""
-    names = {"is_cuda", "grad", "flip", "range", "format", "topk", *CELL_DTYPES, *(n.rsplit(".", 1)[1] for n in legacy.CONSTRUCTORS)}
+    names = {"is_cuda", "grad", "flip", "range", "format", "topk", "multinomial", *CELL_DTYPES, *(n.rsplit(".", 1)[1] for n in legacy.CONSTRUCTORS)}
     for node in astwalk.nodes(tree):
         values: list[ast.AST] = []
         if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
@@ -216,6 +217,8 @@ class ScriptIdioms(WalkState):
                 return updated.with_changes(args=[updated.args[0], original.args[1]])
         if _is_topk(original, self.ctx.aliases):
             return self._topk(original, updated)
+        if _is_method_or_function(original, "multinomial", self.ctx.aliases):
+            return self._int64_result(original, updated, "torch.multinomial")
         new = self._format_call(original, updated)
         if new is not None:
             return super().leave_Call(original, new)
@@ -240,6 +243,18 @@ class ScriptIdioms(WalkState):
         self.ctx.change(original, rules.API_DIFF, "torch.topk", helper,
                         f"top-k indices made int64 ({helper}, written into this file): MindSpore's are int32")
         return cst.Call(func=cst.Name(helper), args=[cst.Arg(value=new)])
+
+    def _int64_result(self, original: cst.Call, updated: cst.Call, api: str) -> cst.BaseExpression:
+        """A call converted as usual, then its int32 result made int64 as PyTorch's is (multinomial's
+        samples: a cat with int64 token ids fails otherwise)."""
+        marks = len(self.ctx.unconverted)
+        new = super().leave_Call(original, updated)
+        if len(self.ctx.unconverted) != marks or not isinstance(new, cst.Call):
+            return new
+        self.ctx.change(original, rules.API_DIFF, api, "mindspore.Tensor.astype",
+                        f"{api.rsplit('.', 1)[1]}'s result made int64: MindSpore's is int32")
+        return cst.Call(func=cst.Attribute(value=new, attr=cst.Name("astype")),
+                        args=[cst.Arg(value=self.ctx.ms_expr("mindspore.int64"))])
 
     def _flip(self, original: cst.Call, updated: cst.Call) -> cst.Call | None:
         """x.flip(1) / x.flip(1, 2) -> x.flip((1,)) / x.flip((1, 2))."""
@@ -277,12 +292,17 @@ class ScriptIdioms(WalkState):
 
 
 def _is_topk(call: cst.Call, aliases: dict[str, str]) -> bool:
+    return _is_method_or_function(call, "topk", aliases)
+
+
+def _is_method_or_function(call: cst.Call, name: str, aliases: dict[str, str]) -> bool:
+    """torch.<name>(...) or x.<name>(...)."""
     func = call.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "topk"):
+    if not (isinstance(func, cst.Attribute) and func.attr.value == name):
         return False
     head = code(func.value).split(".")[0]
     qualified = resolve_text(code(func), aliases) if head in aliases else None
-    return qualified in (None, "torch.topk", "torch.Tensor.topk")
+    return qualified in (None, f"torch.{name}", f"torch.Tensor.{name}")
 
 
 def _cell_expression(walk, node: cst.BaseExpression) -> str | None:

@@ -32,6 +32,10 @@ CASES = [
     ("dot", "y = torch.dot(torch.tensor([2, 3]), torch.tensor([2, 1]))", "pass"),
     ("finfo", "eps = torch.finfo(torch.float32).eps\ny = torch.tensor([1.0, 2.0]) + eps", "pass"),
     ("finfo", "x = torch.tensor([1.0, 2.0], dtype=torch.float16)\ny = torch.tensor([1.0]) + torch.finfo(x.dtype).max", "pass"),
+    # nanoGPT's sampling loop: multinomial's samples concatenated to int64 token ids (MindSpore's are int32);
+    # one-hot rows make the draw certain
+    ("multinomial", "probs = torch.tensor([[0., 1., 0.], [0., 0., 1.]])\nidx = torch.zeros(2, 1, dtype=torch.long)\n"
+                    "y = torch.cat((idx, torch.multinomial(probs, num_samples=1)), dim=1)", "pass"),
     ("iinfo", "y = torch.tensor([torch.iinfo(torch.int32).max, torch.iinfo(torch.int8).min])", "pass"),
     ("finfo", "y = torch.tensor([1.0]) * torch.finfo(torch.bfloat16).eps", "marked"),
     # MindSpore's nextafter leaves float32 values as they are (a one-ulp step is below any tolerance: exact check)
