@@ -112,6 +112,7 @@ import sys
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch.nn.utils.rnn import pad_sequence
 import mindspore as ms
 sys.path.insert(0, sys.argv[1])
 from analysis.convert import helper_source as h
@@ -320,6 +321,38 @@ x = np.arange(4.0)
 check("complex", torch.complex(torch.tensor(x), torch.tensor(x[:1])), h.complex_tensor(ms.tensor(x), ms.tensor(x[:1])))
 x = np.array([0.0, 1, 9, -3.5, np.inf, np.nan, 1e-40], np.float32)
 check("frexp", tuple(torch.frexp(torch.tensor(x))), tuple(h.frexp(ms.tensor(x))))
+
+# pad_sequence
+for dtype in ["float32", "int64"]:
+    parts = [(rng.standard_normal((n, 3)) * 3).astype(dtype) for n in [5, 2, 4]]
+    for kw in [{}, {"batch_first": True}, {"padding_value": -1}, {"padding_side": "left", "batch_first": True}]:
+        check(f"pad_sequence {dtype} {kw}", pad_sequence([torch.tensor(p) for p in parts], **kw),
+              h.pad_sequence([ms.tensor(p) for p in parts], **kw))
+
+# assert_close: raises where PyTorch raises
+def raised(fn, a, b, **kw):
+    try:
+        fn(a, b, **kw)
+        return "ok"
+    except Exception as exc:
+        return type(exc).__name__
+
+
+for dtype in ["float32", "float64", "float16", "int64", "bool"]:
+    for scale in [0, 1e-6, 1e-4, 1e-2]:
+        a = rng.standard_normal((3, 4)).astype(dtype)
+        b = (a + scale * rng.standard_normal((3, 4))).astype(dtype)
+        for kw in [{}, {"rtol": 0, "atol": 0}, {"rtol": 1e-3, "atol": 1e-3}, {"atol": 1e-5}, {"check_dtype": False}]:
+            check(f"assert_close {dtype} {scale} {kw}", raised(torch.testing.assert_close, torch.tensor(a), torch.tensor(b), **kw),
+                  raised(h.assert_close, ms.tensor(a), ms.tensor(b), **kw))
+for a, b, kw in [(1e-9, 1e-10, {}), (1e-9, 1e-10, {"rtol": 0, "atol": 0}), (1.0, 1, {}), (1.0, 1, {"check_dtype": False}),
+                 ([1.0, 2.0], (1.0, 2.0), {}), ([1.0, 2.0], [1.0], {}), ({"a": 1.0}, {"b": 1.0}, {}), ("ab", "ab", {}),
+                 (np.array([1.0]), np.array([1.0], np.float32), {}), (np.array(1.0), 1.0, {})]:
+    check(f"assert_close {a} {b} {kw}", raised(torch.testing.assert_close, a, b, **kw), raised(h.assert_close, a, b, **kw))
+x = np.array([1.0, np.nan, np.inf], np.float32)
+for kw in [{}, {"equal_nan": True}]:
+    check(f"assert_close nan {kw}", raised(torch.testing.assert_close, torch.tensor(x), torch.tensor(x), **kw),
+          raised(h.assert_close, ms.tensor(x), ms.tensor(x), **kw))
 
 print("\n".join(failures) if failures else "all agree")
 '''

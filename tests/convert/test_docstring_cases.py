@@ -77,6 +77,16 @@ CASES = [
     ("frexp", "mantissa, exponent = torch.frexp(torch.arange(9.))\ny = [mantissa, exponent]", "pass"),
     ("gather", "t = torch.tensor([[1, 2], [3, 4]])\ny = torch.gather(t, 1, torch.tensor([[0, 0], [1, 0]]))", "pass"),
     ("diagonal_scatter", "a = torch.zeros(3, 3)\ny = torch.diagonal_scatter(a, torch.ones(2), 1)", "pass"),
+    ("pad_sequence", "from torch.nn.utils.rnn import pad_sequence\na = torch.ones(5, 3)\nb = torch.zeros(2, 3)\n"
+                     "y = [pad_sequence([a, b]), pad_sequence((b, a), batch_first=True, padding_value=-1, padding_side='left')]",
+     "pass"),
+    ("testing.assert_close", "y = []\nfor a, b, r, t in [([1.0, 2.0], [1.0, 2.00001], None, None), ([1.0, 2.0], [1.0, 2.0001], None, None),\n"
+                             "                    ([1.0], [1.1], 0, 0.2), ([1, 2], [1, 3], None, None)]:\n"
+                             "    try:\n"
+                             "        torch.testing.assert_close(torch.tensor(a), torch.tensor(b), rtol=r, atol=t, check_stride=False)\n"
+                             "        y.append(0)\n"
+                             "    except AssertionError:\n"
+                             "        y.append(1)", "pass"),
     ("special.psi", "y = torch.special.psi(torch.linspace(-9.5, 30, 80).double())", "pass"),
 ]
 
