@@ -632,3 +632,59 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
                  f"({100.0 * wrong / max(np.size(close), 1):.1f}%)")
 
     compare(actual, expected)
+
+
+def result_type(tensor, other):
+    """torch.result_type: the dtype PyTorch's arithmetic on tensor and other gives. Operands rank by
+    kind (tensors with dimensions, then 0-d tensors, then Python numbers: bool, int64, float32,
+    complex64); a lower-ranked operand counts only when its category (bool < integer < float <
+    complex) is higher, as in PyTorch's type promotion."""
+    import numbers
+    import numpy as np
+    names = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+             "complex64", "complex128"]
+
+    def category(name):
+        return 0 if name == "bool" else 1 if "int" in name else 3 if "complex" in name else 2
+
+    def promote(a, b):
+        if a is None or a == b:
+            return b
+        if b is None:
+            return a
+        if category(a) != category(b):
+            high, low = (a, b) if category(a) > category(b) else (b, a)
+            if category(high) == 3 and category(low) == 2 and low == "float64":
+                return "complex128"
+            return high
+        if {a, b} == {"float16", "bfloat16"}:
+            return "float32"
+        if "uint8" in (a, b) and category(a) == 1:
+            signed = b if a == "uint8" else a
+            return "int16" if signed == "int8" else signed
+        return max(a, b, key=names.index)
+
+    def combine(higher, lower):
+        if higher is None:
+            return lower
+        if lower is None or category(higher) >= category(lower):
+            return higher if category(higher) > 0 or lower is None else promote(higher, lower)
+        if category(lower) == 3 and category(higher) == 2:
+            return {"float64": "complex128", "float16": "complex32"}.get(higher, "complex64")
+        return promote(higher, lower) if category(lower) == 2 and category(higher) == 0 else lower
+
+    groups = {"dims": None, "zero": None, "number": None}
+    for operand in (tensor, other):
+        if isinstance(operand, mindspore.Tensor):
+            key = "dims" if operand.ndim else "zero"
+            groups[key] = promote(groups[key], str(operand.dtype).lower())
+        elif isinstance(operand, numbers.Number):
+            name = "bool" if isinstance(operand, (bool, np.bool_)) else "int64" if isinstance(operand, numbers.Integral) \
+                else "float32" if isinstance(operand, numbers.Real) else "complex64"
+            groups["number"] = promote(groups["number"], name)
+        else:
+            raise TypeError(f"result_type() takes tensors and numbers, not {type(operand).__name__}")
+    name = combine(groups["dims"], combine(groups["zero"], groups["number"]))
+    if name == "complex32":
+        raise TypeError("the result would be complex32, which MindSpore does not have")
+    return getattr(mindspore, {"bool": "bool_"}.get(name, name))

@@ -354,6 +354,26 @@ for kw in [{}, {"equal_nan": True}]:
     check(f"assert_close nan {kw}", raised(torch.testing.assert_close, torch.tensor(x), torch.tensor(x), **kw),
           raised(h.assert_close, ms.tensor(x), ms.tensor(x), **kw))
 
+# result_type: PyTorch's promotion over tensors with and without dimensions and Python numbers
+kinds = ["bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64"]
+operands = [(name, dims) for name in kinds for dims in (True, False)] + [(number, None) for number in (True, 3, 2.5, 1 + 2j)]
+for x, y in [(x, y) for x in operands for y in operands if x[1] is not None or y[1] is not None]:
+    def make(operand, framework):
+        value, dims = operand
+        if dims is None:
+            return value
+        if framework == "torch":
+            return torch.zeros((2,) if dims else (), dtype=getattr(torch, value))
+        return ms.Tensor(np.zeros((2,) if dims else (), np.float32)).astype(getattr(ms, "bool_" if value == "bool" else value))
+    expected = str(torch.result_type(make(x, "torch"), make(y, "torch"))).replace("torch.", "")
+    got = outcome(h.result_type, make(x, "ms"), make(y, "ms"))
+    if expected == "complex32":  # MindSpore has no complex32: the helper raises
+        agree = isinstance(got, str) and got.startswith("TypeError")
+    else:
+        agree = str(got).lower() == expected
+    if not agree:
+        failures.append(f"result_type {x} {y}: {expected} vs {got}")
+
 print("\n".join(failures) if failures else "all agree")
 '''
 
