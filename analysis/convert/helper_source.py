@@ -688,3 +688,11 @@ def result_type(tensor, other):
     if name == "complex32":
         raise TypeError("the result would be complex32, which MindSpore does not have")
     return getattr(mindspore, {"bool": "bool_"}.get(name, name))
+
+
+def ndtr(input):
+    """torch.special.ndtr: the standard normal CDF, 0.5 * erfc(-x / sqrt(2)) as PyTorch computes it
+    (integer and bool inputs as float32)."""
+    if not ops.is_floating_point(input):
+        input = input.astype(mindspore.float32)
+    return 0.5 * ops.erfc(-input * 0.7071067811865476)
