@@ -95,6 +95,17 @@ def test_special_functions_mindspore_computes_inaccurately_stay_marked_with_what
     assert len(marks) == 1 and named in marks[0]
 
 
+def test_a_helper_api_passed_as_a_value_becomes_the_local_function():
+    text, marks = converted("""
+        import functools
+        same = functools.partial(torch.testing.assert_close, rtol=0, atol=0)
+        probs = list(map(torch.special.ndtr, xs))
+    """)
+    assert marks == [] and "import torch" not in text
+    assert "same = functools.partial(assert_close, rtol=0, atol=0)" in text and "list(map(ndtr, xs))" in text
+    assert "def assert_close(actual, expected, *," in text and "def ndtr(input):" in text
+
+
 def test_helper_names_step_aside_from_the_files_own():
     text, marks = converted("""
         def equal(a, b):
