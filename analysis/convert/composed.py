@@ -5,7 +5,10 @@ ops.isclose). The call keeps its arguments as written and goes to that function,
 converted file by helpers.py.
 
 An argument the function does not take (out=, a dtype= it does not model) is dropped only when it
-is a placement detail or spells PyTorch's default; any other value leaves the call marked."""
+is a placement detail or spells PyTorch's default; any other value leaves the call marked, and so
+do unpacked arguments unless the function takes all of PyTorch's parameters. A tensor method with
+such an entry (x.aminmax(dim=0)) calls the function on its receiver; the API passed as a value
+(functools.partial(torch.allclose, ...)) becomes the function's name."""
 from __future__ import annotations
 
 import ast
