@@ -696,3 +696,11 @@ def ndtr(input):
     if not ops.is_floating_point(input):
         input = input.astype(mindspore.float32)
     return 0.5 * ops.erfc(-input * 0.7071067811865476)
+
+
+def unpad_sequence(padded_sequences, lengths, batch_first=False):
+    """torch.nn.utils.rnn.unpad_sequence: the list of each sequence cut to its length. Like PyTorch,
+    with batch_first=False it first transposes padded_sequences in place to (B, T, *)."""
+    if not batch_first:
+        padded_sequences.assign_value(padded_sequences.swapaxes(0, 1))
+    return [sequence[:max(int(length), 0)] for sequence, length in zip(padded_sequences, lengths, strict=True)]

@@ -80,6 +80,10 @@ CASES = [
     ("pad_sequence", "from torch.nn.utils.rnn import pad_sequence\na = torch.ones(5, 3)\nb = torch.zeros(2, 3)\n"
                      "y = [pad_sequence([a, b]), pad_sequence((b, a), batch_first=True, padding_value=-1, padding_side='left')]",
      "pass"),
+    ("unpad_sequence", "from torch.nn.utils.rnn import pad_sequence, unpad_sequence\n"
+                       "sequences = [torch.linspace(0, 1, 15).reshape(5, 3), torch.ones(2, 3), torch.zeros(4, 3)]\n"
+                       "padded = pad_sequence(sequences)\nparts = unpad_sequence(padded, torch.tensor([5, 2, 4]))\n"
+                       "y = [*parts, padded]", "pass"),
     ("testing.assert_close", "y = []\nfor a, b, r, t in [([1.0, 2.0], [1.0, 2.00001], None, None), ([1.0, 2.0], [1.0, 2.0001], None, None),\n"
                              "                    ([1.0], [1.1], 0, 0.2), ([1, 2], [1, 3], None, None)]:\n"
                              "    try:\n"
