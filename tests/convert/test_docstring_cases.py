@@ -84,6 +84,9 @@ CASES = [
                        "sequences = [torch.linspace(0, 1, 15).reshape(5, 3), torch.ones(2, 3), torch.zeros(4, 3)]\n"
                        "padded = pad_sequence(sequences)\nparts = unpad_sequence(padded, torch.tensor([5, 2, 4]))\n"
                        "y = [*parts, padded]", "pass"),
+    ("tensordot", "a = torch.arange(60.).reshape(3, 4, 5)\nb = torch.arange(24.).reshape(4, 3, 2)\n"
+                  "y = [torch.tensordot(a, b, dims=([1, 0], [0, 1])), torch.tensordot(a[0], a[1]), torch.tensordot(a, b, 0)]",
+     "pass"),
     ("testing.assert_close", "y = []\nfor a, b, r, t in [([1.0, 2.0], [1.0, 2.00001], None, None), ([1.0, 2.0], [1.0, 2.0001], None, None),\n"
                              "                    ([1.0], [1.1], 0, 0.2), ([1, 2], [1, 3], None, None)]:\n"
                              "    try:\n"
