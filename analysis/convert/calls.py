@@ -8,7 +8,7 @@ from . import compositions, transposed  # forms MindSpore computes otherwise, tr
 
 import libcst as cst
 
-from . import containers, data, functional, idioms, layercalls, layers, legacy, receivers, rules, state, tensors, training, vision
+from . import composed, containers, data, functional, idioms, layercalls, layers, legacy, receivers, rules, state, tensors, training, vision
 from . import argfixes, exact_forms, outargs, scatter
 from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .layermap import NOT_LAYERS, self_path
@@ -216,6 +216,8 @@ class CallRewrites(WalkState):
                 target = "mindspore.Tensor"
             else:
                 entry = self.ctx.mint_entry(qualified) or self.ctx.classic.get(qualified)
+                if entry is not None and entry.helper:  # torch.allclose passed as a value: the local function
+                    return composed.reference(self.ctx, original, updated, qualified, entry)
                 last = qualified.rsplit(".", 1)[1]
                 if entry and entry.primary and (entry.category == "consistent" or last[:1].isupper()):
                     target = entry.primary

@@ -5,7 +5,10 @@ ops.isclose). The call keeps its arguments as written and goes to that function,
 converted file by helpers.py.
 
 An argument the function does not take (out=, a dtype= it does not model) is dropped only when it
-is a placement detail or spells PyTorch's default; any other value leaves the call marked."""
+is a placement detail or spells PyTorch's default; any other value leaves the call marked, and so
+do unpacked arguments unless the function takes all of PyTorch's parameters. A tensor method with
+such an entry (x.aminmax(dim=0)) calls the function on its receiver; the API passed as a value
+(functools.partial(torch.allclose, ...)) becomes the function's name."""
 from __future__ import annotations
 
 import ast
@@ -115,3 +118,16 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, e
     first = cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if updated.args
                     else cst.MaybeSentinel.DEFAULT)
     return helper_call(ctx, original, updated.with_changes(args=[first, *updated.args]), entry.torch, entry)
+
+
+def reference(ctx: ConversionContext, original: cst.BaseExpression, updated: cst.BaseExpression, qualified: str,
+              entry: ApiEntry) -> cst.BaseExpression:
+    """torch.allclose used as a value (map(torch.allclose, ...), functools.partial(...)) -> the local
+    function. Its positional parameters are PyTorch's first ones under PyTorch's names, so a call
+    through the value binds as in PyTorch, or raises TypeError for an argument it does not take
+    (out=, check_stride=): never a silently different call."""
+    local = helpers.use(ctx, entry.helper)
+    ctx.change(original, rules.API_ARGS, qualified, local,
+               f"{qualified} -> {local}, a local function written into this file (passed as a value; it takes "
+               f"{', '.join(helper_parameters(entry.helper)[1])})")
+    return cst.Name(local)

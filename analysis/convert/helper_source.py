@@ -1124,3 +1124,174 @@ def dot(input, other):
     if isinstance(input, mindspore.Tensor):
         return ops.inner(input, other)
     return input.dot(other)
+
+
+def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
+    """torch.nn.utils.rnn.pad_sequence: tensors of lengths L_i (and one trailing shape) padded with
+    padding_value to the longest, on the right or the left, stacked as (L, B, *) or, batch_first,
+    (B, L, *)."""
+    if padding_side not in ("right", "left"):
+        raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+    longest = max(sequence.shape[0] for sequence in sequences)
+    padded = []
+    for sequence in sequences:
+        extra = longest - sequence.shape[0]
+        if extra:
+            fill = ops.full((extra,) + tuple(sequence.shape[1:]), padding_value, dtype=sequence.dtype)
+            sequence = ops.cat([sequence, fill] if padding_side == "right" else [fill, sequence])
+        padded.append(sequence)
+    out = ops.stack(padded)
+    return out if batch_first else out.swapaxes(0, 1)
+
+
+def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
+                 check_device=True, check_dtype=True, check_layout=True, msg=None):
+    """torch.testing.assert_close for MindSpore tensors, NumPy arrays, Python numbers and sequences or
+    mappings of them: raises AssertionError where PyTorch does (shapes, dtypes unless check_dtype is
+    False, then values: |actual - expected| <= atol + rtol * |expected|, equal infinities, NaN only
+    with equal_nan; rtol/atol default by dtype as in PyTorch), TypeError for pairs PyTorch cannot
+    compare. MindSpore has no devices or layouts to compare; msg replaces the message (a callable
+    gets it)."""
+    import numpy as np
+    tolerances = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
+                  "float64": (1e-7, 1e-7), "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
+    numbers = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+    if (rtol is None) != (atol is None):
+        raise ValueError("Both 'rtol' and 'atol' must be either specified or omitted, "
+                         f"but got no {'rtol' if rtol is None else 'atol'}.")
+
+    def fail(default):
+        raise AssertionError(msg(default) if callable(msg) else default if msg is None else msg)
+
+    def values(item):
+        """(array, dtype name, what it is) for a tensor, an array or a number; None for anything else."""
+        if isinstance(item, mindspore.Tensor):
+            name = str(item.dtype).lower()
+            return (item.astype(mindspore.float32) if name == "bfloat16" else item).asnumpy(), name, "Tensor-likes"
+        if isinstance(item, np.ndarray):
+            return item, str(item.dtype), "Tensor-likes"
+        if isinstance(item, np.generic) or type(item) in numbers:
+            array = np.asarray(item, numbers.get(type(item)))
+            return array, str(array.dtype), "Scalars"
+        return None
+
+    def compare(a, e):
+        if a is None and e is None:
+            return
+        pair_a, pair_e = values(a), values(e)
+        tensors = isinstance(a, mindspore.Tensor) and isinstance(e, mindspore.Tensor)
+        related = tensors and (allow_subclasses and (isinstance(a, type(e)) or isinstance(e, type(a)))
+                               or type(a) is type(e))
+        arrays = isinstance(a, np.ndarray) and isinstance(e, np.ndarray)
+        scalars = pair_a is not None and pair_e is not None and pair_a[2] == pair_e[2] == "Scalars"
+        if not (related or arrays or scalars):
+            if isinstance(a, (list, tuple)) and isinstance(e, (list, tuple)):
+                if len(a) != len(e):
+                    fail(f"The length of the sequences mismatch: {len(a)} != {len(e)}")
+                for x, y in zip(a, e):
+                    compare(x, y)
+                return
+            if isinstance(a, dict) and isinstance(e, dict):
+                if set(a) != set(e):
+                    fail(f"The keys of the mappings do not match: missing in the actual mapping: "
+                         f"{sorted(set(e) - set(a), key=str)}, additional: {sorted(set(a) - set(e), key=str)}")
+                for key in e:
+                    compare(a[key], e[key])
+                return
+            raise TypeError(f"No comparison pair was able to handle inputs of type {type(a)} and {type(e)}.")
+        (x, x_dtype, kind), (y, y_dtype, _) = pair_a, pair_e
+        if x.shape != y.shape:
+            fail(f"The values for attribute 'shape' do not match: {x.shape} != {y.shape}.")
+        if check_dtype and x_dtype != y_dtype:
+            fail(f"The values for attribute 'dtype' do not match: {x_dtype} != {y_dtype}.")
+        low, high = (rtol, atol) if rtol is not None else tuple(
+            max(tolerances.get(name, (0.0, 0.0))[i] for name in (x_dtype, y_dtype)) for i in (0, 1))
+        if x.dtype != y.dtype:
+            common = np.promote_types(x.dtype, y.dtype)
+            x, y = x.astype(common), y.astype(common)
+        with np.errstate(invalid="ignore", over="ignore"):
+            close = x == y
+            if equal_nan and x.dtype.kind in "fc":
+                close = close | (np.isnan(x) & np.isnan(y))
+            if (low or high) and x.dtype.kind != "b":
+                wide = x.dtype if x.dtype.kind in "fc" else np.float64  # floats in their own precision
+                error = np.abs(x.astype(wide) - y.astype(wide))
+                close = close | (np.isfinite(error) & (error <= high + low * np.abs(y.astype(wide))))
+        if not np.all(close):
+            wrong = int(np.size(close) - np.count_nonzero(close))
+            fail(f"{kind} are not close!\n\nMismatched elements: {wrong} / {np.size(close)} "
+                 f"({100.0 * wrong / max(np.size(close), 1):.1f}%)")
+
+    compare(actual, expected)
+
+
+def result_type(tensor, other):
+    """torch.result_type: the dtype PyTorch's arithmetic on tensor and other gives. Operands rank by
+    kind (tensors with dimensions, then 0-d tensors, then Python numbers: bool, int64, float32,
+    complex64); a lower-ranked operand counts only when its category (bool < integer < float <
+    complex) is higher, as in PyTorch's type promotion."""
+    import numbers
+    import numpy as np
+    names = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+             "complex64", "complex128"]
+
+    def category(name):
+        return 0 if name == "bool" else 1 if "int" in name else 3 if "complex" in name else 2
+
+    def promote(a, b):
+        if a is None or a == b:
+            return b
+        if b is None:
+            return a
+        if category(a) != category(b):
+            high, low = (a, b) if category(a) > category(b) else (b, a)
+            if category(high) == 3 and category(low) == 2 and low == "float64":
+                return "complex128"
+            return high
+        if {a, b} == {"float16", "bfloat16"}:
+            return "float32"
+        if "uint8" in (a, b) and category(a) == 1:
+            signed = b if a == "uint8" else a
+            return "int16" if signed == "int8" else signed
+        return max(a, b, key=names.index)
+
+    def combine(higher, lower):
+        if higher is None:
+            return lower
+        if lower is None or category(higher) >= category(lower):
+            return higher if category(higher) > 0 or lower is None else promote(higher, lower)
+        if category(lower) == 3 and category(higher) == 2:
+            return {"float64": "complex128", "float16": "complex32"}.get(higher, "complex64")
+        return promote(higher, lower) if category(lower) == 2 and category(higher) == 0 else lower
+
+    groups = {"dims": None, "zero": None, "number": None}
+    for operand in (tensor, other):
+        if isinstance(operand, mindspore.Tensor):
+            key = "dims" if operand.ndim else "zero"
+            groups[key] = promote(groups[key], str(operand.dtype).lower())
+        elif isinstance(operand, numbers.Number):
+            name = "bool" if isinstance(operand, (bool, np.bool_)) else "int64" if isinstance(operand, numbers.Integral) \
+                else "float32" if isinstance(operand, numbers.Real) else "complex64"
+            groups["number"] = promote(groups["number"], name)
+        else:
+            raise TypeError(f"result_type() takes tensors and numbers, not {type(operand).__name__}")
+    name = combine(groups["dims"], combine(groups["zero"], groups["number"]))
+    if name == "complex32":
+        raise TypeError("the result would be complex32, which MindSpore does not have")
+    return getattr(mindspore, {"bool": "bool_"}.get(name, name))
+
+
+def ndtr(input):
+    """torch.special.ndtr: the standard normal CDF, 0.5 * erfc(-x / sqrt(2)) as PyTorch computes it
+    (integer and bool inputs as float32)."""
+    if not ops.is_floating_point(input):
+        input = input.astype(mindspore.float32)
+    return 0.5 * ops.erfc(-input * 0.7071067811865476)
+
+
+def unpad_sequence(padded_sequences, lengths, batch_first=False):
+    """torch.nn.utils.rnn.unpad_sequence: the list of each sequence cut to its length. Like PyTorch,
+    with batch_first=False it first transposes padded_sequences in place to (B, T, *)."""
+    if not batch_first:
+        padded_sequences.assign_value(padded_sequences.swapaxes(0, 1))
+    return [sequence[:max(int(length), 0)] for sequence, length in zip(padded_sequences, lengths, strict=True)]

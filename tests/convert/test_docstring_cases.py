@@ -89,6 +89,30 @@ CASES = [
     ("frexp", "mantissa, exponent = torch.frexp(torch.arange(9.))\ny = [mantissa, exponent]", "pass"),
     ("gather", "t = torch.tensor([[1, 2], [3, 4]])\ny = torch.gather(t, 1, torch.tensor([[0, 0], [1, 0]]))", "pass"),
     ("diagonal_scatter", "a = torch.zeros(3, 3)\ny = torch.diagonal_scatter(a, torch.ones(2), 1)", "pass"),
+    ("pad_sequence", "from torch.nn.utils.rnn import pad_sequence\na = torch.ones(5, 3)\nb = torch.zeros(2, 3)\n"
+                     "y = [pad_sequence([a, b]), pad_sequence((b, a), batch_first=True, padding_value=-1, padding_side='left')]",
+     "pass"),
+    ("unpad_sequence", "from torch.nn.utils.rnn import pad_sequence, unpad_sequence\n"
+                       "sequences = [torch.linspace(0, 1, 15).reshape(5, 3), torch.ones(2, 3), torch.zeros(4, 3)]\n"
+                       "padded = pad_sequence(sequences)\nparts = unpad_sequence(padded, torch.tensor([5, 2, 4]))\n"
+                       "y = [*parts, padded]", "pass"),
+    ("tensordot", "a = torch.arange(60.).reshape(3, 4, 5)\nb = torch.arange(24.).reshape(4, 3, 2)\n"
+                  "y = [torch.tensordot(a, b, dims=([1, 0], [0, 1])), torch.tensordot(a[0], a[1]), torch.tensordot(a, b, 0)]",
+     "pass"),
+    ("testing.assert_close", "y = []\nfor a, b, r, t in [([1.0, 2.0], [1.0, 2.00001], None, None), ([1.0, 2.0], [1.0, 2.0001], None, None),\n"
+                             "                    ([1.0], [1.1], 0, 0.2), ([1, 2], [1, 3], None, None)]:\n"
+                             "    try:\n"
+                             "        torch.testing.assert_close(torch.tensor(a), torch.tensor(b), rtol=r, atol=t, check_stride=False)\n"
+                             "        y.append(0)\n"
+                             "    except AssertionError:\n"
+                             "        y.append(1)", "pass"),
+    ("special.ndtr", "y = torch.special.ndtr(torch.tensor([-40., -3., -2, -1, 0, 1, 2, 3, 40.]))", "pass"),
+    ("special.erfinv", "y = torch.special.erfinv(torch.tensor([0, 0.5, -1., 0.999999]))", "marked"),
+    ("Tensor.bitwise_not", "y = torch.tensor([-1, -2, 3], dtype=torch.int8).bitwise_not()", "pass"),
+    ("Tensor.bitwise_left_shift", "x = torch.tensor([1, 2], dtype=torch.int32)\n"
+                                  "y = x.bitwise_left_shift(torch.tensor([32, -1], dtype=torch.int32))", "pass"),
+    ("Tensor.allclose", "a = torch.tensor([1 + 1j, 2.0])\nb = torch.tensor([1 + 1.001j, 2.0])\n"
+                        "y = [a.allclose(a), a.allclose(b), a.allclose(b, atol=0.01)]", "pass"),
     ("special.psi", "y = torch.special.psi(torch.linspace(-9.5, 30, 80).double())", "pass"),
 ]
 
