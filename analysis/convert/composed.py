@@ -95,6 +95,9 @@ def helper_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, q
     ctx.change(original, rules.API_ARGS, qualified, local,
                f"{qualified} -> {local}(), a local function written into this file"
                + (f" ({entry.note})" if entry.note else "") + (f", dropped {', '.join(dropped)}" if dropped else ""))
+    for row in entry.params:  # an output the helper computes otherwise (a decomposition's signs): to check
+        if row.kind == "output" and row.relation == "differs":
+            ctx.caution(original, rules.API_DIFF, qualified, f"converted to {local}(), but {row.note}")
     return updated.with_changes(func=cst.Name(local), args=fix_commas(kept) if dropped else kept)
 
 

@@ -125,8 +125,13 @@ class ConversionContext:
 
     def mark(self, node: cst.CSTNode, rule_id: str, torch_api: str, action: str) -> None:
         """Leave node as it is; put a MIGRATE comment above its statement and report it."""
-        self.unconverted.append(self.locate(Unconverted(0, rule_id, torch_api, action), node))
         self.keep(node)
+        self.caution(node, rule_id, torch_api, action)
+
+    def caution(self, node: cst.CSTNode, rule_id: str, torch_api: str, action: str) -> None:
+        """A MIGRATE comment above node's statement, reported like a mark, on a call that is converted
+        (node is the original; its rewrite no longer refers to torch): what a person must check."""
+        self.unconverted.append(self.locate(Unconverted(0, rule_id, torch_api, action), node))
         comment = f"# MIGRATE({rule_id}): {action}"
         if self.marks:
             if comment not in self.marks[-1]:

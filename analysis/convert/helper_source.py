@@ -170,6 +170,355 @@ def int64_indices(result):
     return values, indices.astype(mindspore.int64)
 
 
+# -- linear algebra (torch.linalg and the older torch.* forms): checked by tests/convert/test_linalg.py --
+
+def conj_transpose(A):
+    """A's last two axes swapped, conjugated when complex (PyTorch's A.mH)."""
+    return A.swapaxes(-2, -1).conj() if A.is_complex() else A.swapaxes(-2, -1)
+
+
+def broadcast_matrices(A, B):
+    """A and B with their batch axes (all but the last two) broadcast to one shape: MindSpore's
+    solvers take equal batch shapes, PyTorch's broadcast them."""
+    import numpy as np
+    batch = tuple(np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2])))
+    return ops.broadcast_to(A, batch + tuple(A.shape[-2:])), ops.broadcast_to(B, batch + tuple(B.shape[-2:]))
+
+
+def triangular_solve_batched(A, B, lower, adjoint=False):
+    """X with A @ X = B (A^H @ X = B with adjoint) for triangular A, reading only A's lower or upper
+    triangle, batch axes broadcast."""
+    A, B = broadcast_matrices(A, B)
+    return ops.MatrixTriangularSolve(lower=lower, adjoint=adjoint)(A, B)
+
+
+def hermitian_from_triangle(A, upper=False):
+    """The Hermitian (real: symmetric) matrix A's lower (upper) triangle defines, the triangle PyTorch's
+    decompositions read: the other one is its conjugate mirror."""
+    n = A.shape[-1]
+    ones = ops.ones((n, n), mindspore.float32)
+    keep = ops.triu(ones) if upper else ops.tril(ones)
+    strict = keep - ops.eye(n, n, mindspore.float32)
+    return A * keep.astype(A.dtype) + conj_transpose(A * strict.astype(A.dtype))
+
+
+def linalg_cholesky(A, *, upper=False):
+    """torch.linalg.cholesky: L with A = L @ L^H from A's lower triangle (upper=True: U with
+    A = U^H @ U from its upper triangle). Real matrices go to ops.cholesky; MindSpore has no complex
+    kernel, so complex ones are factored column by column with LAPACK's arithmetic (a real, positive
+    diagonal)."""
+    A = hermitian_from_triangle(A, upper)
+    if not A.is_complex():
+        return ops.cholesky(A, upper=upper)
+    n = A.shape[-1]
+    rows = ops.arange(n)
+    columns = []
+    for j in range(n):
+        column = A[..., :, j]
+        if j:
+            done = ops.stack(columns, -1)
+            column = column - ops.matmul(done, done[..., j, :].conj().unsqueeze(-1)).squeeze(-1)
+        pivot = ops.sqrt(ops.real(column[..., j])).astype(A.dtype).unsqueeze(-1)
+        below, diagonal = (rows > j).astype(A.dtype), (rows == j).astype(A.dtype)
+        column = column / pivot * below + pivot * diagonal
+        columns.append(column)
+    L = ops.stack(columns, -1)
+    return conj_transpose(L) if upper else L
+
+
+def cholesky(input, upper=False):
+    """torch.cholesky (deprecated form of torch.linalg.cholesky, upper= by position too)."""
+    return linalg_cholesky(input, upper=upper)
+
+
+def cholesky_solve(B, L, upper=False):
+    """torch.cholesky_solve: X with A @ X = B where A = L @ L^H (upper=True: A = U^H @ U), as two
+    triangular solves (also for complex matrices, which ops.cholesky_solve refuses), batch axes
+    broadcast."""
+    if upper:
+        Y = triangular_solve_batched(L, B, lower=False, adjoint=True)
+        return triangular_solve_batched(L, Y, lower=False)
+    return triangular_solve_batched(L, triangular_solve_batched(L, B, lower=True), lower=True, adjoint=True)
+
+
+def cholesky_inverse(L, upper=False):
+    """torch.cholesky_inverse: the inverse of A = L @ L^H (upper=True: U^H @ U) from its factor,
+    solving against the identity (ops.cholesky_inverse mixes up a batch of matrices)."""
+    eye = ops.broadcast_to(ops.eye(L.shape[-1], L.shape[-1], L.dtype), tuple(L.shape))
+    return cholesky_solve(eye, L, upper)
+
+
+def linalg_solve(A, B, *, left=True):
+    """torch.linalg.solve: X with A @ X = B (left=False: X @ A = B). B is a batch of vectors when it
+    is 1-D or has A's shape without the last axis, as PyTorch decides; batch axes broadcast."""
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    rhs = B.unsqueeze(-1) if vector else B
+    if left:
+        X = ops.matrix_solve(*broadcast_matrices(A, rhs))
+    else:
+        X = ops.matrix_solve(*broadcast_matrices(A.swapaxes(-2, -1), rhs.swapaxes(-2, -1))).swapaxes(-2, -1)
+    return X.squeeze(-1) if vector else X
+
+
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """torch.linalg.solve_triangular: X with A @ X = B (left=False: X @ A = B) for triangular A,
+    reading only its upper or lower triangle (unitriangular: its diagonal taken as ones)."""
+    if unitriangular:
+        eye = ops.eye(A.shape[-1], A.shape[-1], A.dtype)
+        A = A * (1 - eye) + eye
+    if not left:
+        return triangular_solve_batched(A.swapaxes(-2, -1), B.swapaxes(-2, -1), lower=upper).swapaxes(-2, -1)
+    return triangular_solve_batched(A, B, lower=not upper)
+
+
+def linalg_lu_factor(A, *, pivot=True):
+    """torch.linalg.lu_factor: (LU, pivots) of partial pivoting, MindSpore's LU primitive (batched,
+    the same factors as LAPACK's getrf) with PyTorch's 1-based int32 pivots."""
+    import collections
+    import importlib
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    if A.shape[-2] > A.shape[-1]:
+        LU, pivots = lu_factor_columns(A)
+    else:
+        LU, pivots, _ = importlib.import_module("mindspore.scipy.ops").LU()(A)
+    return collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])(LU, pivots + 1)
+
+
+def lu_factor_columns(A):
+    """(LU, 0-based int32 pivots) of partial pivoting column by column, as LAPACK's getf2: for
+    matrices with more rows than columns, whose rows MindSpore's LU primitive misplaces."""
+    m, n = A.shape[-2], A.shape[-1]
+    rows = ops.arange(m).astype(mindspore.int32)
+    lower_k = [(rows > k).astype(A.dtype).reshape(m, 1) for k in range(n)]
+    columns = ops.arange(n)
+    LU, pivots = A, []
+    for k in range(n):
+        p = (ops.argmax(ops.abs(LU[..., k:, k]), -1).astype(mindspore.int32) + k).unsqueeze(-1)
+        pivots.append(p)
+        order = ops.where(rows == k, p, ops.where(rows == p, k, rows))  # rows k and p swapped
+        LU = ops.gather_elements(LU, -2, ops.broadcast_to(order.unsqueeze(-1), tuple(LU.shape)))
+        at_k = (columns == k).astype(A.dtype).reshape(1, n)
+        right = (columns > k).astype(A.dtype).reshape(1, n)
+        multipliers = LU[..., :, k:k + 1] / LU[..., k:k + 1, k:k + 1] * lower_k[k]
+        LU = LU - ops.matmul(multipliers, LU[..., k:k + 1, :] * right)
+        LU = LU * (1 - lower_k[k] * at_k) + multipliers * at_k
+    return LU, ops.concat(pivots, -1)
+
+
+def lu_with_infos(A, pivot=True, get_infos=False):
+    """torch.lu: (LU, pivots) as linalg.lu_factor gives them, and with get_infos LAPACK's info per
+    matrix (the 1-based index of the first zero on U's diagonal, 0 when there is none)."""
+    LU, pivots = linalg_lu_factor(A, pivot=pivot)
+    if not get_infos:
+        return LU, pivots
+    zero = LU.diagonal(0, -2, -1) == 0
+    first = ops.argmax(zero.astype(mindspore.int32), -1).astype(mindspore.int32) + 1
+    return LU, pivots, ops.where(zero.any(-1), first, ops.zeros_like(first))
+
+
+def linalg_lu(A, *, pivot=True):
+    """torch.linalg.lu: (P, L, U) with A = P @ L @ U, ops.lu_unpack of linalg.lu_factor's factors."""
+    import collections
+    P, L, U = ops.lu_unpack(*linalg_lu_factor(A, pivot=pivot))
+    return collections.namedtuple("linalg_lu", ["P", "L", "U"])(P, L, U)
+
+
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """torch.linalg.lu_solve: X with A @ X = B for A = P @ L @ U given by lu_factor (adjoint: A^H @ X = B;
+    left=False: X @ A = B), as a row permutation and two triangular solves (ops.lu_solve loses float64
+    precision)."""
+    if not left:
+        return conj_transpose(linalg_lu_solve(LU, pivots, conj_transpose(B), adjoint=not adjoint))
+    P, L, U = ops.lu_unpack(LU, pivots)
+    if adjoint:
+        Y = triangular_solve_batched(U, B, lower=False, adjoint=True)
+        Y = triangular_solve_batched(L, Y, lower=True, adjoint=True)
+        return ops.matmul(*broadcast_matrices(P, Y))
+    Y = ops.matmul(*broadcast_matrices(P.swapaxes(-2, -1), B))
+    return triangular_solve_batched(U, triangular_solve_batched(L, Y, lower=True), lower=False)
+
+
+def lu_solve(b, LU_data, LU_pivots):
+    """torch.lu_solve (deprecated form of torch.linalg.lu_solve, the right-hand side first)."""
+    return linalg_lu_solve(LU_data, LU_pivots, b)
+
+
+def linalg_matrix_power(A, n):
+    """torch.linalg.matrix_power: A @ A ... (n times) with PyTorch's order of products (squarings from
+    the lowest bit up), the identity for n = 0, the inverse's power for n < 0 (ops.matrix_power
+    computes float64 in float32)."""
+    if n == 0:
+        return ops.broadcast_to(ops.eye(A.shape[-1], A.shape[-1], A.dtype), tuple(A.shape))
+    a = ops.inverse(A) if n < 0 else A
+    n = abs(n)
+    if n == 1:
+        return a.copy()
+    if n == 2:
+        return ops.matmul(a, a)
+    if n == 3:
+        return ops.matmul(ops.matmul(a, a), a)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = a if z is None else ops.matmul(z, z)
+        if bit:
+            result = z if result is None else ops.matmul(result, z)
+    return result
+
+
+def matrix_power(input, n):
+    """torch.matrix_power: torch.linalg.matrix_power under its older name."""
+    return linalg_matrix_power(input, n)
+
+
+def linalg_eigh(A, UPLO="L"):
+    """torch.linalg.eigh: (eigenvalues ascending, real; eigenvectors as columns) of the Hermitian
+    matrix that A's lower (UPLO='U': upper) triangle defines. Each eigenvector is unique up to its
+    sign (phase when complex) only: MindSpore's may be the negative of PyTorch's."""
+    import collections
+    values, vectors = ops.operations.math_ops.SelfAdjointEig()(hermitian_from_triangle(A, UPLO != "L"))
+    return collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])(ops.real(values), vectors)
+
+
+def linalg_eigvalsh(A, UPLO="L"):
+    """torch.linalg.eigvalsh: the eigenvalues of linalg.eigh, ascending and real."""
+    return linalg_eigh(A, UPLO).eigenvalues
+
+
+def linalg_eig(A):
+    """torch.linalg.eig: (eigenvalues, eigenvectors), complex, through ops.eig. The pairs are
+    PyTorch's, but their order and each eigenvector's phase can differ from LAPACK's."""
+    import collections
+    values, vectors = ops.eig(A)
+    return collections.namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])(values, vectors)
+
+
+def linalg_eigvals(A):
+    """torch.linalg.eigvals: the eigenvalues of linalg_eig (ops.eigvals), in MindSpore's order."""
+    return ops.eigvals(A)
+
+
+def linalg_svd(A, full_matrices=True):
+    """torch.linalg.svd: (U, S, Vh) with A = U @ diag(S) @ Vh, S descending and real. Each pair of
+    singular vectors is unique up to its sign (phase when complex) only: MindSpore's may be the
+    negative of PyTorch's."""
+    import collections
+    S, U, V = ops.svd(A, full_matrices=full_matrices)
+    return collections.namedtuple("linalg_svd", ["U", "S", "Vh"])(U, ops.real(S), conj_transpose(V))
+
+
+def linalg_svdvals(A):
+    """torch.linalg.svdvals: the singular values, descending and real."""
+    return ops.real(ops.svd(A, compute_uv=False))
+
+
+def svd(input, some=True, compute_uv=True):
+    """torch.svd: (U, S, V) with input = U @ diag(S) @ V^H (V, not V^H; some=False: square U and V);
+    compute_uv=False gives zero U and V as PyTorch does. Signs of singular vectors as linalg_svd."""
+    import collections
+    result = collections.namedtuple("svd", ["U", "S", "V"])
+    if not compute_uv:
+        m, n = input.shape[-2], input.shape[-1]
+        batch = tuple(input.shape[:-2])
+        return result(ops.zeros(batch + (m, m), input.dtype), linalg_svdvals(input),
+                      ops.zeros(batch + (n, n), input.dtype))
+    S, U, V = ops.svd(input, full_matrices=not some)
+    return result(U, ops.real(S), V)
+
+
+def linalg_qr(A, mode="reduced"):
+    """torch.linalg.qr: (Q, R) by Householder reflections as LAPACK's geqrf computes them (the same
+    signs); mode='complete' gives a square Q, mode='r' an empty Q."""
+    import collections
+    result = collections.namedtuple("linalg_qr", ["Q", "R"])
+    if mode == "r":
+        return result(ops.zeros((0,), A.dtype), ops.qr(A, "reduced")[1])
+    Q, R = ops.qr(A, mode)
+    return result(Q, R)
+
+
+def qr(input, some=True):
+    """torch.qr: linalg_qr with some=True as mode 'reduced', some=False as 'complete'."""
+    return linalg_qr(input, "reduced" if some else "complete")
+
+
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """torch.linalg.pinv with PyTorch's steps: singular values (eigenvalues for hermitian, from A's
+    lower triangle) above max(atol, rtol * largest) inverted, the others dropped; rtol defaults to
+    eps * max(rows, columns) when atol is not given (ops.pinv refuses complex input and a batch of
+    Hermitian matrices)."""
+    import numpy as np
+    real = A.dtype
+    if A.is_complex():
+        real = mindspore.float32 if A.dtype == mindspore.complex64 else mindspore.float64
+    atol = 0.0 if atol is None else atol
+    if rtol is None:
+        rtol = 0.0 if atol > 0 else float(np.finfo(mindspore.dtype_to_nptype(real)).eps) * max(A.shape[-2:])
+    if hermitian:
+        values, vectors = linalg_eigh(A)
+        size = ops.abs(values)
+        limit = ops.maximum(mindspore.Tensor(atol, real), rtol * size.max(-1, keepdims=True))
+        inverse = ops.where(size > limit, 1 / values, ops.zeros_like(values)).astype(A.dtype)
+        return ops.matmul(vectors * inverse.unsqueeze(-2), conj_transpose(vectors))
+    U, S, Vh = linalg_svd(A, full_matrices=False)
+    limit = ops.maximum(mindspore.Tensor(atol, real), rtol * S[..., :1])
+    inverse = ops.where(S > limit, 1 / S, ops.zeros_like(S)).astype(A.dtype)
+    return ops.matmul(conj_transpose(Vh) * inverse.unsqueeze(-2), conj_transpose(U))
+
+
+def pinverse(input, rcond=1e-15):
+    """torch.pinverse: linalg_pinv with rtol=rcond."""
+    return linalg_pinv(input, rtol=rcond)
+
+
+def lp_norm(x, p, axis=None, keepdim=False):
+    """PyTorch's vector p-norm of x over axis (all elements for None), any real p, real for complex
+    x: ops.vector_norm, but float64 with p other than 0, 1, 2, inf and -inf as (sum |x|^p)^(1/p) with
+    float64 exponents (MindSpore takes a Python float exponent as float32)."""
+    p = float(p)
+    if x.is_complex():  # the norm of the magnitudes, real (ops.abs keeps a complex dtype)
+        x = ops.real(ops.abs(x))
+    if x.dtype != mindspore.float64 or p in (0.0, 1.0, 2.0, float("inf"), float("-inf")):
+        return ops.vector_norm(x, p, axis, keepdim)
+    exponent = mindspore.Tensor(p, mindspore.float64)
+    total = ops.pow(ops.abs(x), exponent).sum(axis=axis, keepdims=keepdim)
+    return ops.pow(total, 1 / exponent)
+
+
+def lp_distance(input, other, p=2):
+    """torch.dist: the p-norm of input - other over all elements, for any real p (ops.dist takes
+    integers only)."""
+    return lp_norm(input - other, p)
+
+
+def tensor_norm(input, p="fro", dim=None, keepdim=False, *, dtype=None):
+    """torch.norm as PyTorch computes it: 'fro' and numbers are vector norms over dim (all elements
+    for None), 'nuc' the sum of singular values over the two axes of dim (the last two)."""
+    axis = None if dim is None else dim if isinstance(dim, int) else tuple(dim)
+    if isinstance(p, str) and (p != "fro" or (isinstance(axis, tuple) and len(axis) > 2)):
+        if p != "nuc":
+            raise RuntimeError(f"only valid string values are 'fro' and 'nuc', found {p}")
+        axis = tuple(range(input.ndim)) if axis is None else axis
+        x = input if dtype is None else input.astype(dtype)
+        moved = ops.moveaxis(x, axis, (-2, -1))
+        out = ops.real(ops.svd(moved, compute_uv=False)).sum(-1)
+        if keepdim:
+            for a in sorted(d % input.ndim for d in axis):
+                out = out.unsqueeze(a)
+        return out
+    x = input if dtype is None else input.astype(dtype)
+    return lp_norm(x, 2.0 if p in ("fro", None) else p, axis, keepdim)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """torch.cdist: the p-norm distance of every row of x1 to every row of x2 (ops.cdist, which takes a
+    float p). float64 is computed from the differences: MindSpore's kernel rounds it to float32."""
+    if x1.dtype == mindspore.float64 or x2.dtype == mindspore.float64:
+        return lp_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)
+    return ops.cdist(x1, x2, float(p))
+
+
 class TypeInfo:
     """torch.finfo / torch.iinfo: numpy's constants for the same dtype, as Python numbers like PyTorch's
     (a numpy scalar would carry its own dtype into MindSpore's arithmetic); dtype as its name."""

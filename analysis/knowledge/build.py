@@ -121,7 +121,7 @@ def _supplement_entry(name: str, raw: dict) -> dict:
             "torch_signature": raw.get("torch_signature", ""),
             "mindspore_signature": raw.get("mindspore_signature", ""),
             "params": [
-                {"kind": "param", "torch": p["torch"], "mindspore": p["mindspore"], "relation": p["relation"],
+                {"kind": p.get("kind", "param"), "torch": p["torch"], "mindspore": p["mindspore"], "relation": p["relation"],
                  **{key: p[key] for key in ROW_EXTRAS if p.get(key)}}
                 for p in raw.get("params", [])
             ],

@@ -160,7 +160,7 @@ def generate(api: str, run) -> tuple[list[Call], str]:
     if any(p.name in SKIP for p in required):
         return [], f"required argument {next(p.name for p in required if p.name in SKIP)} is not generated"
     pools = [_candidates(api, p, i == 0 and not method)[:4] for i, p in enumerate(required)]
-    receivers = TENSOR if method else [""]
+    receivers = BY_API.get(api, {}).get("self", TENSOR) if method else [""]
     inputs = _by_rank(api, MODULE_INPUTS) if is_class else [""]
     base = None
     last_error = "no candidate"

@@ -120,6 +120,8 @@ BY_API: dict[str, dict[str, list[str]]] = {
     "torch.nn.functional.group_norm": {"input": ["img", "seq"], "weight": ["g3"], "bias": ["r3"]},
     "torch.nn.functional.layer_norm": {"input": ["x", "img"], "weight": ["v"], "bias": ["v"]},
     "torch.nn.functional.prelu": {"input": ["img", "x"], "weight": ["g3", "v"]},
+    # a matrix to invert: the square, well-conditioned one (an image's 8x8 slices are near-singular)
+    "torch.inverse": {"input": ["s"]}, "torch.Tensor.inverse": {"self": ["s"]},
 }
 # no candidate means the parameter is not generated: it stays untested
 SKIP = frozenset(name for name, values in POOLS.items() if not values)
