@@ -197,7 +197,8 @@ class ScriptIdioms(WalkState):
                             f"{code(original)} -> False: MindSpore tensors have no CUDA flag (the device is set "
                             "once with mindspore.set_device)")
             return cst.Name("False")
-        if original.attr.value == "grad" and id(original) not in self.attribute_stores and _tensor_flag(original):
+        if original.attr.value == "grad" and id(original) not in self.attribute_stores and _tensor_flag(original) \
+                and resolve(original, self.ctx.aliases) is None:  # torch.func.grad / torch.autograd.grad are functions
             self.ctx.mark(original, rules.TRAIN_LOOP, "torch.Tensor.grad",
                           f"{code(original)}: MindSpore tensors keep no gradient; read it from the grads that "
                           "mindspore.value_and_grad returns (one per parameter, in the order of optimizer.parameters)")

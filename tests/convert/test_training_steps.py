@@ -382,5 +382,5 @@ def test_reading_a_gradient_is_marked():
     # so the converted line would raise when it runs; assigning the attribute is left alone
     result = convert_source("import torch\nm = torch.nn.Linear(2, 2)\nfor name, p in m.named_parameters():\n"
                             "    g = p.grad.data.cpu().numpy()\n    p.grad = None\n    w = m.weight.grad.norm()\n"
-                            "    r = p.requires_grad\n")
+                            "    r = p.requires_grad\n    h = torch.autograd.grad\n")
     assert [(u.line, u.torch_api) for u in result.unconverted] == [(4, "torch.Tensor.grad"), (6, "torch.Tensor.grad")]
