@@ -144,8 +144,8 @@ def split_region(body: list[cst.BaseStatement], plan: StepPlan, outside_reads: s
         if writes[i] & needed:
             in_slice.add(i)
             needed = (needed - (writes[i] - _aug_targets(body[i]))) | reads[i]
-    # data fetching the loss depends on (`x, y = next(it)`) stays before the forward, provided something
-    # that stays in it reaches the parameters: the forward starts at the inputs
+    # data fetching the loss depends on (`x, y = next(it)`) and building a network or a loss stay before
+    # the forward, provided something that stays in it reaches the parameters: it starts at the inputs
     if fetches_data is not None:
         fetched, computed = set(), set()
         for i in region:
@@ -244,8 +244,11 @@ def definite_writes(stmt: cst.CSTNode) -> set[str]:
         other = definite_writes(stmt.orelse) if isinstance(stmt.orelse, cst.If) else _definite_block(stmt.orelse.body)
         return _definite_block(stmt.body) & other
     if isinstance(stmt, cst.With):
-        return {n for item in stmt.items if item.asname is not None for n in assigned_names(item.asname)} \
-            | _definite_block(stmt.body)
+        names: set[str] = set()
+        for item in stmt.items:
+            if item.asname is not None:
+                _collect(item.asname.name, names)
+        return names | _definite_block(stmt.body)
     if isinstance(stmt, (cst.For, cst.While, cst.Try, cst.TryStar)):
         return set()
     return assigned_names(stmt)
