@@ -18,7 +18,7 @@ from . import helpers, rules
 from .apis import convert_call
 from .exact_forms import bind
 from .context import ConversionContext
-from .names import dotted
+from .names import dotted, without_calls
 from .signatures import fix_commas, kwarg
 
 FACTORY_OPTIONS = ("out", "dtype", "layout", "device", "requires_grad", "pin_memory", "generator")
@@ -31,22 +31,6 @@ def _number(node: cst.BaseExpression) -> cst.BaseExpression:
 
 def _is_call_of(node: cst.BaseExpression, names: tuple[str, ...]) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in names
-
-
-def _without_calls(node: cst.CSTNode) -> bool:
-    found = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, _node: cst.Call) -> bool:
-            found.append(True)
-            return False
-
-        def visit_Lambda(self, _node: cst.Lambda) -> bool:
-            found.append(True)
-            return False
-
-    node.visit(_Calls())
-    return not found
 
 
 def _as_float(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -93,7 +77,7 @@ def full(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
         dtype, note = ctx.ms_expr("mindspore.float32"), "dtype=float32 written (PyTorch's for a float fill value)"
     elif (isinstance(fill, cst.Name) and fill.value in ("True", "False")) or _is_call_of(fill, ("bool",)):
         dtype, note = ctx.ms_expr("mindspore.bool_"), "dtype=bool_ written (PyTorch's for a bool fill value)"
-    elif _without_calls(fill) and (dotted(fill) is not None or isinstance(fill, (cst.BinaryOperation, cst.UnaryOperation))):
+    elif without_calls(fill, lambdas=True) and (dotted(fill) is not None or isinstance(fill, (cst.BinaryOperation, cst.UnaryOperation))):
         local = helpers.use(ctx, "scalar_dtype")
         dtype = cst.Call(func=cst.Name(local), args=[cst.Arg(value=fill)])
         note = f"dtype={local}(fill value) written (PyTorch takes the dtype from the value's type)"

@@ -155,3 +155,22 @@ def dotted_expr(text: str) -> cst.BaseExpression:
 
 def code(node: cst.CSTNode) -> str:
     return node_code(node)
+
+
+def without_calls(node: cst.CSTNode, lambdas: bool = False) -> bool:
+    """Whether node holds no call (and, with lambdas=True, no lambda): an expression that can be
+    written twice, or read as a value, without running anything."""
+    found = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, _node: cst.Call) -> bool:
+            found.append(True)
+            return False
+
+        def visit_Lambda(self, _node: cst.Lambda) -> bool:
+            if lambdas:
+                found.append(True)
+            return not lambdas
+
+    node.visit(_Calls())
+    return not found

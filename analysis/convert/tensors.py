@@ -10,7 +10,7 @@ import libcst as cst
 from . import checkpoints, composed, compositions, exact_forms, inplace, rules, scatter
 from .apis import dtype_name
 from .context import ConversionContext
-from .names import code, dotted, resolve
+from .names import code, dotted, resolve, without_calls
 from .signatures import fix_commas, parameter_names, plan_with_signature
 from .verdict_hook import known_broken, spelled
 
@@ -140,7 +140,7 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         return checkpoints.load_state_dict(ctx, original, updated, receiver)
     if name == "equal" and len(positional) == 1 and len(args) == 1:
         other = positional[0].value
-        if not (_without_calls(receiver) and _without_calls(other)):  # each is written twice below
+        if not (without_calls(receiver) and without_calls(other)):  # each is written twice below
             ctx.mark(original, rules.TENSOR_METHOD, "torch.Tensor.equal",
                      "PyTorch's equal() is one bool for the whole tensor, MindSpore's compares elements: write "
                      "a.shape == b.shape and bool((a == b).all()) with a and b held by variables")
@@ -256,18 +256,6 @@ def _float_arguments(call: cst.Call, name: str) -> cst.Call:
             arg = arg.with_changes(value=value)
         args.append(arg)
     return call.with_changes(args=args)
-
-
-def _without_calls(node: cst.CSTNode) -> bool:
-    found = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, _node: cst.Call) -> bool:
-            found.append(True)
-            return False
-
-    node.visit(_Calls())
-    return not found
 
 
 def _spread(call: cst.Call) -> list[cst.Arg] | None:
