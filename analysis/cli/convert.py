@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from analysis.convert import convert_source, convert_tree
-from analysis.convert.result import TreeConversion
+from analysis.convert.core.result import TreeConversion
 from analysis.convert.notebook import convert_notebook
 from analysis.convert.tree import write_reports
 

@@ -2,21 +2,24 @@
 data), else to the mapping tables; tensor methods, loss labels, add_module; torch names used as values."""
 from __future__ import annotations
 
-from . import model_zoo, modern, numeric_info  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
-from . import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
-from . import compositions, transposed  # forms MindSpore computes otherwise, transposed convs (issue 15)
-
 import libcst as cst
 
-from . import composed, containers, data, functional, idioms, layercalls, layers, legacy, receivers, rules, state, tensors, training, vision
-from . import argfixes, exact_forms, outargs, scatter
-from .apis import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
-from .layermap import NOT_LAYERS, self_path
-from .layout import relayout
-from .names import dotted, resolve
-from .walk import GRAD_CONTEXTS, WalkState
+from .apis import argfixes, composed, compositions, exact_forms, functional, legacy
+from .apis import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
+from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
+from .core import rules
+from .core.layout import relayout
+from .core.names import dotted, resolve
+from .core.walk import GRAD_CONTEXTS, WalkState
+from .data import loaders, model_zoo, vision
+from .modules import containers, layercalls, layers, receivers, state
+from .modules import transposed  # transposed convs (issue 15)
+from .modules.layermap import NOT_LAYERS, self_path
+from .tensors import methods, numeric_info, outargs, scatter
+from .training import idioms, optimizers
+from .training import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
 
-HANDLERS = {**legacy.HANDLERS, **layers.HANDLERS, **state.HANDLERS, **training.HANDLERS, **data.HANDLERS, **vision.HANDLERS,
+HANDLERS = {**legacy.HANDLERS, **layers.HANDLERS, **state.HANDLERS, **optimizers.HANDLERS, **loaders.HANDLERS, **vision.HANDLERS,
             **functional.HANDLERS, **containers.HANDLERS, **receivers.HANDLERS}
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
@@ -74,27 +77,27 @@ class CallRewrites(WalkState):
                     containers.first_parameter(ctx, original, updated)
                 if new is not None:
                     return new
-            if isinstance(original.func, cst.Attribute) and original.func.attr.value in training.STEP_METHODS:
+            if isinstance(original.func, cst.Attribute) and original.func.attr.value in optimizers.STEP_METHODS:
                 if id(original) in ctx.step_notes and id(original) not in ctx.step_calls:
                     method = original.func.attr.value
                     ctx.mark(original, rules.TRAIN_LOOP, "torch.Tensor.backward" if method == "backward"
                              else f"torch.optim.Optimizer.{method}",
                              ctx.step_notes[id(original)])
                     return updated
-                training.unplaced_call(ctx, original)
+                optimizers.unplaced_call(ctx, original)
                 return updated
             if isinstance(original.func, cst.Attribute) and original.func.attr.value == "add_module":
                 return self._add_module(original, updated)
             in_cell = self.classes[-1][0] if self.classes and self.classes[-1][1] == "cell" else ""
             new = layercalls.pair_state(ctx, in_cell, original, updated) \
-                or (layercalls.base_init(ctx, in_cell, original, updated) if in_cell else None)
+                or (layercalls.base_init(ctx, in_cell, original, updated, convert_layer) if in_cell else None)
             if new is not None:
                 return new
             new = layercalls.forward_call(ctx, self.cells | idioms.network_names(self), original, updated)
             if new is not None:
                 return new
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
-                new = containers.traversal(ctx, original, updated) or tensors.method_call(ctx, original, updated)
+                new = containers.traversal(ctx, original, updated) or methods.method_call(ctx, original, updated)
                 if new is not None:
                     return relayout(updated, new) if isinstance(new, cst.Call) and _same_arguments(updated, new) \
                         else new
@@ -111,7 +114,8 @@ class CallRewrites(WalkState):
                      "no CUDA query in MindSpore: choose the device once with mindspore.set_device")
             return updated
         if qualified.endswith(".__init__") and self.classes and self.classes[-1][1] == "cell":
-            new = layercalls.base_init(ctx, self.classes[-1][0], original, updated)  # nn.Linear.__init__(self, ...)
+            # nn.Linear.__init__(self, ...)
+            new = layercalls.base_init(ctx, self.classes[-1][0], original, updated, convert_layer)
             if new is not None:
                 return new
         if qualified in legacy.LOSSES:  # size_average=/reduce= -> reduction= before any mapping sees them
@@ -140,9 +144,9 @@ class CallRewrites(WalkState):
         if new is updated:
             self.ctx.keep(original)
         else:
-            if isinstance(new, cst.Call) and handler is not data.dataloader and _same_arguments(updated, new):
+            if isinstance(new, cst.Call) and handler is not loaders.dataloader and _same_arguments(updated, new):
                 new = relayout(updated, new)
-            if handler is data.dataloader:
+            if handler is loaders.dataloader:
                 self.loaders.add(id(new))
             if qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[1][:1].isupper() and isinstance(new, cst.Call) \
                     and qualified not in NOT_LAYERS:

@@ -9,18 +9,19 @@ import libcst as cst
 
 from analysis.scan.guard import source_problem
 
-from . import modern, rules
-from .assignments import LABEL_LOSSES
-from .codegen import located_lines, module_code
-from .context import ConversionContext
-from .devices import read_elsewhere
-from .imports import gather_aliases
-from .names import Spelling
-from .bound import bindings
+from .core import rules
+from .core.bound import bindings
+from .core.codegen import located_lines, module_code
+from .core.context import ConversionContext
+from .core.imports import gather_aliases
+from .core.names import Spelling
+from .core.result import ConversionResult, Unconverted
+from .core.scope import occupied
+from .modules.assignments import LABEL_LOSSES
 from .outline import cst_kinds, outline
-from .result import ConversionResult, Unconverted
-from .scope import occupied
-from .tensors import relevant_methods
+from .tensors.devices import read_elsewhere
+from .tensors.methods import relevant_methods
+from .training import modern
 from .transformer import Converter
 
 TARGETS = ("classic", "mint")

@@ -14,9 +14,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from . import rules
+from .core import rules
+from .core.result import Change, ConversionResult, Unconverted
 from .engine import convert_source, unified_diff
-from .result import Change, ConversionResult, Unconverted
 
 BOUNDARY = "# PORTING-NOTEBOOK-CELL {}"
 _BOUNDARY = re.compile(r"^# PORTING-NOTEBOOK-CELL (\d+)$", re.M)

@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from . import receivers
-from .bound import bindings
-from .containers import TRAVERSALS
-from .imports import suites
-from .idioms import hot_names
-from .layercalls import stored_names
-from .names import dotted_ast, resolve_text  # dotted_ast: other modules import it from here
-from .paramnames import PARAMETER_ATTRS
-from .training import STEP_METHODS
+from .core.bound import bindings
+from .core.imports import suites
+from .core.names import dotted_ast, resolve_text
+from .modules import receivers
+from .modules.containers import TRAVERSALS
+from .modules.layercalls import stored_names
+from .modules.paramnames import PARAMETER_ATTRS
+from .training.idioms import hot_names
+from .training.optimizers import STEP_METHODS
 
 # Method names the transformer acts on whatever their receiver (besides `relevant`, the tensor methods).
 ACTED_ON = STEP_METHODS | PARAMETER_ATTRS | {"add_module"} | TRAVERSALS.keys()

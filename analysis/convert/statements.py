@@ -3,17 +3,19 @@ by a removed device move dropped, no_grad blocks unwrapped, and at the module's 
 training step and the imports."""
 from __future__ import annotations
 
-from . import accumulation  # gradient accumulation around the training step (issue 16)
+from .training import accumulation  # gradient accumulation around the training step (issue 16)
 
 import re
 
 import libcst as cst
 
-from . import helpers, rules, training
-from .imports import rewrite_imports
-from .names import code, dotted, resolve
-from .modern import AUTOCAST
-from .walk import GRAD_CONTEXTS, WalkState
+from .core import rules
+from .core.imports import rewrite_imports
+from .core.names import code, dotted, resolve
+from .core.walk import GRAD_CONTEXTS, WalkState
+from .support import helpers
+from .training import optimizers
+from .training.modern import AUTOCAST
 
 
 class StatementRewrites(WalkState):
@@ -21,7 +23,7 @@ class StatementRewrites(WalkState):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.scopes.append((node, 0))
-        training.note_step(self.ctx, node)
+        optimizers.note_step(self.ctx, node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
         if id(node) in self.ctx.dropped:  # see modern.prepare: not walked, removed on leaving
@@ -119,7 +121,7 @@ class StatementRewrites(WalkState):
         return unwrapped
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        updated, _ = training.rewrite_step(self.ctx, original, updated)  # straight-line code: no loop to switch
+        updated, _ = optimizers.rewrite_step(self.ctx, original, updated)  # straight-line code: no loop to switch
         updated = accumulation.after_step(self.ctx, original, updated)
         if not updated.body:
             return updated

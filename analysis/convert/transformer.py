@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .assignments import AssignmentBindings
+from .apis.functional import provided
 from .calls import CallRewrites
-from .cells import CellRewrites
-from .codegen import verbatim
-from .functional import provided
-from .idioms import ScriptIdioms
-from .layermap import LayerMap
-from .loops import LoopRewrites
-from .paramnames import ParameterNames
+from .core.codegen import verbatim
+from .modules.assignments import AssignmentBindings
+from .modules.cells import CellRewrites
+from .modules.layermap import LayerMap
+from .modules.paramnames import ParameterNames
 from .statements import StatementRewrites
+from .training.idioms import ScriptIdioms
+from .training.loops import LoopRewrites
 
 # Whitespace, punctuation, operators and literals: no handler acts on them or below them.
 LEAF_TYPES = frozenset({

@@ -15,9 +15,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
+from .core.result import ConversionResult, TreeConversion
 from .engine import TARGETS, convert_source
 from .notebook import convert_notebook
-from .result import ConversionResult, TreeConversion
 
 SKIP_DIRS = {".git", "__pycache__", ".porting", ".hg", ".svn", ".venv", "node_modules", ".mypy_cache", ".pytest_cache"}
 SERIAL_BELOW = 16  # files: below this a pool costs more than it saves

@@ -71,7 +71,7 @@ class ApiEntry:
     optional_first: tuple[str, tuple[str, ...]] | None = None  # randint(high, size): (first's default, later ones)
     note: str = ""  # what a user should know about the curated rewrite (shown with the change)
     template: str = ""  # the call is this expression, {name} slots filled: randperm(n) -> shuffle(arange(n))
-    helper: str = ""  # the call goes to this local function of PyTorch's signature (convert/helper_source.py)
+    helper: str = ""  # the call goes to this local function of PyTorch's signature (convert/support/helper_source.py)
 
     @property
     def primary(self) -> str:

@@ -30,7 +30,7 @@ SUPPLEMENT: dict[str, str] = {
     "torch.Tensor.view": "mindspore.Tensor.view",
     "torch.dtype": "mindspore.dtype",
     "torch.from_numpy": "mindspore.Tensor.from_numpy",
-    "torch.tensor": "mindspore.tensor",  # the converter's renames (analysis.convert.apis.SUPPLEMENT)
+    "torch.tensor": "mindspore.tensor",  # the converter's renames (analysis.convert.apis.mapped.SUPPLEMENT)
     "torch.as_tensor": "mindspore.tensor",
 }
 

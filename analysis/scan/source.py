@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 
 import libcst as cst
@@ -12,6 +13,7 @@ from analysis.rules import get_rule
 from analysis.scan.classify import Hit, classify
 from analysis.scan.guard import source_problem
 from analysis.scan.index import ProjectIndex, module_name_for
+from analysis.scan.notebook import _python_lines, code_cells
 from analysis.scan.positions import ast_spans, cst_spans
 from analysis.scan.scanner import Scanner
 
@@ -144,13 +146,49 @@ def _locate(text: str, module: cst.Module, scanner: Scanner, hits: list[Hit]) ->
     return out
 
 
+def analyze_notebook(data: bytes, path: str, *, target: str, ms_version: str, index: ProjectIndex | None) -> FileReport:
+    try:
+        cells = code_cells(json.loads(data.decode("utf-8")))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return parse_error_report(path, data, f"not a readable notebook: {exc}")
+    unreadable = [i for i, text in cells if text is None]
+    code = [(i, _python_lines(text)) for i, text in cells if text is not None]
+    report = FileReport(path=path, sha256=hashlib.sha256(data).hexdigest(), lines=sum(s.count("\n") + 1 for _, s in code))
+    # Cells that do not parse on their own are reported and left out of the program.
+    usable, errors = [], []
+    for index_, text in code:
+        _, error, (line, col) = analyze_text(text + "\n", path, target=target, ms_version=ms_version, index=None) \
+            if text.strip() else ([], "", (0, 0))
+        if error:
+            errors.append(parse_error_finding(path, error, cell=index_, line=line, column=col))
+        else:
+            usable.append((index_, text))
+    starts, program, offset = [], [], 0
+    for index_, text in usable:
+        starts.append((offset + 1, index_))
+        program.append(text)
+        offset += text.count("\n") + 1
+    findings, error, _ = analyze_text("\n".join(program) + "\n", path, target=target, ms_version=ms_version, index=index)
+    for finding in findings:
+        for first_line, cell_index in reversed(starts):
+            if finding.line >= first_line:
+                finding.cell = cell_index
+                finding.line -= first_line - 1
+                finding.end_line -= first_line - 1
+                break
+    errors += [parse_error_finding(path, "the cell's source is not text (nbformat wants a string or a list of strings)",
+                                   cell=i) for i in unreadable]
+    report.findings = sorted(errors, key=lambda f: f.cell or 0) + findings
+    if errors:
+        report.parse_error = f"{len(errors)} cell(s) could not be parsed"
+    return report
+
+
 def analyze_source(source: str | bytes, path: str, *, target: str = "classic", ms_version: str = "2.4",
                    index: ProjectIndex | None = None) -> FileReport:
     """Analyse one file's content. Bad input yields a report with parse_error and one MS-PARSE-ERROR finding."""
     data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else bytes(source)
     if path.endswith(".ipynb"):
-        from analysis.scan.notebook import analyze_notebook
-
         try:
             return analyze_notebook(data, path, target=target, ms_version=ms_version, index=index)
         except Exception as exc:  # noqa: BLE001 - one odd notebook must not stop a run

@@ -225,8 +225,7 @@ class Deterministic:
 
 def run_chunks(framework: str, source: str) -> dict:
     """{chunk: ("ok", {name: plain value}) | ("error", text) | ("unrecorded", text)} for one prepared module."""
-    from .compare import plain
-    from .workers import _short
+    from .compare import plain, short_error
 
     results: dict = {}
     if framework == "torch":  # an earlier block in this worker may have changed it (set_default_dtype examples)
@@ -240,19 +239,19 @@ def run_chunks(framework: str, source: str) -> dict:
         try:
             results[i] = ("ok", {k: plain(v) for k, v in values.items()})
         except Exception as exc:  # the statement ran, but its value cannot be read back (a nested tensor)
-            results[i] = ("unrecorded", _short(exc))
+            results[i] = ("unrecorded", short_error(exc))
 
     ns["_record"] = record
     try:
         pieces = chunks(source)
     except SyntaxError as exc:
-        return {-1: ("error", _short(exc))}
+        return {-1: ("error", short_error(exc))}
     line = 0
     for index, code in pieces:
         try:  # at its own lines of the module's file, so that its functions' source can be read back
             exec(compile("\n" * line + code, ns["__file__"], "exec"), ns)
         except BaseException as exc:  # the example's own failure
-            results[index] = ("error", _short(exc))
+            results[index] = ("error", short_error(exc))
         line += code.count("\n") + 1
     return results
 

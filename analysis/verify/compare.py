@@ -5,6 +5,16 @@ import warnings
 
 import numpy as np
 
+ERROR_LIMIT = 300  # characters of an error message a result keeps
+
+
+def short_error(exc: BaseException) -> str:
+    """An exception as one line: its type and the first line of its message that is not a rule."""
+    text = str(exc).strip().splitlines()
+    first = next((line for line in text if line.strip() and not line.startswith("-")), "")
+    return f"{type(exc).__name__}: {first[:ERROR_LIMIT]}"
+
+
 # (rtol, atol) by dtype class; integer and boolean results must be equal
 TOLERANCE = {"float16": (1e-2, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-6, 1e-8)}
 

@@ -2,7 +2,7 @@
 
 PyTorch's in-place methods (name ending in "_") that have a MindSpore namesake are called on a
 float32 Tensor and on a Parameter, with the same arguments as on a PyTorch tensor. Each gets one
-verdict (the converter reads them from analysis/convert/inplace_methods.json):
+verdict (the converter reads them from analysis/convert/tensors/inplace_methods.json):
   mutates      the receiver afterwards equals PyTorch's receiver
   returns-only the call returns PyTorch's value but the receiver is unchanged or wrong
   wrong        neither the receiver nor the returned value matches

@@ -33,10 +33,10 @@ def converted_apis(target: str = "classic") -> list[str]:
         if family(entry.torch) == "torch.nn" and entry.torch.count(".") > 2:
             continue  # torch.nn.init.*, torch.nn.utils.*: other families
         out.append(entry.torch)
-    from analysis.convert.apis import SUPPLEMENT  # renames the tables omit (torch.tensor -> mindspore.tensor)
+    from analysis.convert.apis.mapped import SUPPLEMENT  # renames the tables omit (torch.tensor -> mindspore.tensor)
 
     out += [name for name in SUPPLEMENT if name not in out and name != "torch.Tensor"]
-    from analysis.convert.inplace import table as in_place  # rewritten by measurement, not by the tables
+    from analysis.convert.tensors.inplace import table as in_place  # rewritten by measurement, not by the tables
 
     out += [f"torch.Tensor.{name}" for name in in_place() if f"torch.Tensor.{name}" not in out]
     return sorted(out)

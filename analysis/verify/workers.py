@@ -12,13 +12,7 @@ import threading
 import traceback
 from typing import Callable, Iterable
 
-ERROR_LIMIT = 300
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    first = next((line for line in text if line.strip() and not line.startswith("-")), "")
-    return f"{type(exc).__name__}: {first[:ERROR_LIMIT]}"
+from .compare import ERROR_LIMIT, short_error
 
 
 def _fresh(framework: str, arrays: dict):
@@ -71,7 +65,7 @@ def execute(framework: str, source: str, arrays: dict, fill) -> tuple[bool, obje
         exec(compile(source, "<call>", "exec"), ns)
         return True, plain(ns.get("out"))
     except BaseException as exc:  # the call's own failure, whatever it is
-        return False, _short(exc)
+        return False, short_error(exc)
 
 
 def _serve(framework: str, conn) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from mindspore import nn
 
-from analysis.convert import helper_source as H
+from analysis.convert.support import helper_source as H
 
 rng = np.random.default_rng(0)
 checked, wrong = [0], []

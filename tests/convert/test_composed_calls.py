@@ -1,4 +1,4 @@
-"""PyTorch APIs MindSpore answers in a few lines rather than one call (analysis/convert/composed.py):
+"""PyTorch APIs MindSpore answers in a few lines rather than one call (analysis/convert/apis/composed.py):
 the call goes to a local function of PyTorch's signature written into the converted file. The fast
 tests read the conversion; the slow one runs each local function and PyTorch on the same inputs,
 the grids the supplement's "checked" notes describe."""
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from analysis.convert import convert_source
-from analysis.convert.composed import helper_parameters, torch_parameters
+from analysis.convert.apis.composed import helper_parameters, torch_parameters
 from analysis.knowledge import load_mapping
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,7 +135,7 @@ import torch.nn.functional as F
 from torch.nn.utils.rnn import pad_sequence
 import mindspore as ms
 sys.path.insert(0, sys.argv[1])
-from analysis.convert import helper_source as h
+from analysis.convert.support import helper_source as h
 
 rng = np.random.default_rng(0)
 failures = []

@@ -43,7 +43,7 @@ CASES = [
                   "torch.tensor([1.0, 2.0])", "marked"),
     ("Tensor.nextafter", "x = torch.tensor([1.0, 2.0])\ny = x.nextafter(torch.tensor([2.0, 1.0])) == x", "marked"),
     ("sum", "a = torch.linspace(-1, 1, 16).reshape(4, 4)\ny = torch.sum(a, 1)", "pass"),
-    # APIs with no one-call counterpart, written as local functions (analysis/convert/composed.py)
+    # APIs with no one-call counterpart, written as local functions (analysis/convert/apis/composed.py)
     ("allclose", "y = torch.allclose(torch.tensor([10000., 1e-07]), torch.tensor([10000.1, 1e-08]))", "pass"),
     ("allclose", "y = torch.allclose(torch.tensor([1.0, float('nan')]), torch.tensor([1.0, float('nan')]), "
                  "equal_nan=True)", "pass"),

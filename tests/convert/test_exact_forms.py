@@ -263,7 +263,7 @@ import numpy as np
 import torch
 import mindspore as ms
 sys.path.insert(0, sys.argv[1])
-from analysis.convert import helper_source as H
+from analysis.convert.support import helper_source as H
 
 bad = []
 def check(label, want, got):

@@ -7,7 +7,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 import analysis.convert.engine as engine
 from analysis.convert import convert_source
-from analysis.convert.codegen import module_code, start_lines
+from analysis.convert.core.codegen import module_code, start_lines
 from tests.conftest import SAMPLE_REPO
 
 TRICKY = '''\
@@ -135,7 +135,7 @@ def test_files_without_torch_are_not_parsed_by_libcst_but_errors_still_reported(
 def test_both_parsers_cut_elif_chains_into_the_same_statements():
     # an elif is a statement of its own for ast and for the transformer's count; were the kinds
     # to differ, the engine would silently fall back to the slow paths for the file
-    from analysis.convert.imports import gather_aliases
+    from analysis.convert.core.imports import gather_aliases
     from analysis.convert.outline import cst_kinds, outline
 
     source = TRICKY + "if a:\n    b = 1\nelif c:\n    b = 2\nelif d: b = 3\nelse:\n    if e:\n        b = 4\n"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.convert import convert_source
-from analysis.convert.inplace import table
+from analysis.convert.tensors.inplace import table
 from tests.convert.test_inplace_fill import _run  # runs a script in its own folder, returns its RESULT
 
 SOURCE = '''

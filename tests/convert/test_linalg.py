@@ -124,7 +124,7 @@ import mindspore as ms
 import mindspore.numpy
 from mindspore import ops
 sys.path.insert(0, sys.argv[1])
-from analysis.convert import helper_source as h
+from analysis.convert.support import helper_source as h
 
 warnings.filterwarnings("ignore")  # torch's deprecation notes for torch.lu, torch.qr, torch.lu_solve
 

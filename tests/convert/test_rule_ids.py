@@ -5,7 +5,8 @@ import ast
 import re
 from pathlib import Path
 
-from analysis.convert import convert_source, rules
+from analysis.convert import convert_source
+from analysis.convert.core import rules
 from analysis.rules import all_rules, get_rule
 
 CONVERT_DIR = Path(rules.__file__).parent

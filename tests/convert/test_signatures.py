@@ -130,7 +130,7 @@ def test_a_call_whose_verdict_says_broken_stays_marked(tmp_path, monkeypatch):
     finally:
         verdicts.load_verdicts.cache_clear()
     assert text == line and len(marks) == 1 and "no MindSpore CPU kernel for it (Log2 has no int64 kernel)" in marks[0]
-    from analysis.convert.verdict_hook import disabled
+    from analysis.convert.apis.verdict_hook import disabled
 
     with disabled():  # the verification converts with the hook off: its verdicts never feed on these markers
         assert convert_line(line)[1] == []

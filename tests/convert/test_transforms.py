@@ -168,7 +168,7 @@ def _close(a, b):
 def test_grad_helper_packages_results_as_torch_func(argnums, has_aux):
     import torch
 
-    from analysis.convert import helper_transforms as h
+    from analysis.convert.support import helper_transforms as h
 
     xt, xm = _pair([0.3, -1.2, 0.7, 2.0, -0.5])
     wt, wm = _pair([1.3, -0.2, 1.7, 3.0, 0.5])
@@ -185,7 +185,7 @@ def test_grad_helper_packages_results_as_torch_func(argnums, has_aux):
 def test_grad_helper_refuses_a_tuple_argument_mindspore_would_answer_with_nothing():
     import mindspore
 
-    from analysis.convert import helper_transforms as h
+    from analysis.convert.support import helper_transforms as h
 
     _, xm = _pair([0.3, -1.2])
     assert mindspore.grad(lambda p: (p[0] * p[1]).sum())((xm, xm)) == ()  # what the helper guards against
@@ -199,7 +199,7 @@ def test_grad_helper_refuses_a_tuple_argument_mindspore_would_answer_with_nothin
 def test_jacobian_helpers_match_torch_func(transform, argnums):
     import torch
 
-    from analysis.convert import helper_transforms as h
+    from analysis.convert.support import helper_transforms as h
 
     xt, xm = _pair([[-1.3, -1.0, 0.7], [0.3, 1.0, 1.7]])
     wt, wm = _pair([[0.5, -1.0, 2.0], [1.0, 0.1, -0.4]])
@@ -217,7 +217,7 @@ def test_jacobian_helpers_match_torch_func(transform, argnums):
 def test_jvp_helper_matches_torch_func(case):
     import torch
 
-    from analysis.convert import helper_transforms as h
+    from analysis.convert.support import helper_transforms as h
 
     xt, xm = _pair([[-1.3, -1.0, 0.7], [0.3, 1.0, 1.7]])
     tt, tm = _pair([[0.5, -1.0, 2.0], [1.0, 0.1, -0.4]])
@@ -236,7 +236,7 @@ def test_jvp_helper_matches_torch_func(case):
 def test_vjp_helper_matches_torch_func_with_aux():
     import torch
 
-    from analysis.convert import helper_transforms as h
+    from analysis.convert.support import helper_transforms as h
 
     xt, xm = _pair([0.3, -1.2, 0.7])
     out_t, fn_t, aux_t = torch.func.vjp(lambda v: (v.sin(), (v.cos(), v)), xt, has_aux=True)

@@ -1,0 +1,134 @@
+"""Calls the tables map to a MindSpore function of the same name that takes or gives other types;
+the arguments are written so that it computes PyTorch's values:
+
+- torch.full(size, v) without dtype=: PyTorch takes the dtype from v (float -> float32, bool ->
+  bool), MindSpore's ops.full makes int64 whatever v is -> dtype= written: from the literal, or
+  scalar_dtype(v) (helper_source.py) for a value known at run time only
+- torch.logspace(start, end, ...) with integer ends: MindSpore's LogSpace takes floats only
+  (PyTorch computes in float32 either way) -> float literals, or float(...)
+- F.gumbel_softmax(logits, tau=1): MindSpore checks that tau is a Python float -> 1.0 / float(tau)
+- torch.atleast_1d/2d/3d(x) returns a tensor, (x, y) a tuple: MindSpore's takes one tensor, or one
+  sequence of them -> the tensor alone, or the tensors as one tuple (the tables' packing made a
+  tuple of one, so a tuple came back where PyTorch gives a tensor)"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..core import rules
+from ..core.context import ConversionContext
+from ..core.names import dotted, without_calls
+from ..support import helpers
+from .exact_forms import bind
+from .mapped import convert_call
+from .signatures import fix_commas, kwarg
+
+FACTORY_OPTIONS = ("out", "dtype", "layout", "device", "requires_grad", "pin_memory", "generator")
+FLOAT_CALLS = ("float",)
+
+
+def _number(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.expression if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) else node
+
+
+def _is_call_of(node: cst.BaseExpression, names: tuple[str, ...]) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in names
+
+
+def _as_float(node: cst.BaseExpression) -> cst.BaseExpression:
+    """A float literal or float(...) call for a number PyTorch reads as a float."""
+    bare = _number(node)
+    if isinstance(bare, cst.Float) or _is_call_of(node, FLOAT_CALLS):
+        return node
+    if isinstance(bare, cst.Integer):
+        new = cst.Float(f"{bare.value}.0")
+        return node.with_changes(expression=new) if bare is not node else new
+    return cst.Call(func=cst.Name("float"), args=[cst.Arg(value=node)])
+
+
+def _replace(args, new_values: dict[int, cst.BaseExpression]):
+    return [a.with_changes(value=new_values[i]) if i in new_values else a for i, a in enumerate(args)]
+
+
+def _positions(args, names: tuple[str, ...]) -> dict[str, int]:
+    """Parameter name -> index in args (positional by order, then keywords)."""
+    out, n = {}, 0
+    for i, arg in enumerate(args):
+        if arg.keyword is None:
+            if n < len(names):
+                out[names[n]] = i
+            n += 1
+        else:
+            out[arg.keyword.value] = i
+    return out
+
+
+def full(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
+    values = bind(updated.args, ("size", "fill_value"), FACTORY_OPTIONS)
+    if values is None or "fill_value" not in values or "dtype" in values:
+        return convert_call(ctx, original, updated, qualified, entry)
+    fill = values["fill_value"]
+    bare = _number(fill)
+    if isinstance(bare, cst.Imaginary):
+        ctx.mark(original, rules.API_DIFF, qualified, "a complex fill value: MindSpore's ops.full takes real numbers "
+                                                      "only; build the real and imaginary parts with ops.complex")
+        return updated
+    if isinstance(bare, cst.Integer) or _is_call_of(bare, ("int",)):
+        return convert_call(ctx, original, updated, qualified, entry)  # int64 in both
+    if isinstance(bare, cst.Float) or _is_call_of(bare, FLOAT_CALLS):
+        dtype, note = ctx.ms_expr("mindspore.float32"), "dtype=float32 written (PyTorch's for a float fill value)"
+    elif (isinstance(fill, cst.Name) and fill.value in ("True", "False")) or _is_call_of(fill, ("bool",)):
+        dtype, note = ctx.ms_expr("mindspore.bool_"), "dtype=bool_ written (PyTorch's for a bool fill value)"
+    elif without_calls(fill, lambdas=True) and (dotted(fill) is not None or isinstance(fill, (cst.BinaryOperation, cst.UnaryOperation))):
+        local = helpers.use(ctx, "scalar_dtype")
+        dtype = cst.Call(func=cst.Name(local), args=[cst.Arg(value=fill)])
+        note = f"dtype={local}(fill value) written (PyTorch takes the dtype from the value's type)"
+    else:
+        ctx.mark(original, rules.API_DIFF, qualified,
+                 "PyTorch takes the dtype from the fill value's type, MindSpore's ops.full makes int64: write "
+                 "dtype= (mindspore.float32 for a float)")
+        return updated
+    return convert_call(ctx, original, updated, qualified, entry, extra=[kwarg("dtype", dtype)], note=note)
+
+
+def logspace(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
+    values = bind(updated.args, ("start", "end", "steps", "base"), FACTORY_OPTIONS)
+    if values is None:
+        return convert_call(ctx, original, updated, qualified, entry)
+    at = _positions(updated.args, ("start", "end", "steps", "base"))
+    new = {at[name]: _as_float(values[name]) for name in ("start", "end") if name in values}
+    changed = {i: v for i, v in new.items() if v is not updated.args[i].value}
+    if not changed:
+        return convert_call(ctx, original, updated, qualified, entry)
+    return convert_call(ctx, original, updated.with_changes(args=_replace(updated.args, changed)), qualified, entry,
+                        note="start and end written as floats (MindSpore's LogSpace takes floats only)")
+
+
+def gumbel_softmax(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry
+                   ) -> cst.BaseExpression:
+    names = ("logits", "tau", "hard", "eps", "dim")
+    values = bind(updated.args, names)
+    if values is None or "tau" not in values:
+        return convert_call(ctx, original, updated, qualified, entry)
+    at = _positions(updated.args, names)
+    tau = _as_float(values["tau"])
+    if tau is values["tau"]:
+        return convert_call(ctx, original, updated, qualified, entry)
+    return convert_call(ctx, original, updated.with_changes(args=_replace(updated.args, {at["tau"]: tau})),
+                        qualified, entry, note="tau written as a float (MindSpore checks for a Python float)")
+
+
+def atleast(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
+    args = list(updated.args)
+    if not args or any(a.star or a.keyword is not None for a in args) or entry is None or not entry.primary:
+        return convert_call(ctx, original, updated, qualified, entry)
+    if len(args) == 1:
+        value, what = args[0].value, "one argument passed as it is (a tensor gives a tensor, a sequence a tuple)"
+    else:
+        value = cst.Tuple(elements=[cst.Element(value=a.value) for a in args])
+        what = "the tensors passed as one tuple (a tuple comes back, as in PyTorch)"
+    ctx.change(original, rules.API_ARGS, qualified, entry.primary, f"{qualified} -> {entry.primary}: {what}")
+    return cst.Call(func=ctx.ms_expr(entry.primary), args=fix_commas([cst.Arg(value=value)]))
+
+
+HANDLERS = {"torch.full": full, "torch.logspace": logspace, "torch.nn.functional.gumbel_softmax": gumbel_softmax,
+            **{f"torch.atleast_{n}d": atleast for n in (1, 2, 3)}}

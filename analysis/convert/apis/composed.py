@@ -1,0 +1,137 @@
+"""Calls whose MindSpore counterpart is a few lines rather than one call: a supplement entry with
+"helper" names a local function of helper_source.py that takes PyTorch's parameters under PyTorch's
+names and computes PyTorch's values with MindSpore (torch.allclose -> allclose(), built on
+ops.isclose). The call keeps its arguments as written and goes to that function, copied into the
+converted file by helpers.py.
+
+An argument the function does not take (out=, a dtype= it does not model) is dropped only when it
+is a placement detail or spells PyTorch's default; any other value leaves the call marked, and so
+do unpacked arguments unless the function takes all of PyTorch's parameters. A tensor method with
+such an entry (x.aminmax(dim=0)) calls the function on its receiver; the API passed as a value
+(functools.partial(torch.allclose, ...)) becomes the function's name."""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+
+import libcst as cst
+
+from analysis.knowledge.mapping import ApiEntry, signature_parameters
+
+from ..core import rules
+from ..core.context import ConversionContext
+from ..core.names import code
+from ..support import helpers
+from .signatures import HARMLESS_DROPS, fix_commas
+
+
+@lru_cache(maxsize=None)
+def helper_parameters(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Helper `name`'s parameters an argument can fill by position (a '*args' last), and all of them."""
+    text, _ = helpers.definitions()[name]
+    node = ast.parse(text).body[0]
+    if isinstance(node, ast.ClassDef):  # a cell: its __init__ takes the layer's arguments
+        node = next(n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args] if a.arg != "self"]
+    positional += [f"*{node.args.vararg.arg}"] if node.args.vararg else []
+    return tuple(positional), tuple(positional) + tuple(a.arg for a in node.args.kwonlyargs)
+
+
+def torch_parameters(signature: str) -> tuple[list[str], dict[str, str | None]]:
+    """The parameters of a PyTorch signature an argument can fill by position (up to a bare '*', or
+    a '*args' last), and every parameter's default (None: it has none)."""
+    positional, defaults, keyword_only = [], {}, False
+    for item in signature_parameters(signature):
+        name, _, default = item.partition("=")
+        name = name.split(":")[0].strip()
+        if name in ("", "/", "*", "self"):
+            keyword_only = keyword_only or name == "*"
+            continue
+        if not keyword_only:
+            positional.append(name)
+        keyword_only = keyword_only or name.startswith("*")
+        defaults[name] = default.strip() or None
+    return positional, defaults
+
+
+def _slot(params: tuple[str, ...] | list[str], position: int) -> str | None:
+    """The parameter a positional argument at `position` fills ('*args' takes the rest); None: too many."""
+    for index, name in enumerate(params):
+        if name.startswith("*") or index == position:
+            return name
+    return None
+
+
+def helper_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str,
+                entry: ApiEntry) -> cst.BaseExpression:
+    """torch.allclose(a, b, atol=1e-6) -> allclose(a, b, atol=1e-6), the helper written into the file."""
+    positional, taken = helper_parameters(entry.helper)
+    names, defaults = torch_parameters(entry.torch_signature) if entry.torch_signature else (list(positional), {})
+    # the helper takes every parameter PyTorch's function has: unpacked arguments bind the same way
+    complete = bool(defaults) and {name.lstrip("*") for name in defaults} <= {name.lstrip("*") for name in taken}
+    kept, dropped, position = [], [], 0
+    for arg in updated.args:
+        if complete and (arg.star or position is None):
+            kept.append(arg)
+            position = None if arg.star == "*" else position  # later positional ones: where PyTorch puts them
+            continue
+        if arg.star:
+            return _refuse(ctx, original, updated, qualified, entry,
+                           f"unpacked arguments ({arg.star}{code(arg.value)}) cannot be checked")
+        if arg.keyword is None:
+            name = _slot(names, position)
+            position += 1
+            if name is None or _slot(positional, position - 1) != name:
+                return _refuse(ctx, original, updated, qualified, entry,
+                               f"positional argument {position} ({code(arg.value)}) is not handled")
+        else:
+            name = arg.keyword.value
+        if name in taken:
+            kept.append(arg)
+        elif name in HARMLESS_DROPS or (defaults.get(name) is not None and code(arg.value) == defaults[name]):
+            dropped.append(f"{name}=")
+        else:
+            return _refuse(ctx, original, updated, qualified, entry, f"argument {name}={code(arg.value)} is not handled")
+    local = helpers.use(ctx, entry.helper)
+    ctx.change(original, rules.API_ARGS, qualified, local,
+               f"{qualified} -> {local}(), a local function written into this file"
+               + (f" ({entry.note})" if entry.note else "") + (f", dropped {', '.join(dropped)}" if dropped else ""))
+    for row in entry.params:  # an output the helper computes otherwise (a decomposition's signs): to check
+        if row.kind == "output" and row.relation == "differs":
+            ctx.caution(original, rules.API_DIFF, qualified, f"converted to {local}(), but {row.note}")
+    return updated.with_changes(func=cst.Name(local), args=fix_commas(kept) if dropped else kept)
+
+
+def _refuse(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry,
+            why: str) -> cst.Call:
+    ctx.mark(original, rules.API_DIFF, qualified,
+             f"{why}: the local function {entry.helper}() written for {qualified} takes "
+             f"{', '.join(helper_parameters(entry.helper)[1])} only; call it with those")
+    return updated
+
+
+def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, entry: ApiEntry):
+    """x.aminmax(dim=0) -> aminmax(x, dim=0): a tensor method whose entry names a helper, called with
+    the receiver as its first argument (None for a call on self or cls: a method of that class)."""
+    receiver = updated.func.value  # type: ignore[union-attr]
+    text = code(receiver)
+    if text in ("self", "cls") or text.startswith("self."):
+        return None
+    if getattr(receiver, "lpar", None):
+        receiver = receiver.with_changes(lpar=[], rpar=[])  # now an argument: its parentheses are redundant
+    first = cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if updated.args
+                    else cst.MaybeSentinel.DEFAULT)
+    return helper_call(ctx, original, updated.with_changes(args=[first, *updated.args]), entry.torch, entry)
+
+
+def reference(ctx: ConversionContext, original: cst.BaseExpression, updated: cst.BaseExpression, qualified: str,
+              entry: ApiEntry) -> cst.BaseExpression:
+    """torch.allclose used as a value (map(torch.allclose, ...), functools.partial(...)) -> the local
+    function. Its positional parameters are PyTorch's first ones under PyTorch's names, so a call
+    through the value binds as in PyTorch, or raises TypeError for an argument it does not take
+    (out=, check_stride=): never a silently different call."""
+    local = helpers.use(ctx, entry.helper)
+    ctx.change(original, rules.API_ARGS, qualified, local,
+               f"{qualified} -> {local}, a local function written into this file (passed as a value; it takes "
+               f"{', '.join(helper_parameters(entry.helper)[1])})")
+    return cst.Name(local)

@@ -1,0 +1,1 @@
+"""What every concern builds on: per-file context, walk state, names, scopes, imports, codegen, results."""

@@ -1,0 +1,1 @@
+"""Data and files: DataLoader pipelines, torchvision data, checkpoints (save/load/state_dict), model zoo."""

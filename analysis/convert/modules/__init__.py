@@ -1,0 +1,1 @@
+"""Networks: Module -> Cell, layers, containers, typed receivers, parameter names and init, layer map."""

@@ -1,0 +1,118 @@
+"""Parameter names that differ: MindSpore's normalisation layers call their scale and shift gamma and
+beta, its Embedding calls its table embedding_table (PyTorch: weight, bias, weight). Inside a branch
+`if isinstance(m, nn.BatchNorm2d):` (the usual init function) `m.weight` and `m.bias` are renamed;
+a read of `.weight` on a layer the file's layer map knows (self.emb = nn.Embedding(...)) too."""
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..core import astwalk, rules
+from ..core.names import code, dotted_ast, resolve, resolve_text
+from ..core.walk import WalkState
+from . import receivers
+
+NORMS = {f"torch.nn.{n}" for n in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
+                                   "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "SyncBatchNorm")}
+RENAMES = {**{n: {"weight": "gamma", "bias": "beta"} for n in NORMS}, "torch.nn.Embedding": {"weight": "embedding_table"}}
+# Attribute names that make a line worth walking (outline.py)
+PARAMETER_ATTRS = frozenset({"weight", "bias"})
+
+
+class ParameterNames(WalkState):
+    """Renames .weight/.bias where the layer's class is known from an isinstance() guard."""
+
+    def visit_If(self, node: cst.If) -> None:
+        guard = _isinstance_guard(node.test, self.ctx.aliases)
+        if guard is not None:
+            self.guarded.setdefault(id(node.body), guard)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        if id(node) in self.guarded:
+            self.active_guards.append(self.guarded[id(node)])
+        super().visit_IndentedBlock(node)
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
+        if id(original) in self.guarded and self.active_guards:
+            self.active_guards.pop()
+        return super().leave_IndentedBlock(original, updated)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        field = receivers.named_field(self.ctx, original, updated)
+        if field is not None:
+            return field
+        if self.active_guards and isinstance(original.value, cst.Name):
+            for name, renames in reversed(self.active_guards):
+                if name == original.value.value and original.attr.value in renames:
+                    new_attr = renames[original.attr.value]
+                    self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
+                                    f"mindspore.nn.Cell.{new_attr}",
+                                    f"{name}.{original.attr.value} -> {name}.{new_attr} (MindSpore's name for this "
+                                    "layer's parameter)")
+                    return updated.with_changes(attr=cst.Name(new_attr))
+        if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Name):
+            # a variable every assignment binds to such a layer (emb = nn.Embedding(...); emb.weight)
+            bound = self.ctx.bound
+            renames = RENAMES.get(bound.get(original.value.value, ""))
+            if renames and original.attr.value in renames:
+                owner, new_attr = original.value.value, renames[original.attr.value]
+                self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
+                                f"mindspore.nn.Cell.{new_attr}",
+                                f"{owner}.{original.attr.value} -> {owner}.{new_attr} (MindSpore's name for this "
+                                "layer's parameter)")
+                return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
+        if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Attribute):
+            renames = self._bound_layers().get(original.value.attr.value)
+            if renames and original.attr.value in renames:
+                owner, new_attr = code(original.value), renames[original.attr.value]
+                self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
+                                f"mindspore.nn.Cell.{new_attr}",
+                                f"{owner}.{original.attr.value} -> {owner}.{new_attr} (MindSpore's name for this "
+                                "layer's parameter)")
+                return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
+        return super().leave_Attribute(original, updated)
+
+    def _bound_layers(self) -> dict[str, dict[str, str]]:
+        """Attribute or keyword names the file binds only to layers whose parameters are renamed
+        (self.emb = nn.Embedding(...), dict(wte=nn.Embedding(...)), {"wte": nn.Embedding(...)}): name -> renames."""
+        if self.layer_names is None:
+            self.layer_names = _layer_names(getattr(self.ctx.outline, "tree", None), self.ctx.aliases)
+        return self.layer_names
+
+
+def _layer_names(tree, aliases: dict[str, str]) -> dict[str, dict[str, str]]:
+    seen: dict[str, list[dict[str, str] | None]] = {}
+    if tree is None:
+        return {}
+
+    def kind(value) -> dict[str, str] | None:
+        if isinstance(value, ast.Call):
+            callee = dotted_ast(value.func)
+            return RENAMES.get(resolve_text(callee, aliases) or "") if callee else None
+        return None
+
+    for node in astwalk.nodes(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
+            seen.setdefault(node.targets[0].attr, []).append(kind(node.value))
+        elif isinstance(node, ast.keyword) and node.arg:
+            seen.setdefault(node.arg, []).append(kind(node.value))
+        elif isinstance(node, ast.Dict):  # nn.ModuleDict({"emb": nn.Embedding(...)}): read as d.emb.weight
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    seen.setdefault(key.value, []).append(kind(value))
+    return {name: kinds[0] for name, kinds in seen.items() if kinds[0] is not None and all(k == kinds[0] for k in kinds)}
+
+
+def _isinstance_guard(test: cst.BaseExpression, aliases: dict[str, str]) -> tuple[str, dict[str, str]] | None:
+    """(variable, renames) for `isinstance(v, nn.X)` / `isinstance(v, (nn.X, nn.Y))` when every class
+    listed renames its parameters the same way."""
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+        return None
+    kinds = test.args[1].value
+    classes = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    found = [RENAMES.get(resolve(c, aliases) or "") for c in classes]
+    if not found or any(f is None for f in found) or any(f != found[0] for f in found):
+        return None
+    return code(test.args[0].value), found[0]

@@ -1,0 +1,1 @@
+"""Helper definitions (written where a call has no one-call MindSpore counterpart) and their emission."""

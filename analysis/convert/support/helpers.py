@@ -1,0 +1,159 @@
+"""Helper definitions written into a converted file: where a PyTorch call has no classic-API
+counterpart of the same shape, the call is rewritten to a small local function or class whose code
+(helper_source.py, checked against PyTorch by the tests) is copied after the file's imports. The
+converted file depends on MindSpore alone, never on this product.
+
+use() gives a helper's local name (stepping aside from the file's own names) and records it, and the
+helpers it calls, on the context; insert() writes the recorded helpers into the module once the
+imports are settled."""
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from functools import lru_cache
+from pathlib import Path
+
+import libcst as cst
+
+from ..core.context import ConversionContext
+from ..core.names import dotted
+
+SOURCE = Path(__file__).with_name("helper_source.py")
+# further files of definitions, one per concern (the same rules as helper_source.py)
+MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"),)
+# The module names helper code uses -> the MindSpore module each stands for.
+HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
+
+
+@lru_cache(maxsize=1)
+def definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Helper name -> (its source text, the other helpers of its file it calls), read from
+    helper_source.py and MORE_SOURCES."""
+    out = {}
+    for source in (SOURCE, *MORE_SOURCES):
+        text = source.read_text(encoding="utf-8")
+        lines = text.splitlines(keepends=True)
+        nodes = [node for node in ast.parse(text).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+        names = {node.name for node in nodes}
+        for node in nodes:
+            calls = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & (names - {node.name})
+            out[node.name] = ("".join(lines[node.lineno - 1:node.end_lineno]), tuple(sorted(calls)))
+    return out
+
+
+def use(ctx: ConversionContext, name: str) -> str:
+    """The local name helper `name` gets in this file; its code (and that of the helpers it calls) is
+    written by insert()."""
+    ctx.helper_uses[name] = ctx.helper_uses.get(name, 0) + 1
+    if name in ctx.helpers:
+        return ctx.helpers[name][0]
+    text, calls = definitions()[name]
+    local = _free_name(ctx, name)
+    ctx.helpers[name] = (local, "")  # reserved before the helpers it calls pick their names
+    renames = {called: use(ctx, called) for called in calls}
+    renames[name] = local
+    ctx.helpers[name] = (local, _rename(ctx, text, renames))
+    return local
+
+
+def release(ctx: ConversionContext, name: str) -> None:
+    """A call of helper `name` that use() was asked for left the output again (a later rewrite took
+    it in): once none is left, the helper (and the helpers only it called) is not written."""
+    ctx.helper_uses[name] = ctx.helper_uses.get(name, 1) - 1
+    if ctx.helper_uses[name] > 0 or name not in ctx.helpers:
+        return
+    del ctx.helpers[name]
+    for called in definitions()[name][1]:
+        release(ctx, called)
+
+
+def _rename(ctx: ConversionContext, text: str, renames: dict[str, str]) -> str:
+    """text with its module heads spelt as the file spells them and helper names as renamed: code
+    names only (never inside strings or comments, never after a dot)."""
+    lines = text.splitlines(keepends=True)
+    edits = []
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    for before, token, after in zip([None, *tokens], tokens, [*tokens[1:], None]):
+        if token.type != tokenize.NAME or (before is not None and before.string == "."):
+            continue
+        if token.string in HEADS and after is not None and after.string == ".":
+            new = ctx.ms(HEADS[token.string])
+        else:
+            new = renames.get(token.string, token.string)
+        if new != token.string:
+            edits.append((token.start, token.end, new))
+    for (row, start), (_, end), new in reversed(edits):
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + new + line[end:]
+    return "".join(lines)
+
+
+def _free_name(ctx: ConversionContext, name: str) -> str:
+    occupied = ctx.spelling.occupied
+    # a torch import of the very API the helper stands for (`from torchvision.utils import save_image`)
+    # leaves the name free: its calls become the helper's and the import goes
+    taken = {alias for alias, target in ctx.aliases.items() if target.rsplit(".", 1)[-1] != name}
+    taken |= {local for local, _ in ctx.helpers.values()}
+    if occupied is not None:
+        taken |= occupied.other | set(occupied.imports)
+    candidate, number = name, 2
+    while candidate in taken or candidate in HEADS:
+        candidate, number = f"ms_{name}" if number == 2 else f"ms_{name}_{number - 1}", number + 1
+    return candidate
+
+
+def insert(module: cst.Module, ctx: ConversionContext) -> cst.Module:
+    """The module with the helpers used written after its leading imports."""
+    if not ctx.helpers:
+        return module
+    blank = [cst.EmptyLine(), cst.EmptyLine()]
+    added = []
+    for _, text in sorted(ctx.helpers.values()):
+        body = list(cst.parse_module(text).body)
+        body[0] = body[0].with_changes(leading_lines=blank)
+        added += body
+    body = list(module.body)
+    at = _after_imports(body)
+    if at < len(body):
+        follow = body[at]
+        if len([line for line in follow.leading_lines if line.comment is None]) < 2:
+            body[at] = follow.with_changes(leading_lines=blank + [l for l in follow.leading_lines if l.comment])
+    return module.with_changes(body=[*body[:at], *added, *body[at:]])
+
+
+def _after_imports(body: list[cst.BaseStatement]) -> int:
+    """Index after the block of MindSpore imports (where the converter puts them: at the first torch
+    import), else after the last top-level import before the first definition. Helpers refer to
+    those modules; a class helper needs them when it is defined."""
+    block = [index for index, stmt in enumerate(body) if _imports_mindspore(stmt)]
+    if block:
+        at = block[0]
+        while at in block or (at < len(body) and _is_import(body[at]) and max(block) > at):
+            at += 1  # the block, and other imports the converter put among them (numpy)
+        return at
+    at = 0
+    for index, stmt in enumerate(body):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            break
+        if isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom))
+                                                              for s in stmt.body):
+            at = index + 1
+        elif index == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr):
+            at = 1  # the docstring
+    return at
+
+
+def _is_import(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _imports_mindspore(stmt: cst.BaseStatement) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        names = [a.name for a in small.names] if isinstance(small, cst.Import) else \
+            [small.module] if isinstance(small, cst.ImportFrom) and small.module is not None else []
+        if any((dotted(name) or "").split(".")[0] == "mindspore" for name in names):
+            return True
+    return False

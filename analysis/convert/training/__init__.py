@@ -1,0 +1,1 @@
+"""Training scripts: optimizers, schedulers, steps and loops, gradient accumulation, AMP/DDP, idioms."""
