@@ -60,8 +60,11 @@ def _safe_member_path(name: str) -> PurePosixPath | None:
     return PurePosixPath(*parts)
 
 
-def _open_members(archive: Path):
-    """Yield (name, kind, size, open_fn) for each entry; kind is file|dir|link|special."""
+def _open_members(archive):
+    """Yield (name, kind, size, open_fn) for each entry; kind is file|dir|link|special.
+
+    archive: a path, or a seekable binary file (an upload not yet stored)."""
+    is_path = isinstance(archive, (str, os.PathLike))
     if zipfile.is_zipfile(archive):
         try:
             zf = zipfile.ZipFile(archive)
@@ -83,8 +86,10 @@ def _open_members(archive: Path):
                     kind = "file"
                 yield info.filename, kind, info.file_size, (lambda info=info: zf.open(info))
         return
+    if not is_path:
+        archive.seek(0)
     try:
-        tf = tarfile.open(archive, mode="r:*")
+        tf = tarfile.open(archive, mode="r:*") if is_path else tarfile.open(fileobj=archive, mode="r:*")
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise ArchiveError("not a zip or tar(.gz) archive, or the archive is damaged") from exc
     with tf:
@@ -182,6 +187,25 @@ def _strip_single_folder(root: Path, written: list[str]) -> list[str]:
         os.rename(child, root / child.name)
     shutil.rmtree(holder)
     return [path.split("/", 1)[1] for path in written]
+
+
+def file_names(archive) -> list[str]:
+    """The names of the archive's regular files, read from its directory without unpacking.
+
+    For a check at upload time (an empty archive, no Python in it); the full
+    safety checks happen when the worker unpacks. ArchiveError when unreadable.
+    """
+    names = []
+    try:
+        for name, kind, _size, _open in _open_members(archive):
+            if kind == "file":
+                names.append(_readable_name(name))
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, RuntimeError) as exc:
+        raise ArchiveError(f"the archive could not be read: {exc}") from exc
+    finally:
+        if not isinstance(archive, (str, os.PathLike)):
+            archive.seek(0)
+    return names
 
 
 def pack_tree(root: Path, prefix: str = "") -> bytes:

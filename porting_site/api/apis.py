@@ -13,7 +13,13 @@ import zipfile
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -74,15 +80,23 @@ class GateCheckSerializer(serializers.Serializer):
     message = serializers.CharField()
     value = serializers.JSONField(allow_null=True)
     threshold = serializers.JSONField(allow_null=True)
+    url = serializers.CharField(required=False, help_text="the page of what the check judged: the findings list "
+                                "filtered to exactly the findings counted, or the run page's parity table")
 
 
 class GateOutputSerializer(serializers.Serializer):
     status = serializers.CharField()
     baseline = serializers.IntegerField(source="baseline_id", allow_null=True)
     reasons = serializers.ListField(child=serializers.CharField())
-    checks = GateCheckSerializer(many=True)
+    checks = serializers.SerializerMethodField()
     policy = serializers.JSONField()
     evaluated_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema_field(GateCheckSerializer(many=True))
+    def get_checks(self, gate) -> list[dict]:
+        from porting_site.gates.links import checks_with_links
+
+        return GateCheckSerializer(checks_with_links(gate.run_id, gate.checks), many=True).data
 
 
 class FiguresSerializer(serializers.Serializer):
@@ -393,6 +407,10 @@ class FindingFilterSerializer(serializers.Serializer):
     assignee = serializers.CharField(required=False, help_text="username the finding is assigned to")
     new = serializers.BooleanField(required=False, allow_null=True, default=None,
                                    help_text="only findings absent from (true) or present in (false) the baseline")
+    api = serializers.CharField(required=False, help_text="PyTorch API; a trailing * matches a prefix")
+    q = serializers.CharField(required=False, help_text="text in the message, the APIs or the path (any case)")
+    gate = serializers.ChoiceField(choices=[("counted", "counted")], required=False,
+                                   help_text="counted: only findings the project's quality gate counts")
     page = serializers.IntegerField(required=False, min_value=1)
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=1000)
 

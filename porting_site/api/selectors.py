@@ -61,14 +61,11 @@ def finding_list(*, run: Run, file: str = "", file_id: int | None = None, rule: 
     """Filters as the findings page (status, triage, done, path, assignee) plus file and new."""
     from porting_site.projects.selectors import finding_query
 
-    findings = finding_query(run=run, rule=rule, severity=severity, file_id=file_id, **filters).select_related(
-        "file", "mark__assignee").order_by("file__path", "line", "column", "id")
+    findings = finding_query(run=run, rule=rule, severity=severity, file_id=file_id, new=new,
+                             **filters).select_related("file", "mark__assignee").order_by("file__path", "line",
+                                                                                         "column", "id")
     if file:
         findings = findings.filter(file__path=file)
-    if new is not None:
-        ids = new_finding_ids(run=run, baseline=run_baseline(run=run),
-                              severities=[severity] if severity else None)
-        findings = findings.filter(pk__in=ids) if new else findings.exclude(pk__in=ids)
     return findings
 
 

@@ -13,14 +13,14 @@ from porting_site.projects import services as project_services
 from porting_site.projects.models import Project, Run, Stage
 
 # gzip, zip, and (at offset 257) the ustar magic of a plain tar.
-_GZIP, _ZIP = b"\x1f\x8b", b"PK\x03\x04"
+_GZIP, _ZIP, _EMPTY_ZIP = b"\x1f\x8b", b"PK\x03\x04", b"PK\x05\x06"
 
 
 def archive_looks_valid(upload) -> bool:
     upload.seek(0)
     head = upload.read(265)
     upload.seek(0)
-    return head.startswith((_GZIP, _ZIP)) or head[257:262] == b"ustar"
+    return head.startswith((_GZIP, _ZIP, _EMPTY_ZIP)) or head[257:262] == b"ustar"
 
 
 def project_create_api(*, user, team_slug: str, name: str, **fields) -> Project:
@@ -52,6 +52,9 @@ def run_create_api(*, project: Project, user, archive, baseline: str = "auto", *
         raise ValidationError({"archive": ["not a .tar.gz, .tar or .zip archive"]})
     if options.get("converted_archive") and not archive_looks_valid(options["converted_archive"]):
         raise ValidationError({"converted_archive": ["not a .tar.gz, .tar or .zip archive"]})
+    problem = project_services.archive_contents_problem(archive)
+    if problem:  # an empty archive, or one with no Python: refused with the reason, as the upload form does
+        raise ValidationError({"archive": [problem[0].upper() + problem[1:] + "."]})
     chosen = _baseline(project, baseline)
     with transaction.atomic():
         run = project_services.run_create(project=project, archive=archive, user=user,

@@ -84,6 +84,14 @@ def uncounted_marks(policy: GatePolicy) -> list[str]:
     return [mark for field, mark in MARK_POLICY if not getattr(policy, field)]
 
 
+def gate_counted(findings, *, project: Project):
+    """The findings (a queryset) the project's gate counts: not converted, and not carrying a mark
+    the policy leaves out. The gate's own count and the findings list behind its link both use this."""
+    skipped = uncounted_marks(gate_policy_get(project=project))
+    findings = findings.exclude(status="converted")
+    return findings.exclude(triage__in=skipped) if skipped else findings
+
+
 def _new_count(run: Run, baseline: Run | None, severity: str, limit: int | None,
                policy: GatePolicy | None = None) -> dict | None:
     """New findings of a severity that are left for a person.
@@ -126,6 +134,44 @@ def _parity_outcomes(run: Run) -> dict[tuple[str, str], str]:
     return {(m, n): s for m, n, s in ParityResult.objects.filter(run=run).values_list("module", "name", "status")}
 
 
+def _parity_stage_error(run: Run) -> str:
+    """Why the parity stage could not check anything (the box could not be built...), else ""."""
+    detail = run.stages.filter(name="parity").values_list("detail", flat=True).first() or ""
+    marker = "parity could not run: "
+    return detail.split(marker, 1)[1] if marker in detail else ""
+
+
+def _parity_required(outcomes: dict, threshold: float, stage_error: str) -> dict:
+    """The pass-rate check when the project requires parity.
+
+    An entry whose check errored is checked and not passing (it proves nothing),
+    and a run where nothing was checked fails whatever the threshold: a gate
+    that requires parity must not pass on the absence of evidence.
+    """
+    checked = [s for s in outcomes.values() if s != ParityResult.Status.SKIPPED]
+    passed = sum(1 for s in checked if s == ParityResult.Status.PASS)
+    errored = sum(1 for s in checked if s == ParityResult.Status.ERROR)
+    if not checked:
+        why = f" ({stage_error})" if stage_error else ""
+        return _check("parity_pass_rate", False, f"no entry point was checked for parity{why}; "
+                      f"the gate requires a pass rate of at least {threshold:.0%}", None, threshold)
+    rate = passed / len(checked)
+    ok = rate >= threshold
+    errors = f", {errored} of them errored (counted as failing)" if errored else ""
+    return _check("parity_pass_rate", ok, f"parity pass rate {passed}/{len(checked)} = {rate:.0%}{errors}; "
+                  f"at least {threshold:.0%} required", rate, threshold)
+
+
+def _parity_not_required(outcomes: dict, stage_error: str) -> dict:
+    """Said, not judged: parity's outcome when the project sets no pass rate, so the gate's
+    verdict and a JUnit file full of parity errors do not seem to disagree."""
+    counts = {s: sum(1 for v in outcomes.values() if v == s) for s in ParityResult.Status.values}
+    told = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing checked"
+    why = f" (parity could not run: {stage_error})" if stage_error else ""
+    return _check("parity_not_required", True, f"parity is not required by this gate (no minimum pass rate): "
+                  f"{told}{why}")
+
+
 def _checks(run: Run, baseline: Run | None, policy: GatePolicy) -> list[dict]:
     if run.status != Run.Status.DONE:
         reason = run.error or f"the run is {run.status}"
@@ -137,17 +183,9 @@ def _checks(run: Run, baseline: Run | None, policy: GatePolicy) -> list[dict]:
             checks.append(check)
     outcomes = _parity_outcomes(run)
     if policy.min_parity_pass_rate is not None:
-        checked = [s for s in outcomes.values() if s != ParityResult.Status.SKIPPED]
-        passed = sum(1 for s in checked if s == ParityResult.Status.PASS)
-        rate = passed / len(checked) if checked else None
-        threshold = policy.min_parity_pass_rate
-        if rate is None:
-            ok = threshold <= 0
-            message = "no entry point was checked for parity"
-        else:
-            ok = rate >= threshold
-            message = f"parity pass rate {passed}/{len(checked)} = {rate:.0%}; at least {threshold:.0%} required"
-        checks.append(_check("parity_pass_rate", ok, message, rate, threshold))
+        checks.append(_parity_required(outcomes, policy.min_parity_pass_rate, _parity_stage_error(run)))
+    elif outcomes or _parity_stage_error(run):
+        checks.append(_parity_not_required(outcomes, _parity_stage_error(run)))
     if policy.no_parity_regression:
         if baseline is None:
             checks.append(_check("parity_regression", True, "no baseline run to compare parity with"))
@@ -184,3 +222,20 @@ def gate_evaluate(*, run: Run, force: bool = False) -> RunGate:
     gate.evaluated_at = timezone.now()
     gate.save(update_fields=["checks", "status", "policy", "evaluated_at"])
     return gate
+
+
+def gate_statuses(*, runs) -> dict[int, str]:
+    """{run id: gate status} for tables (project list, runs table, history strip).
+
+    Finished runs never judged yet (a run that failed before finalize) are judged
+    now, so a failed run shows "failed" rather than nothing; unfinished runs are
+    pending.
+    """
+    runs = list(runs)
+    statuses = dict(RunGate.objects.filter(run__in=runs, evaluated_at__isnull=False)
+                    .values_list("run_id", "status"))
+    for run in runs:
+        if run.pk in statuses:
+            continue
+        statuses[run.pk] = gate_evaluate(run=run).status if run.is_finished else RunGate.Status.PENDING
+    return statuses

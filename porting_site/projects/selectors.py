@@ -231,13 +231,20 @@ def rule_usage(*, user) -> dict[str, int]:
 FINDING_FILTERS = ("status", "triage", "done", "severity", "rule", "path", "file_id", "assignee")
 
 
+TRUE, FALSE = ("yes", "true", "1", True), ("no", "false", "0", False)
+
+
 def finding_query(*, run: Run, status: str = "", triage: str = "", done: str = "", severity: str = "",
-                  rule: str = "", path: str = "", file_id=None, assignee: str = "") -> QuerySet[Finding]:
+                  rule: str = "", path: str = "", file_id=None, assignee: str = "", api: str = "", q: str = "",
+                  new=None, gate: str = "") -> QuerySet[Finding]:
     """A run's findings filtered as the list page and the API offer.
 
     triage: open | marked | accepted | false_positive | fixed; done: yes | no;
     rule: an id, or a prefix ending in * (MS-DEVICE-*); path: a file path or a
-    folder prefix ending in /; assignee: a username.
+    folder prefix ending in /; assignee: a username; api: a PyTorch API, or a
+    prefix ending in * (torch.nn.*); q: text in the message, API or path;
+    new: yes | no against the run's baseline (as the gate matches them);
+    gate: "counted" keeps what the project's quality gate counts.
     """
     from . import progress
 
@@ -265,6 +272,22 @@ def finding_query(*, run: Run, status: str = "", triage: str = "", done: str = "
         findings = findings.filter(file_id=file_id)
     if assignee:
         findings = findings.filter(mark__assignee__username=assignee)
+    if api:
+        findings = findings.filter(torch_api__startswith=api[:-1]) if api.endswith("*") else findings.filter(
+            torch_api=api)
+    if q:
+        findings = findings.filter(Q(message__icontains=q) | Q(torch_api__icontains=q) | Q(
+            mindspore_api__icontains=q) | Q(file__path__icontains=q))
+    if gate == "counted":
+        from porting_site.gates.services import gate_counted
+
+        findings = gate_counted(findings, project=run.project)
+    if new in TRUE or new in FALSE:
+        from porting_site.gates.fingerprints import new_finding_ids
+        from porting_site.gates.services import run_baseline
+
+        ids = new_finding_ids(run=run, baseline=run_baseline(run=run), severities=[severity] if severity else None)
+        findings = findings.filter(pk__in=ids) if new in TRUE else findings.exclude(pk__in=ids)
     return findings
 
 

@@ -19,7 +19,7 @@ from django.db.models.functions import Least
 from django.utils import timezone
 from django.utils.text import slugify
 
-from analysis.archive import ArchiveError, Limits, unpack_archive
+from analysis.archive import ArchiveError, Limits, file_names, unpack_archive
 from analysis.knowledge import KNOWLEDGE_BASE_VERSION
 from porting_site.accounts.models import Team
 
@@ -58,6 +58,9 @@ def run_create(*, project: Project, archive: UploadedFile, user=None, enqueue: b
             f"the upload is {archive.size // (1024 * 1024)} MiB; the limit is "
             f"{settings.PORTING_MAX_UPLOAD_BYTES // (1024 * 1024)} MiB"
         )
+    problem = archive_contents_problem(archive)
+    if problem:
+        raise ArchiveError(problem)
     # Lock the project row: concurrent uploads to one project must get distinct numbers,
     # and locking the latest run would lock nothing for a project's first runs.
     Project.objects.select_for_update().filter(pk=project.pk).first()
@@ -82,6 +85,29 @@ def run_create(*, project: Project, archive: UploadedFile, user=None, enqueue: b
 
         transaction.on_commit(lambda: pipeline_start(run.id))
     return run
+
+
+def _no_python(count: int) -> str:
+    return (f"the archive holds {count} file{'s' if count != 1 else ''} but no Python file (.py) or notebook "
+            "(.ipynb): there is nothing to analyse or convert")
+
+
+def archive_contents_problem(archive) -> str:
+    """Why the upload cannot make a useful run (an empty archive, no Python in it), else "".
+
+    Read from the archive's directory at upload, so the person sees it at once
+    instead of a run that fails (or passes the gate with nothing checked). An
+    archive whose directory cannot be read is let through: unpacking reports it.
+    """
+    try:
+        names = file_names(archive)
+    except ArchiveError:
+        return ""
+    if not names:
+        return "the archive is empty: it holds no files"
+    if not any(name.endswith(ANALYZED_SUFFIXES) for name in names):
+        return _no_python(len(names))
+    return ""
 
 
 # --- stage bookkeeping ---------------------------------------------------------------
@@ -172,6 +198,8 @@ def run_unpack(*, run_id: int) -> list[list[str]]:
     except ArchiveError as exc:
         raise StageFailed(str(exc)) from exc
     analysable = [p for p in paths if p.endswith(ANALYZED_SUFFIXES)]
+    if not analysable:  # refused at upload too; a run created another way must not pass with nothing checked
+        raise StageFailed(_no_python(len(paths)))
     rows = []
     for rel in analysable:
         data = (src / rel).read_bytes()

@@ -39,8 +39,12 @@ def project_list(request):
     projects = list(selectors.project_list(user=request.user))
     latest = selectors.latest_runs(projects=projects)
     sparks = selectors.projects_sparklines(projects=projects)
+    from porting_site.gates.services import gate_statuses
+
+    gates = gate_statuses(runs=latest.values())
     rows = [
         {"project": p, "latest": latest.get(p.pk), "spark": sparks.get(p.pk, []),
+         "gate": gates.get(latest[p.pk].pk) if p.pk in latest else None,
          "spark_points": charts.sparkline_points(sparks.get(p.pk, []))}
         for p in projects
     ]
@@ -86,6 +90,14 @@ def project_detail(request, team_slug: str, project_slug: str):
     else:
         form = UploadForm(initial={"target": project.target, "ms_version": project.ms_version, "device": project.device})
     runs = Paginator(project.runs.select_related("created_by").all(), 25).get_page(request.GET.get("page"))
+    from porting_site.gates.services import gate_statuses
+
+    # The runs table's gate column, and the history strip of the latest runs' verdicts.
+    history_runs = list(project.runs.order_by("-number")[:20])
+    gates = gate_statuses(runs=[*runs, *history_runs])
+    for run in runs:
+        run.gate_status = gates.get(run.pk)
+    gate_history = [{"run": r, "status": gates.get(r.pk)} for r in reversed(history_runs)]
     trend = selectors.project_trend(project=project)
     is_admin = selectors.is_team_admin(user=request.user, team=project.team)
     settings_form = ProjectSettingsForm(instance=project)
@@ -102,7 +114,8 @@ def project_detail(request, team_slug: str, project_slug: str):
         "findings_base": reverse("projects:findings", args=[current["run"].pk]) + "?" if current else "",
         "project": project, "runs": runs, "form": form, "trend": trend, "trend_figure": charts.trend(trend),
         "latest_point": trend[-1] if trend else None, "settings_form": settings_form, "is_admin": is_admin,
-        "max_upload": _max_upload(),
+        "max_upload": _max_upload(), "gate_history": gate_history,
+        "gate_latest": next((h for h in reversed(gate_history) if h["run"].is_finished), None),
     }
     return render(request, "projects/project_detail.html", context)
 

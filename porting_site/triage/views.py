@@ -39,6 +39,14 @@ class FilterForm(forms.Form):
     path = forms.CharField(required=False, help_text="a file, or a folder ending in /",
                            widget=forms.TextInput(attrs={"placeholder": "scripts/", "size": 16}))
     assignee = forms.CharField(required=False, widget=forms.TextInput(attrs={"size": 10}))
+    q = forms.CharField(required=False, label="Text", help_text="in the message, API or path",
+                        widget=forms.TextInput(attrs={"placeholder": "scatter", "size": 14, "type": "search"}))
+    api = forms.CharField(required=False, label="PyTorch API", help_text="an API, or a prefix ending in *",
+                          widget=forms.TextInput(attrs={"placeholder": "torch.nn.*", "size": 16}))
+    new = forms.ChoiceField(choices=[("", "any"), ("true", "new"), ("false", "not new")], required=False,
+                            label="Versus baseline")
+    gate = forms.ChoiceField(choices=[("", "any"), ("counted", "counted by the gate")], required=False,
+                             label="Gate")
 
 
 def _members(project):
@@ -60,7 +68,13 @@ def finding_list(request, run_id: int):
     findings = (selectors.finding_query(run=run, **filters).select_related("file", "mark__assignee")
                 .order_by("file__path", "line", "column", "id"))
     page = Paginator(findings, 100).get_page(request.GET.get("page"))
+    baseline = None
+    if filters.get("new"):
+        from porting_site.gates.services import run_baseline
+
+        baseline = run_baseline(run=run)
     return render(request, "triage/finding_list.html", {
+        "baseline": baseline,
         "run": run, "project": run.project, "form": form, "page": page, "filters": filters,
         "query": urlencode(filters), "figures": progress.of(selectors.finding_query(run=run, **filters)),
         "actions": ACTION_LABELS, "members": _members(run.project),

@@ -24,7 +24,9 @@ def test_same_code_again_passes_versus_its_baseline(world):
                     parity=[dict(p) for p in PARITY_PASS])
     gate = gate_evaluate(run=run2)
     assert gate.status == RunGate.Status.PASSED and gate.baseline == world.run
-    assert checks_of(gate) == {"run_completed": True, "new_errors": True, "parity_regression": True}
+    # Parity is not required (no pass rate): said as a passing check, so JUnit's parity cases and the verdict agree.
+    assert checks_of(gate) == {"run_completed": True, "new_errors": True, "parity_not_required": True,
+                               "parity_regression": True}
     assert gate.policy["max_new_errors"] == 0
 
 
