@@ -19,6 +19,16 @@ STATUSES = ("converted", "review", "manual", "unresolved")
 MARKS = ("accepted", "false_positive", "fixed")
 DONE = Q(status="converted") | Q(triage__in=["false_positive", "fixed"]) | (Q(triage="accepted") & ~Q(status="unresolved"))
 
+
+
+def is_done(finding) -> bool:
+    """DONE for one finding already loaded (the file page sorts its findings without another query);
+    tests/site/test_file_page.py checks it agrees with DONE on every status and mark."""
+    triage = getattr(finding, "triage", "")
+    return (finding.status == "converted" or triage in ("false_positive", "fixed")
+            or (triage == "accepted" and finding.status != "unresolved"))
+
+
 # Filters of the findings list behind each figure (query-string form).
 FIGURE_FILTERS = {
     "found": {}, "done": {"done": "yes"}, "left": {"done": "no"},

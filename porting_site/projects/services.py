@@ -174,6 +174,16 @@ def _count_lines(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
+def _notebook_lines(data: bytes) -> int:
+    """A notebook's source lines (its code cells), not the lines of its JSON; a notebook that cannot be
+    read counts its raw lines (its page shows it as text)."""
+    from .notebook_view import notebook_cells, source_lines
+    from .source_view import read_text
+
+    cells = notebook_cells(read_text(data))
+    return source_lines(cells) if cells is not None else _count_lines(data)
+
+
 def _unpack_limits() -> Limits:
     return Limits(
         max_files=settings.PORTING_MAX_FILES,
@@ -203,9 +213,8 @@ def run_unpack(*, run_id: int) -> list[list[str]]:
     rows = []
     for rel in analysable:
         data = (src / rel).read_bytes()
-        rows.append(
-            SourceFile(run=run, path=rel, sha256=hashlib.sha256(data).hexdigest(), lines=_count_lines(data))
-        )
+        lines = _notebook_lines(data) if rel.endswith(".ipynb") else _count_lines(data)
+        rows.append(SourceFile(run=run, path=rel, sha256=hashlib.sha256(data).hexdigest(), lines=lines))
     with transaction.atomic():
         SourceFile.objects.filter(run=run).delete()
         SourceFile.objects.bulk_create(rows, batch_size=1000)
@@ -313,7 +322,9 @@ def run_convert(*, run_id: int) -> None:
     from analysis.convert import convert_tree
 
     run = Run.objects.get(pk=run_id)
-    files = {f.path: f for f in SourceFile.objects.filter(run=run, path__endswith=".py")}
+    # Notebooks are converted too (cell by cell as one program): their page links the converted notebook.
+    files = {f.path: f for f in SourceFile.objects.filter(run=run).filter(
+        Q(path__endswith=".py") | Q(path__endswith=".ipynb"))}
     stage_begin(run_id=run_id, name=Stage.Name.CONVERT, total=len(files))
     dst = storage.converted_dir(run_id)
     shutil.rmtree(dst, ignore_errors=True)

@@ -33,22 +33,23 @@ def read_text(data: bytes) -> str:
         return data.decode("latin-1")
 
 
-def notebook_code(text: str) -> tuple[str, list[int]]:
-    """A notebook's code cells as one text, each headed by a marker line.
+def notebook_code(text: str) -> tuple[str, dict[int, int]]:
+    """A notebook's code cells as one text, each headed by a marker line naming its index.
 
-    Also returns, per code cell, the line offset of its first line in that text,
-    so (cell, line) positions from the analyzer can be placed.
+    Also returns, per code cell's index among all the notebook's cells (the
+    index findings carry), the line offset of its first line in that text, so
+    (cell, line) positions from the analyzer can be placed.
     """
     from analysis.scan.notebook import code_cells
 
     try:
         cells = code_cells(json.loads(text))
     except (ValueError, RecursionError):  # not a notebook: shown as the text it is
-        return text, []
-    parts, offsets, line = [], [], 0
-    for index, (_, source) in enumerate(cells):
+        return text, {}
+    parts, offsets, line = [], {}, 0
+    for index, source in cells:
         body = source if source is not None else "# (this cell's source is not text)\n"
-        offsets.append(line + 1)  # the marker line comes first
+        offsets[index] = line + 1  # the marker line comes first
         parts.append(f"# ---- cell {index} ----\n" + body)
         line += 1 + body.count("\n") + 1
     return "\n".join(parts), offsets
@@ -94,11 +95,11 @@ def _highlight(text: str) -> list[str]:
     return (lines + [""] * expected)[:expected]
 
 
-def place_findings(findings, cell_offsets: list[int] | None = None) -> dict[int, list]:
+def place_findings(findings, cell_offsets: dict[int, int] | None = None) -> dict[int, list]:
     by_line = defaultdict(list)
     for finding in findings:
         line = finding.line
-        if cell_offsets and finding.cell is not None and finding.cell < len(cell_offsets):
+        if cell_offsets and finding.cell in cell_offsets:
             line += cell_offsets[finding.cell]
         by_line[line].append(finding)
     return by_line
@@ -168,22 +169,48 @@ def _rule_fragments(rule_id: str) -> tuple[str, str]:
     return title, "".join(parts)
 
 
-def render_source(text: str, findings, cell_offsets: list[int] | None = None, *, rules_url: str = "",
-                  finding_url: str = "") -> SafeString:
-    """The whole annotated source as one HTML string."""
-    by_line = place_findings(findings, cell_offsets)
-    seen: set[str] = set()
+def _done_html(findings, number: int, rules_url: str, finding_url: str, seen: set[str]) -> str:
+    """Uses on one line that are done (converted, or marked): one closed line, opened on demand."""
+    statuses = defaultdict(int)
+    for f in findings:
+        statuses[f.triage_label if getattr(f, "triage", "") else f.status] += 1
+    told = ", ".join(f"{n} {escape(status)}" for status, n in sorted(statuses.items()))
+    apis = ", ".join(sorted({escape(f.torch_api) for f in findings if f.torch_api}))
+    body = "".join(_finding_html(f, number, rules_url, False, finding_url) for f in findings)
+    return (f'<details class="done-uses" data-line="{number}"><summary>{len(findings)} done here ({told})'
+            f'{": <code>" + apis + "</code>" if apis else ""}</summary>{body}</details>')
+
+
+def render_lines(lines_html: list[str], by_line: dict[int, list], *, rules_url: str = "", finding_url: str = "",
+                 collapse=None, anchor: str = "L", seen: set[str] | None = None) -> list[str]:
+    """One block per source line (anchor + number as its id), its findings under it.
+
+    collapse(finding): true for a use that is done, shown closed in one line with the others of its line.
+    """
+    seen = set() if seen is None else seen
     out = []
-    for number, html in enumerate(highlighted_lines(text), start=1):
+    for number, html in enumerate(lines_html, start=1):
         here = by_line.get(number, ())
-        classes = "ln" + "".join(sorted({f" has-{escape(f.severity)}" for f in here}))
-        out.append(f'<div class="{classes}" id="L{number}"><a href="#L{number}" tabindex="-1">{number}</a>'
+        open_, done = ([f for f in here if not collapse(f)], [f for f in here if collapse(f)]) if collapse \
+            else (list(here), [])
+        classes = "ln" + "".join(sorted({f" has-{escape(f.severity)}" for f in open_}))
+        out.append(f'<div class="{classes}" id="{anchor}{number}"><a href="#{anchor}{number}" tabindex="-1">{number}</a>'
                    f"<pre>{html}</pre>")
-        for f in here:
+        for f in open_:
             out.append(_finding_html(f, number, rules_url, f.rule_id not in seen, finding_url))
             seen.add(f.rule_id)
+        if done:
+            out.append(_done_html(done, number, rules_url, finding_url, seen))
         out.append("</div>")
-    return mark_safe("\n".join(out))
+    return out
+
+
+def render_source(text: str, findings, cell_offsets: dict[int, int] | None = None, *, rules_url: str = "",
+                  finding_url: str = "", collapse=None) -> SafeString:
+    """The whole annotated source as one HTML string (done uses closed when collapse says so)."""
+    by_line = place_findings(findings, cell_offsets)
+    return mark_safe("\n".join(render_lines(highlighted_lines(text), by_line, rules_url=rules_url,
+                                            finding_url=finding_url, collapse=collapse)))
 
 
 def side_by_side(original: str, converted: str, todo_lines=()) -> SafeString:
@@ -227,10 +254,10 @@ def side_by_side(original: str, converted: str, todo_lines=()) -> SafeString:
     return mark_safe("\n".join(rows))
 
 
-def finding_excerpt(text: str, finding, cell_offsets: list[int] | None = None, context: int = 2) -> list[dict]:
+def finding_excerpt(text: str, finding, cell_offsets: dict[int, int] | None = None, context: int = 2) -> list[dict]:
     """The finding's statement with a few lines around it, highlighted: [{"number", "html", "hit"}]."""
     line = finding.line
-    if cell_offsets and finding.cell is not None and finding.cell < len(cell_offsets):
+    if cell_offsets and finding.cell in cell_offsets:
         line += cell_offsets[finding.cell]
     end = max(line, line + (finding.end_line - finding.line if finding.end_line else 0))
     lines = highlighted_lines(text)

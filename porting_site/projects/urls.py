@@ -17,6 +17,7 @@ urlpatterns = [
     path("runs/<int:run_id>/progress.json", views.run_progress, name="run-progress"),
     path("runs/<int:run_id>/files/", views.file_list, name="files"),
     path("runs/<int:run_id>/files/<int:file_id>/", views.file_detail, name="file"),
+    path("runs/<int:run_id>/files/<int:file_id>/converted", views.file_converted, name="file-converted"),
     path("runs/<int:run_id>/parity/<int:result_id>/", views.parity_detail, name="parity"),
     path("runs/<int:run_id>/parity/<int:result_id>/checkpoint.ckpt", views.parity_checkpoint,
          name="parity-checkpoint"),

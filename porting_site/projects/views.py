@@ -18,6 +18,7 @@ from porting_site.accounts.models import Membership, Team
 
 from . import catalogue, charts, kb, parity_text, progress, selectors, services, storage
 from .forms import ProjectForm, ProjectSettingsForm, UploadForm
+from .notebook_view import notebook_cells, render_notebook, source_lines
 from .source_view import MARKER, notebook_code, read_text, render_source, side_by_side
 from .upload_handlers import TOO_LARGE_ATTR
 
@@ -244,6 +245,9 @@ def file_list(request, run_id: int):
     })
 
 
+SHOW_CHOICES = (("left", "left for a person"), ("all", "all uses (done ones closed)"))
+
+
 @login_required
 def file_detail(request, run_id: int, file_id: int):
     run = selectors.run_get(user=request.user, run_id=run_id)
@@ -251,41 +255,70 @@ def file_detail(request, run_id: int, file_id: int):
     path = storage.source_dir(run.pk) / source_file.path
     if not path.is_file():
         raise Http404("the run's files are no longer on disk")
-    text = read_text(path.read_bytes())
-    offsets = None
+    raw = read_text(path.read_bytes())
+    text, offsets, cells = raw, None, None
     if source_file.path.endswith(".ipynb"):
-        text, offsets = notebook_code(text)
+        text, offsets = notebook_code(raw)
+        cells = notebook_cells(raw)
     severity, rule = request.GET.get("severity", ""), request.GET.get("rule", "")
+    # What a person opens a file for is what is left; done uses stay one click away.
+    show = request.GET.get("show") if request.GET.get("show") in dict(SHOW_CHOICES) else "left"
     view = "diff" if request.GET.get("view") == "diff" else "source"
     converted = _converted(source_file)
     context = {
         "run": run, "project": run.project, "file": source_file, "severity": severity, "rule": rule, "view": view,
+        "show": show, "show_choices": SHOW_CHOICES,
         "converted": converted, "rule_counts": selectors.file_rule_counts(source_file=source_file),
         # Both views show the file's figures: "left for a person" is progress.DONE's, never the converter's list.
         "figures": progress.files_progress(file_ids=[source_file.pk], keys=None).get(source_file.pk)
         or progress.empty(),
         "findings_url": reverse("projects:findings", args=[run.pk]) + "?path=" + quote(source_file.path),
+        "notebook": cells is not None, "cells": cells,
+        "source_lines": source_lines(cells) if cells is not None else source_file.lines,
+        "code_cells": sum(1 for c in cells if c.kind == "code") if cells is not None else 0,
     }
     if view == "diff" and converted is not None:
-        todo = {item.get("line") for item in converted.unconverted if isinstance(item, dict)}
-        context["diff_rows"] = side_by_side(text, converted.text, todo)
+        after = notebook_code(converted.text)[0] if cells is not None else converted.text
+        todo = {item.get("line") for item in converted.unconverted
+                if isinstance(item, dict) and cells is None}  # notebook items carry cell-relative lines
+        context["diff_rows"] = side_by_side(text, after, todo)
         context["todo"] = [
             dict(item, text=item.get("action") or item.get("message") or item.get("description") or "")
             for item in converted.unconverted if isinstance(item, dict)
         ]
         context["marker"] = MARKER
     else:
-        findings = list(selectors.file_findings(source_file=source_file, severity=severity, rule=rule))
+        every = list(selectors.file_findings(source_file=source_file, severity=severity, rule=rule))
+        findings = [f for f in every if not progress.is_done(f)] if show == "left" else every
         assignees = selectors.mark_assignees(source_file=source_file) if any(f.mark_id for f in findings) else {}
         for f in findings:
             f.assignee_name = assignees.get(f.mark_id, "")
-        context["finding_count"] = len(findings)
-        context["source_html"] = render_source(text, findings, offsets, rules_url=reverse("projects:rules"),
-                                               finding_url=reverse("projects:finding", args=[run.pk, 0]))
+        context["finding_count"], context["hidden_done"] = len(findings), len(every) - len(findings)
+        urls = {"rules_url": reverse("projects:rules"), "finding_url": reverse("projects:finding", args=[run.pk, 0]),
+                "collapse": progress.is_done}
+        context["source_html"] = (render_notebook(cells, findings, **urls) if cells is not None
+                                  else render_source(text, findings, offsets, **urls))
         from porting_site.triage.views import ACTION_LABELS, _members
 
         context["actions"], context["members"] = ACTION_LABELS, _members(run.project)
     return render(request, "projects/file_detail.html", context)
+
+
+@login_required
+def file_converted(request, run_id: int, file_id: int):
+    """The converted file as a download (a notebook opens in Jupyter as it is)."""
+    run = selectors.run_get(user=request.user, run_id=run_id)
+    source_file = selectors.file_get(run=run, file_id=file_id)
+    converted = _converted(source_file)
+    if converted is None:
+        raise Http404("this file has no converted version")
+    from django.http import HttpResponse
+
+    name = source_file.path.rsplit("/", 1)[-1]
+    response = HttpResponse(converted.text, content_type="application/x-ipynb+json" if name.endswith(".ipynb")
+                            else "text/x-python; charset=utf-8")
+    response["Content-Disposition"] = f"attachment; filename=\"{quote(name)}\""
+    return response
 
 
 def _converted(source_file):

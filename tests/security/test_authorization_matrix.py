@@ -80,6 +80,7 @@ def team_urls(world) -> dict[str, str]:
         "projects:run-progress": reverse("projects:run-progress", args=[run.pk]),
         "projects:files": reverse("projects:files", args=[run.pk]),
         "projects:file": reverse("projects:file", args=[run.pk, source.pk]),
+        "projects:file-converted": reverse("projects:file-converted", args=[run.pk, source.pk]),
         "projects:parity": reverse("projects:parity", args=[run.pk, result.pk]),
         "projects:parity-checkpoint": reverse("projects:parity-checkpoint", args=[run.pk, result.pk]),
         "api:gate-page": reverse("api:gate-page", args=[project.pk]),

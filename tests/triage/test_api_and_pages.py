@@ -134,8 +134,11 @@ def test_pages_show_progress_and_mark_findings(client, world):
     assert env.triage == "false_positive"
     detail = client.get(reverse("projects:finding", args=[world.pk, env.pk])).content.decode()
     assert "set by the launcher" in detail and "bob" in detail and 'id="audit"' in detail
+    # A finding marked false positive is done: off the default view, closed on its line under "all uses".
     file_page = client.get(reverse("projects:file", args=[world.pk, env.file_id])).content.decode()
-    assert 'data-mark="false_positive"' in file_page
+    assert f'id="F{env.pk}"' not in file_page
+    file_page = client.get(reverse("projects:file", args=[world.pk, env.file_id]), {"show": "all"}).content.decode()
+    assert 'data-mark="false_positive"' in file_page and "1 done here (1 false positive)" in file_page
     # Bulk from the list: every MS-DEVICE-* in scripts/ with one reason.
     client.post(reverse("projects:findings-triage", args=[world.pk]),
                 {"rule": "MS-DEVICE-*", "path": "scripts/", "scope": "all", "action": "accept", "reason": "CPU port"})
