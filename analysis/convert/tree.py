@@ -71,9 +71,12 @@ def module_name(rel: str) -> str:
 
 
 def convert_tree(
-    src: Path, dst: Path, *, target: str = "classic", ms_version: str = "2.4", jobs: int | None = None
+    src: Path, dst: Path, *, target: str = "classic", ms_version: str = "2.4", jobs: int | None = None,
+    on_converted=None,
 ) -> TreeConversion:
-    """Convert the tree at src into dst (created; existing files overwritten)."""
+    """Convert the tree at src into dst (created; existing files overwritten).
+
+    on_converted(done, total), if given, is called as batches of files finish (a live progress line)."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
     src, dst = Path(src).resolve(), Path(dst).resolve()
@@ -88,13 +91,16 @@ def convert_tree(
     batches = [items[i:i + CHUNK] for i in range(0, len(items), CHUNK)]
     results: list[ConversionResult] = []
     pool = _executor(jobs, len(items))
+    tell = on_converted or (lambda done, total: None)
     if pool is None:
         for batch in batches:
             results += _convert_batch(batch, target, ms_version)
+            tell(len(results), len(items))
     else:
         with pool:
             for part in pool.map(_convert_batch, batches, [target] * len(batches), [ms_version] * len(batches)):
                 results += part
+                tell(len(results), len(items))
     report = TreeConversion(src=str(src), dst=str(dst), target=target, files=results)
     for result in results:
         out = dst / result.path

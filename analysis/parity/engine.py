@@ -37,6 +37,7 @@ def check_parity(
     loss_steps: int = 20,
     checkpoint_dir: Path | None = None,
     should_stop: Callable[[], bool] | None = None,
+    on_progress: Callable[[dict], None] | None = None,
 ) -> dict:
     """Check every entry point of `original_dir` against its converted cell.
 
@@ -46,12 +47,14 @@ def check_parity(
     `should_stop` is polled while the child runs; when it returns true the
     child is killed and the entries not finished are reported as stopped.
     Never raises for problems in user code; they become entry points with
-    status "error".
+    status "error". `on_progress` gets {"event": "planned", "entries": [...]},
+    then "running" (the entries a child starts on) and "finished" (an entry's
+    status) as they happen, for live progress.
     """
     return check_parity_many(
         [(Path(original_dir), Path(converted_dir) if converted_dir else None, manifest)],
         device=device, timeout_s=timeout_s, memory_mb=memory_mb, loss_steps=loss_steps,
-        checkpoint_dir=checkpoint_dir, should_stop=should_stop,
+        checkpoint_dir=checkpoint_dir, should_stop=should_stop, on_progress=on_progress,
     )[0]
 
 
@@ -64,6 +67,7 @@ def check_parity_many(
     loss_steps: int = 20,
     checkpoint_dir: Path | None = None,
     should_stop: Callable[[], bool] | None = None,
+    on_progress: Callable[[dict], None] | None = None,
 ) -> list[dict]:
     """Several (original, converted, manifest) checks sharing sandboxed
     children: one report per tree, in order."""
@@ -95,8 +99,11 @@ def check_parity_many(
                 Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
                 job["checkpoint_path"] = str(Path(checkpoint_dir).resolve() / f"{entry['module']}.{entry['class']}.ckpt")
             jobs.append((report, job))
+    tell = on_progress or (lambda event: None)
+    tell({"event": "planned", "entries": [_label(job) for _, job in jobs]})
     try:
-        _run_jobs(jobs, device=device, timeout_s=timeout_s, memory_mb=memory_mb, should_stop=should_stop)
+        _run_jobs(jobs, device=device, timeout_s=timeout_s, memory_mb=memory_mb, should_stop=should_stop,
+                  tell=tell)
     finally:
         for path in cleanup:
             shutil.rmtree(path.parent, ignore_errors=True)
@@ -128,15 +135,20 @@ def _convert(original: Path) -> Path:
     return target
 
 
+def _label(job: dict) -> str:
+    return f"{job['module']}.{job.get('name', job['class'])}" if job.get("module") else job.get("name", job["class"])
+
+
 def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, memory_mb: int,
-              should_stop: Callable[[], bool] | None = None) -> None:
+              should_stop: Callable[[], bool] | None = None, tell=lambda event: None) -> None:
     # An entry's own `timeout` (manifest) gets a child of its own limit.
     groups: dict[float, list] = {}
     for item in jobs:
         groups.setdefault(float(item[1].get("timeout") or timeout_s), []).append(item)
     if len(groups) > 1:
         for group_timeout, group in groups.items():
-            _run_jobs(group, device=device, timeout_s=group_timeout, memory_mb=memory_mb, should_stop=should_stop)
+            _run_jobs(group, device=device, timeout_s=group_timeout, memory_mb=memory_mb, should_stop=should_stop,
+                      tell=tell)
         return
     timeout_s = next(iter(groups), timeout_s)
     pending = list(jobs)
@@ -149,6 +161,7 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
         # The child imports the original tree's packages; their parent dirs go first on its path.
         # The box sees only these trees (read-only) and the checkpoint directories (copied out afterwards).
         jobs_now = [job for _, job in pending]
+        tell({"event": "running", "entries": [_label(job) for job in jobs_now]})
         outcome = run_sandboxed(
             RUNNER, payload, limits=limits, should_stop=should_stop, device=device,
             read_only=sorted({job[k] for job in jobs_now for k in ("original_dir", "converted_dir")}),
@@ -160,6 +173,7 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
         remaining = []
         for report, job in pending:
             report["protections"] = outcome.protections
+            told = len(report["entry_points"])
             if job["key"] in results:
                 report["entry_points"].append(_finish(job, results[job["key"]], device))
             elif outcome.stopped:  # nothing else runs after a stop request
@@ -170,11 +184,11 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
                 reason = outcome.failure_reason() or "the check process ended without a result"
                 report["entry_points"].append(_finish(job, _cut_short(job, reason, partials.get(job["key"]), outcome),
                                                       device))
-                if not started:
-                    # Nothing ran at all: the same will happen again; fail the rest too.
-                    continue
+                # Nothing ran at all (not started): the same would happen again, so the rest fail too.
             else:
                 remaining.append((report, job))
+            if len(report["entry_points"]) > told:
+                tell({"event": "finished", "entry": _label(job), "status": report["entry_points"][-1]["status"]})
         if outcome.stopped or len(remaining) == len(pending):
             break
         pending = remaining

@@ -331,7 +331,12 @@ def run_convert(*, run_id: int) -> None:
     if run.converted_archive:
         _use_team_conversion(run=run, files=files, dst=dst)
         return
-    tree = convert_tree(storage.source_dir(run_id), dst, target=run.target, ms_version=run.ms_version)
+    from .live import converted_so_far
+
+    Stage.objects.filter(run_id=run_id, name=Stage.Name.CONVERT).update(
+        detail=f"converting {len(files)} files (the converter reads the whole tree first)")
+    tree = convert_tree(storage.source_dir(run_id), dst, target=run.target, ms_version=run.ms_version,
+                        on_converted=converted_so_far(run_id))
     rows = []
     for result in tree.files:
         source_file = files.get(result.path)
@@ -351,7 +356,7 @@ def run_convert(*, run_id: int) -> None:
     with transaction.atomic():
         ConvertedFile.objects.filter(run=run).delete()
         ConvertedFile.objects.bulk_create(rows, batch_size=500)
-    stage_advance(run_id=run_id, name=Stage.Name.CONVERT, by=len(rows))
+    Stage.objects.filter(run_id=run_id, name=Stage.Name.CONVERT).update(done=len(rows))
     unconverted = sum(len(r.unconverted) for r in rows)
     # Not "left for a person": that figure is progress.DONE's over the findings, and it moves with marks.
     stage_end(run_id=run_id, name=Stage.Name.CONVERT,
@@ -397,8 +402,11 @@ def run_parity(*, run_id: int) -> None:
     """Check the converted cells against the PyTorch modules in a sandboxed child."""
     from analysis.parity import check_parity
 
+    from .live import ParityProgress
+
     run = Run.objects.get(pk=run_id)
     stage_begin(run_id=run_id, name=Stage.Name.PARITY, total=1)
+    Stage.objects.filter(run_id=run_id, name=Stage.Name.PARITY).update(detail="finding the entry points to check")
     manifest = storage.source_dir(run_id) / "porting.toml"
     report = check_parity(
         storage.source_dir(run_id),
@@ -411,6 +419,7 @@ def run_parity(*, run_id: int) -> None:
         checkpoint_dir=storage.checkpoint_dir(run_id),
         # Seen within a second whatever the broker (revoke needs one that can broadcast).
         should_stop=lambda: Run.objects.filter(pk=run_id, status=Run.Status.CANCELLED).exists(),
+        on_progress=ParityProgress(run_id),
     )
     if not run_is_active(run_id):
         return  # cancelled while checking: store nothing half-done
@@ -419,7 +428,7 @@ def run_parity(*, run_id: int) -> None:
         ParityResult.objects.filter(run=run).delete()
         for entry in entry_points:
             _parity_result_create(run=run, report=report, entry=entry)
-    stage_advance(run_id=run_id, name=Stage.Name.PARITY)
+    Stage.objects.filter(run_id=run_id, name=Stage.Name.PARITY).update(done=F("total"))
     # As progress.parity_counts counts them: passing / checked, skipped ones named beside.
     passed = sum(1 for e in entry_points if e.get("status") == "pass")
     skipped = sum(1 for e in entry_points if e.get("status") == "skipped")

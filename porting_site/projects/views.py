@@ -162,6 +162,8 @@ def run_detail(request, run_id: int):
                        parity_total=summary["parity_total"])
     context = {
         "figures": figures, "statuses": _statuses(figures),
+        # A failed or cancelled run's figures cover what was stored before it stopped: never "100 % done".
+        "partial": run.is_finished and run.status != run.Status.DONE,
         "findings_base": reverse("projects:findings", args=[run.pk]) + "?",
         "kb_current": kb.KNOWLEDGE_BASE_VERSION, "kb_recheck": recheck.get("latest"),
         "kb_pending": recheck.get("pending"), "kb_failed": recheck.get("failed"),
