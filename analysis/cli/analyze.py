@@ -12,6 +12,7 @@ from typing import TextIO
 
 from analysis.fingerprint import fingerprint_tree
 from analysis.report.json import to_json
+from analysis.report.notebook_lines import notebook_locator
 from analysis.report.sarif import to_sarif
 from analysis.report.text import render_text
 from analysis.scan import analyze_tree
@@ -45,15 +46,17 @@ def run(options: dict, stdout: TextIO) -> int:
         stdout.write(f"error: {exc}\n")
         return 2
     fmt = options.get("format") or "text"
-    if fmt == "json":  # each use carries its status (from the analyzer) and its fingerprint
+    if fmt in ("json", "sarif"):  # each use carries its status (from the analyzer) and its fingerprint
         fingerprint_tree(path, reports)
     if fmt == "text":
         body = render_text(reports)
     elif fmt == "json":
         body = json.dumps(to_json(reports), indent=2) + "\n"
     else:
-        root_uri = (path if path.is_dir() else path.parent).resolve().as_uri()
-        body = json.dumps(to_sarif(reports, root_uri=root_uri), indent=2) + "\n"
+        root = path if path.is_dir() else path.parent
+        root_uri = root.resolve().as_uri()
+        locate = notebook_locator(lambda rel: _read(root / rel))
+        body = json.dumps(to_sarif(reports, root_uri=root_uri, locate=locate), indent=2) + "\n"
     if options.get("output"):
         Path(options["output"]).write_text(body, encoding="utf-8")
         stdout.write(f"wrote {fmt} report for {len(reports)} file(s) to {options['output']}\n")
@@ -63,6 +66,13 @@ def run(options: dict, stdout: TextIO) -> int:
     if failing and any(f.severity.value in failing for r in reports for f in r.findings):
         return 1
     return 0
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,9 +8,26 @@ out uses the converter rewrote with nothing left to check (status converted;
 the engine's own `analyze` keeps them, its reader has not converted anything),
 and findings a person marked (accepted, false positive, fixed by hand) carry a
 `suppressions` entry with the reason, so code scanning shows them as dismissed.
+
+Every result carries `partialFingerprints["portingFinding/v1"]`: the finding's
+statement fingerprint (rule, API, the statement without positions, its
+enclosing definition; analysis/fingerprint.py), so an alert keeps its identity
+and its dismissal when lines move. GitHub reserves `primaryLocationLineHash`
+(the upload action computes it from the file and warns when a tool's value
+differs), so we leave that key to it. A finding without a statement
+fingerprint (a file that did not parse) gets a hash of its path, rule, API,
+cell and message instead: stable as long as those are.
+
+Notebooks: code scanning knows files and lines, and for an .ipynb the file is
+JSON. A notebook result points at the line of the .ipynb that holds the
+finding's source line (a cell's source is a list of strings, one per line of
+the file; see notebook_lines.py), with no columns (the JSON string's quoting
+shifts them), and its message ends with the cell and line as Jupyter shows
+them; `properties.cell` / `cellLine` carry both.
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from analysis.findings import FileReport, Finding, Severity
@@ -51,12 +68,40 @@ def suppression_of(state: str, reason: str = "") -> dict:
             "justification": f"marked {words}" + (f": {reason}" if reason else "")}
 
 
+FINGERPRINT_KEY = "portingFinding/v1"
+
+
+def fingerprint_of(f: Finding) -> str:
+    """The finding's identity across uploads (see the module docstring)."""
+    if f.fingerprint:
+        return f.fingerprint
+    key = "\0".join((f.path, f.rule_id, f.torch_api, str(f.cell), f.message))
+    return "m" + hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _region(f: Finding, locate) -> tuple[dict, str]:
+    """The result's region, and a note for its message (notebooks: where in Jupyter)."""
+    place = locate(f) if locate and f.cell is not None else None
+    if place:
+        start, end = place
+        return {"startLine": start, "endLine": end}, f" [notebook cell {f.cell}, line {f.line}]"
+    line = max(f.line, 1)
+    end_line = max(f.end_line, line)
+    start_col = f.column + 1
+    end_col = f.end_column + 1 if (f.end_line, f.end_column) > (f.line, f.column) else start_col + 1
+    note = f" [notebook cell {f.cell}, line {f.line}]" if f.cell is not None else ""
+    return {"startLine": line, "startColumn": start_col, "endLine": end_line, "endColumn": end_col}, note
+
+
 def to_sarif(reports: list[FileReport], *, root_uri: str | None = None, include_converted: bool = True,
-             suppression: Callable[[Finding], dict | None] | None = None) -> dict:
+             suppression: Callable[[Finding], dict | None] | None = None,
+             locate: Callable[[Finding], tuple[int, int] | None] | None = None) -> dict:
     """The reports as one SARIF run.
 
     include_converted: also report uses the converter rewrote (status converted).
     suppression: the SARIF suppression of a finding (a person's mark), or None.
+    locate: a notebook finding's (start, end) line in the .ipynb file
+    (notebook_lines.notebook_locator), or None where unknown.
     """
     rules = all_rules()
     index = {rule.id: i for i, rule in enumerate(rules)}
@@ -65,10 +110,7 @@ def to_sarif(reports: list[FileReport], *, root_uri: str | None = None, include_
         for f in report.findings:
             if not include_converted and f.status.value == "converted":
                 continue
-            line = max(f.line, 1)
-            end_line = max(f.end_line, line)
-            start_col = f.column + 1
-            end_col = f.end_column + 1 if (f.end_line, f.end_column) > (f.line, f.column) else start_col + 1
+            region, note = _region(f, locate)
             location = {"uri": f.path}
             if root_uri:
                 location["uriBaseId"] = "SRCROOT"
@@ -76,16 +118,14 @@ def to_sarif(reports: list[FileReport], *, root_uri: str | None = None, include_
                 "ruleId": f.rule_id,
                 "ruleIndex": index[f.rule_id],
                 "level": _LEVEL[f.severity],
-                "message": {"text": f.message},
-                "locations": [{"physicalLocation": {
-                    "artifactLocation": location,
-                    "region": {"startLine": line, "startColumn": start_col, "endLine": end_line, "endColumn": end_col},
-                }}],
+                "message": {"text": f.message + note},
+                "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
+                "partialFingerprints": {FINGERPRINT_KEY: fingerprint_of(f)},
                 "properties": {"status": f.status.value, "confidence": f.confidence, "torchApi": f.torch_api,
                                "mindsporeApi": f.mindspore_api, "category": f.category},
             }
             if f.cell is not None:
-                result["properties"]["cell"] = f.cell
+                result["properties"].update(cell=f.cell, cellLine=f.line)
             suppressed = suppression(f) if suppression else None
             if suppressed:
                 result["suppressions"] = [suppressed]

@@ -39,8 +39,10 @@ def run_file_reports(*, run: Run, only_with_findings: bool = False, marks: dict 
 
 def run_sarif(*, run: Run, include_converted: bool = False) -> dict:
     """SARIF of what a person must do: converted uses left out (unless asked), marks as suppressions."""
+    from analysis.report.notebook_lines import notebook_locator
     from analysis.report.sarif import suppression_of, to_sarif
     from analysis.rules import all_rules
+    from porting_site.projects import storage
 
     marks: dict[int, tuple[str, str]] = {}
     reports = run_file_reports(run=run, only_with_findings=True, marks=marks)
@@ -54,7 +56,14 @@ def run_sarif(*, run: Run, include_converted: bool = False) -> dict:
         mark = marks.get(id(finding))
         return suppression_of(*mark) if mark else None
 
-    return to_sarif(reports, include_converted=include_converted, suppression=suppression)
+    def read(rel: str) -> str | None:
+        try:
+            return (storage.source_dir(run.pk) / rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    return to_sarif(reports, include_converted=include_converted, suppression=suppression,
+                    locate=notebook_locator(read))
 
 
 def _parity_label(result: ParityResult) -> str:

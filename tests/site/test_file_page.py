@@ -112,3 +112,16 @@ def test_a_notebook_page_shows_every_cell_and_places_findings_under_their_cell(a
     assert "mindspore" in "".join(converted["cells"][1]["source"])
     diff = client.get(reverse("projects:file", args=[run.pk, source.pk]) + "?view=diff").content.decode()
     assert "# ---- cell 3 ----" in diff and '"cell_type"' not in diff  # code beside code, not JSON
+
+
+def test_the_runs_sarif_locates_notebook_results_in_the_ipynb(alice, client):
+    project, user = alice
+    run, source = _notebook_run(project, user)
+    client.force_login(user)
+    sarif = client.get(reverse("api:run-sarif", args=[run.pk]), {"converted": "true"}).json()
+    results = sarif["runs"][0]["results"]
+    cuda = next(r for r in results if r["properties"]["torchApi"] == "torch.Tensor.cuda")
+    raw = json.dumps(NOTEBOOK, indent=1).splitlines()
+    line = cuda["locations"][0]["physicalLocation"]["region"]["startLine"]
+    assert raw[line - 1].strip() == '"y = model(x).cuda()\\n"'
+    assert all(r["partialFingerprints"]["portingFinding/v1"] for r in results)
