@@ -76,7 +76,9 @@ def _cell_html(cell: Cell, by_line: dict[int, list], rules_url: str, finding_url
         body = '<p class="muted small">This cell\'s source is not text (nbformat wants a string or a list of strings).</p>'
         body += "".join(_finding_html(f, f.line, rules_url, True, finding_url) for v in by_line.values() for f in v)
     elif cell.kind == "code":
-        lines = highlighted_lines(cell.source) if cell.source else [""]
+        # A cell's last line usually ends with a newline; it starts no line of its own.
+        source = cell.source[:-1] if cell.source.endswith("\n") else cell.source
+        lines = highlighted_lines(source) if source else [""]
         body = "\n".join(render_lines(lines, by_line, rules_url=rules_url, finding_url=finding_url,
                                       collapse=collapse, anchor=f"c{cell.index}L", seen=seen))
     else:

@@ -127,28 +127,31 @@ def _triage_html(finding, finding_url: str) -> str:
 
 
 def _finding_html(finding, number: int, rules_url: str, first_of_rule: bool = True, finding_url: str = "") -> str:
+    """One finding in two lines: what (severity, rule, status, API, mark), then the message.
+
+    Kept compact on purpose: a file with a hundred findings must stay readable as code."""
     sev, rule_id, status = escape(finding.severity), escape(finding.rule_id), escape(finding.status)
     title, details = _rule_fragments(finding.rule_id)
-    parts = [
-        f'<div class="finding {sev}" data-rule="{rule_id}" data-line="{number}" id="F{finding.pk}">'
-        f'<span class="badge sev-{sev}">{sev}</span> <a class="rule" href="{rules_url}#{rule_id}">'
-        f"<code>{rule_id}</code></a>{title} <span class=\"badge st-{status}\">{status}</span>"
-        f"{_triage_html(finding, finding_url)}"
-        f'<div class="msg">{escape(finding.message)}</div>'
-    ]
+    api = ""
     if finding.torch_api or finding.mindspore_api:
         target = (f'<code class="ms">{escape(finding.mindspore_api)}</code>' if finding.mindspore_api
                   else '<span class="muted">no MindSpore counterpart</span>')
-        parts.append(f'<div class="api"><code>{escape(finding.torch_api)}</code> → {target}</div>')
+        api = f' <span class="api"><code>{escape(finding.torch_api)}</code> → {target}</span>'
+    # The explanation opens under this rule's first finding in the file; later ones link to it
+    # rather than repeating it on each of possibly thousands of findings.
+    why = f' <a class="why" href="#why-{rule_id}">Why</a>' if details and not first_of_rule else ""
+    parts = [
+        f'<div class="finding {sev}" data-rule="{rule_id}" data-line="{number}" id="F{finding.pk}">'
+        f'<div class="head"><span class="badge sev-{sev}">{sev}</span> <a class="rule" href="{rules_url}#{rule_id}">'
+        f"<code>{rule_id}</code></a>{title} <span class=\"badge st-{status}\">{status}</span>{api}"
+        f"{_triage_html(finding, finding_url)}</div>"
+        f'<div class="msg">{escape(finding.message)}{why}</div>'
+    ]
     suggestion = _suggestion(finding)
     if suggestion:
         parts.append(f'<pre class="suggest">{escape(suggestion)}</pre>')
     if details and first_of_rule:
         parts.append(details.replace("<details>", f'<details id="why-{rule_id}">', 1))
-    elif details:
-        # The explanation is on this rule's first finding in the file; link to it
-        # rather than repeating it on each of possibly thousands of findings.
-        parts.append(f'<a class="why" href="#why-{rule_id}">Why</a>')
     parts.append("</div>")
     return "".join(parts)
 

@@ -164,6 +164,7 @@ def run_detail(request, run_id: int):
         "figures": figures, "statuses": _statuses(figures),
         # A failed or cancelled run's figures cover what was stored before it stopped: never "100 % done".
         "partial": run.is_finished and run.status != run.Status.DONE,
+        "gate_status": _gate_status(run) if run.is_finished else None,
         "findings_base": reverse("projects:findings", args=[run.pk]) + "?",
         "kb_current": kb.KNOWLEDGE_BASE_VERSION, "kb_recheck": recheck.get("latest"),
         "kb_pending": recheck.get("pending"), "kb_failed": recheck.get("failed"),
@@ -176,6 +177,12 @@ def run_detail(request, run_id: int):
         "previous": run.project.runs.filter(number__lt=run.number).order_by("-number").first(),
     }
     return render(request, "projects/run_detail.html", context)
+
+
+def _gate_status(run) -> str:
+    from porting_site.gates.services import gate_statuses
+
+    return gate_statuses(runs=[run])[run.pk]
 
 
 # The REST API (porting_site/api) serves the run's artefacts; link to them when
