@@ -30,6 +30,10 @@ TRIAGE_CHOICES = [("", "any"), ("open", "not marked"), ("marked", "marked"),
 
 
 class FilterForm(forms.Form):
+    q = forms.CharField(required=False, label="Text", help_text="in the message, API or path",
+                        widget=forms.TextInput(attrs={"placeholder": "scatter", "size": 14, "type": "search"}))
+    api = forms.CharField(required=False, label="PyTorch API", help_text="an API, or a prefix ending in *",
+                          widget=forms.TextInput(attrs={"placeholder": "torch.nn.*", "size": 16}))
     status = forms.ChoiceField(choices=STATUS_CHOICES, required=False)
     triage = forms.ChoiceField(choices=TRIAGE_CHOICES, required=False, label="Mark")
     done = forms.ChoiceField(choices=[("", "any"), ("yes", "done"), ("no", "left")], required=False)
@@ -39,10 +43,6 @@ class FilterForm(forms.Form):
     path = forms.CharField(required=False, help_text="a file, or a folder ending in /",
                            widget=forms.TextInput(attrs={"placeholder": "scripts/", "size": 16}))
     assignee = forms.CharField(required=False, widget=forms.TextInput(attrs={"size": 10}))
-    q = forms.CharField(required=False, label="Text", help_text="in the message, API or path",
-                        widget=forms.TextInput(attrs={"placeholder": "scatter", "size": 14, "type": "search"}))
-    api = forms.CharField(required=False, label="PyTorch API", help_text="an API, or a prefix ending in *",
-                          widget=forms.TextInput(attrs={"placeholder": "torch.nn.*", "size": 16}))
     new = forms.ChoiceField(choices=[("", "any"), ("true", "new"), ("false", "not new")], required=False,
                             label="Versus baseline")
     gate = forms.ChoiceField(choices=[("", "any"), ("counted", "counted by the gate")], required=False,
