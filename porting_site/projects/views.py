@@ -164,7 +164,7 @@ def run_detail(request, run_id: int):
         "figures": figures, "statuses": _statuses(figures),
         # A failed or cancelled run's figures cover what was stored before it stopped: never "100 % done".
         "partial": run.is_finished and run.status != run.Status.DONE,
-        "gate_status": _gate_status(run) if run.is_finished else None,
+        "gate": _gate(run),
         "findings_base": reverse("projects:findings", args=[run.pk]) + "?",
         "kb_current": kb.KNOWLEDGE_BASE_VERSION, "kb_recheck": recheck.get("latest"),
         "kb_pending": recheck.get("pending"), "kb_failed": recheck.get("failed"),
@@ -179,10 +179,11 @@ def run_detail(request, run_id: int):
     return render(request, "projects/run_detail.html", context)
 
 
-def _gate_status(run) -> str:
-    from porting_site.gates.services import gate_statuses
+def _gate(run):
+    """The run's gate verdict, read once for the title's badge and the gate panel."""
+    from porting_site.gates.services import gate_evaluate
 
-    return gate_statuses(runs=[run])[run.pk]
+    return gate_evaluate(run=run)
 
 
 # The REST API (porting_site/api) serves the run's artefacts; link to them when

@@ -11,8 +11,9 @@ register = template.Library()
 
 
 @register.inclusion_tag("gates/gate_panel.html")
-def gate_panel(run):
-    gate = gate_evaluate(run=run)
+def gate_panel(run, gate=None):
+    """gate: the run's verdict when the view already read it (saves a query)."""
+    gate = gate or gate_evaluate(run=run)
     return {"run": run, "gate": gate, "checks": checks_with_links(run.pk, gate.checks),
             "scope": gate_scope(gate.policy or gate_policy_get(project=run.project))}
 
