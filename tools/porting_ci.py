@@ -244,6 +244,8 @@ def print_summary(run: dict, project: dict, server: str, out) -> None:
     out.write(f"  quality gate: {gate['status'].upper()}\n")
     for check in gate["checks"]:
         out.write(f"    [{'ok' if check['passed'] else 'FAIL'}] {check['message']}\n")
+        if not check["passed"] and check.get("url"):  # the exact findings (or parity rows) the check judged
+            out.write(f"           see {server.rstrip('/')}{check['url']}\n")
     out.write(f"  details: {server.rstrip('/')}/runs/{run['id']}/\n")
 
 

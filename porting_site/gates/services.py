@@ -84,10 +84,10 @@ def uncounted_marks(policy: GatePolicy) -> list[str]:
     return [mark for field, mark in MARK_POLICY if not getattr(policy, field)]
 
 
-def gate_counted(findings, *, project: Project):
+def gate_counted(findings, *, project: Project, policy: GatePolicy | None = None):
     """The findings (a queryset) the project's gate counts: not converted, and not carrying a mark
     the policy leaves out. The gate's own count and the findings list behind its link both use this."""
-    skipped = uncounted_marks(gate_policy_get(project=project))
+    skipped = uncounted_marks(policy or gate_policy_get(project=project))
     findings = findings.exclude(status="converted")
     return findings.exclude(triage__in=skipped) if skipped else findings
 
@@ -103,17 +103,14 @@ def _new_count(run: Run, baseline: Run | None, severity: str, limit: int | None,
     if limit is None:
         return None
     ids = new_finding_ids(run=run, baseline=baseline, severities=[severity])
-    skipped = uncounted_marks(policy) if policy is not None else []
-    converted = marked = 0
-    if ids:
-        rows = Finding.objects.filter(run=run, pk__in=ids).values_list("pk", "status", "triage")
-        for pk, status, triage in rows:
-            if status == "converted":
-                ids.discard(pk)
-                converted += 1
-            elif triage and triage in skipped:
-                ids.discard(pk)
-                marked += 1
+    policy = policy or gate_policy_get(project=run.project)
+    skipped = uncounted_marks(policy)
+    new = Finding.objects.filter(run=run, pk__in=ids)
+    counted = set(gate_counted(new, project=run.project, policy=policy).values_list("pk", flat=True)) if ids else set()
+    left_out = list(new.exclude(pk__in=counted).values_list("status", flat=True)) if ids else []
+    converted = sum(1 for status in left_out if status == "converted")
+    marked = len(left_out) - converted
+    ids = counted
     count = len(ids)
     against = f"run #{baseline.number}" if baseline else "no baseline run (every finding counts as new)"
     ok = count <= limit

@@ -228,7 +228,8 @@ def rule_usage(*, user) -> dict[str, int]:
 # --- the findings list (pages, API, bulk actions) -------------------------------------
 
 
-FINDING_FILTERS = ("status", "triage", "done", "severity", "rule", "path", "file_id", "assignee")
+FINDING_FILTERS = ("status", "triage", "done", "severity", "rule", "path", "file_id", "assignee", "api", "q", "new",
+                   "gate")
 
 
 TRUE, FALSE = ("yes", "true", "1", True), ("no", "false", "0", False)

@@ -109,6 +109,8 @@ def test_ci_client_fails_then_passes_the_gate_against_a_live_server(live_server,
     errors = run1.findings.filter(severity="error").exclude(status="converted").count()
     assert run1.status == Run.Status.DONE and errors > 0
     assert f"[FAIL] {errors} new error finding(s) left for a person versus no baseline run" in first.stdout
+    # The failed check names the page listing exactly those findings.
+    assert f"see {live_server.url}/runs/{run1.pk}/findings/?new=true&severity=error&gate=counted" in first.stdout
     assert not run1.files.filter(path__startswith="scratch/").exists()  # .gitignore honoured
     assert run1.files.filter(path="models/lenet.py").exists()  # paths are relative to the repository root
     sarif = json.loads((tmp_path / "first.sarif").read_text())
