@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.archive import ArchiveError, Limits, unpack_archive
+from analysis.archive import ArchiveError, Limits, file_names, unpack_archive
 
 names = st.one_of(
     st.text(min_size=1, max_size=30),
@@ -48,7 +48,21 @@ def build_tar(items, kinds) -> bytes:
     return buffer.getvalue()
 
 
+def listed(data: bytes) -> list[str] | None:
+    """The upload-time listing (of a file object, as an upload is): a list, or ArchiveError; the file is
+    left at its start for the storage to save."""
+    upload = io.BytesIO(data)
+    try:
+        names = file_names(upload)
+    except ArchiveError as exc:
+        assert str(exc)
+        names = None
+    assert upload.tell() == 0
+    return names
+
+
 def check(tmp_path_factory, data: bytes):
+    names = listed(data)
     base = tmp_path_factory.mktemp("fuzz")
     archive = base / "upload.bin"
     archive.write_bytes(data)
@@ -61,6 +75,8 @@ def check(tmp_path_factory, data: bytes):
     else:
         for rel in paths:
             assert (dest / rel).resolve().is_relative_to(dest.resolve())
+        # What unpacks is never called empty at upload (the upload check would refuse a good archive).
+        assert names is None or names
     outside = {p for p in base.rglob("*") if not p.is_relative_to(dest) and p != archive and p != dest.parent}
     assert outside == set(), outside
 
