@@ -88,7 +88,9 @@ def convert_tree(
     python, other = _walk(src)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     items = [(p.relative_to(src).as_posix(), str(p)) for p in python]
-    batches = [items[i:i + CHUNK] for i in range(0, len(items), CHUNK)]
+    # Someone watching progress gets about four reports per worker, never batches over CHUNK.
+    size = CHUNK if on_converted is None else max(1, min(CHUNK, -(-len(items) // (4 * max(jobs, 1)))))
+    batches = [items[i:i + size] for i in range(0, len(items), size)]
     results: list[ConversionResult] = []
     pool = _executor(jobs, len(items))
     tell = on_converted or (lambda done, total: None)

@@ -36,7 +36,7 @@ def test_convert_tree_reports_files_as_batches_finish(tmp_path):
         (src / f"m{i:02}.py").write_text(f"import torch\nx{i} = torch.zeros({i + 1})\n")
     seen = []
     convert_tree(src, tmp_path / "out", jobs=1, on_converted=lambda done, total: seen.append((done, total)))
-    assert seen == [(32, 40), (40, 40)]
+    assert seen == [(10, 40), (20, 40), (30, 40), (40, 40)]  # about four reports per worker
 
 
 def test_the_convert_stage_counts_files_converted_so_far(running_run):
