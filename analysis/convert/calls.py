@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .apis import argfixes, composed, compositions, exact_forms, functional, legacy
+from .apis import thirdparty  # einops, and other packages built on torch
 from .apis import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
 from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .core import rules
@@ -47,6 +48,7 @@ HANDLERS.update(transforms.HANDLERS)  # torch.func's function transforms (issue 
 HANDLERS.update({**exact_forms.HANDLERS, **scatter.HANDLERS, **argfixes.HANDLERS})
 HANDLERS.update(compositions.HANDLERS)  # forms MindSpore's namesake computes differently -> local helpers
 HANDLERS.update(transposed.HANDLERS)  # ConvTranspose padding tuples
+HANDLERS.update(thirdparty.HANDLERS)  # einops.layers.torch's layers -> MindSpore cells
 
 
 class CallRewrites(WalkState):

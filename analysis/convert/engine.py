@@ -21,6 +21,7 @@ from .modules.assignments import LABEL_LOSSES
 from .outline import cst_kinds, outline
 from .tensors.devices import read_elsewhere
 from .tensors.methods import relevant_methods
+from .apis import thirdparty
 from .training import modern
 from .transformer import Converter
 
@@ -74,6 +75,7 @@ def convert_source(
     if ctx.device_call is not None:
         ctx.device_reads = read_elsewhere(ctx.outline.tree if ctx.outline is not None else _tree(source), aliases)
     try:
+        thirdparty.prepare(ctx)  # einops: the MindSpore backend written into the file
         module = modern.prepare(ctx, module, source)  # GradScaler calls reduced to the plain step, accumulation noted
         converted = module.visit(Converter(ctx))
         text = module_code(converted)

@@ -13,6 +13,7 @@ from .core import rules
 from .core.imports import rewrite_imports
 from .core.names import code, dotted, resolve
 from .core.walk import GRAD_CONTEXTS, WalkState
+from .apis import thirdparty
 from .support import helpers
 from .training import optimizers
 from .training.modern import AUTOCAST
@@ -125,6 +126,7 @@ class StatementRewrites(WalkState):
         updated = accumulation.after_step(self.ctx, original, updated)
         if not updated.body:
             return updated
+        updated = thirdparty.mark_imports(updated, self.ctx)  # accelerate, timm...: what to do instead
         module, _ = rewrite_imports(updated, self.ctx.imports, self.ctx.torch_left)
         return helpers.insert(module, self.ctx)  # functions and classes the conversion writes (helpers.py)
 

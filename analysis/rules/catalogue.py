@@ -827,4 +827,18 @@ RULES: list[dict] = [
         example=("import torch  # still used by torch.frobnicate(x)", "# import removed after porting the last use"),
         trigger={}, check=None,
     ),
+    dict(
+        id="MS-TORCH-BOUND-IMPORT", title="Third-party package built on PyTorch", severity="warning",
+        status="manual", autofix=False, versions=("1.6", None), guide=API_MAP, mindspore="",
+        scope="converter",
+        message="{api} is built on PyTorch: MindSpore cannot run it",
+        explanation="A package whose layers, models or training loop are written in PyTorch (accelerate, timm, "
+                    "Lightning, attention packages such as linformer) keeps needing PyTorch after the repository's "
+                    "own code is converted, and the converter cannot see into it. "
+                    "analysis/knowledge/data/torch_bound.json says for each package what to use instead; einops's "
+                    "torch layers and functions are converted (a MindSpore backend for einops is written into the "
+                    "file).",
+        example=("from accelerate import Accelerator", "# the step written with mindspore.value_and_grad"),
+        trigger={}, check=None,
+    ),
 ]

@@ -14,10 +14,13 @@ from . import rules
 from .names import bound_name, dotted
 
 TORCH_ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
+# torch modules of other packages that the converter rewrites like torch's own (apis/thirdparty.py)
+TORCH_MODULES = ("einops.layers.torch",)
 
 
 def is_torch(module: str | None) -> bool:
-    return bool(module) and module.split(".")[0] in TORCH_ROOTS
+    return bool(module) and (module.split(".")[0] in TORCH_ROOTS
+                             or any(module == m or module.startswith(m + ".") for m in TORCH_MODULES))
 
 
 def import_bindings(stmt: cst.CSTNode) -> dict[str, str]:

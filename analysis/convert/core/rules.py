@@ -13,6 +13,7 @@ API_UNMAPPED = "MS-API-UNMAPPED"  # no safe counterpart known
 API_DIFF = "MS-API-DIFF"  # documented difference the converter cannot rewrite
 PARSE_ERROR = "MS-PARSE-ERROR"
 IMPORTS = "MS-TORCH-IMPORT"  # torch still imported for code left unconverted (converter-only rule)
+TORCH_BOUND = "MS-TORCH-BOUND-IMPORT"  # a third-party package built on torch (knowledge/data/torch_bound.json)
 
 # -- cells ------------------------------------------------------------------------------------
 CELL_BASE = "MS-CELL-SUBCLASS"  # nn.Module (or another torch.nn base) -> nn.Cell

@@ -21,7 +21,7 @@ from ..core.names import dotted
 
 SOURCE = Path(__file__).with_name("helper_source.py")
 # further files of definitions, one per concern (the same rules as helper_source.py)
-MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"),)
+MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__).with_name("helper_einops.py"))
 # The module names helper code uses -> the MindSpore module each stands for.
 HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
 
@@ -30,15 +30,17 @@ HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
 def definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
     """Helper name -> (its source text, the other helpers of its file it calls), read from
     helper_source.py and MORE_SOURCES."""
-    out = {}
+    found = []
     for source in (SOURCE, *MORE_SOURCES):
         text = source.read_text(encoding="utf-8")
         lines = text.splitlines(keepends=True)
-        nodes = [node for node in ast.parse(text).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
-        names = {node.name for node in nodes}
-        for node in nodes:
-            calls = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & (names - {node.name})
-            out[node.name] = ("".join(lines[node.lineno - 1:node.end_lineno]), tuple(sorted(calls)))
+        found += [(node, lines) for node in ast.parse(text).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+    names = {node.name for node, _ in found}  # a helper may call one of another file (einops' backend: einsum)
+    out = {}
+    for node, lines in found:
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        calls = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & (names - {node.name})
+        out[node.name] = ("".join(lines[start - 1:node.end_lineno]), tuple(sorted(calls)))
     return out
 
 
@@ -109,7 +111,8 @@ def insert(module: cst.Module, ctx: ConversionContext) -> cst.Module:
         return module
     blank = [cst.EmptyLine(), cst.EmptyLine()]
     added = []
-    for _, text in sorted(ctx.helpers.values()):
+    # functions first: a class statement runs when the module loads and may call one for its base
+    for _, text in sorted(ctx.helpers.values(), key=lambda item: (item[1].startswith("class "), item)):
         body = list(cst.parse_module(text).body)
         body[0] = body[0].with_changes(leading_lines=blank)
         added += body
