@@ -6,6 +6,10 @@ the arguments are written so that it computes PyTorch's values:
   scalar_dtype(v) (helper_source.py) for a value known at run time only
 - torch.logspace(start, end, ...) with integer ends: MindSpore's LogSpace takes floats only
   (PyTorch computes in float32 either way) -> float literals, or float(...)
+- torch.linspace(start, end, steps, dtype=d): MindSpore's LinSpace has no dtype= and takes floats
+  only -> the float32 result, then .astype(d) (float64 values agree to float32's precision)
+- F.normalize(x, p=1): ops.L2Normalize is the 2-norm only -> normalize() (helper_source.py) for
+  another p
 - F.gumbel_softmax(logits, tau=1): MindSpore checks that tau is a Python float -> 1.0 / float(tau)
 - torch.atleast_1d/2d/3d(x) returns a tensor, (x, y) a tuple: MindSpore's takes one tensor, or one
   sequence of them -> the tensor alone, or the tensors as one tuple (the tables' packing made a
@@ -103,6 +107,34 @@ def logspace(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qual
                         note="start and end written as floats (MindSpore's LogSpace takes floats only)")
 
 
+def linspace(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
+    values = bind(updated.args, ("start", "end", "steps"), FACTORY_OPTIONS)
+    if values is None or "dtype" not in values or (isinstance(values["dtype"], cst.Name) and values["dtype"].value == "None"):
+        return convert_call(ctx, original, updated, qualified, entry)
+    at = _positions(updated.args, ("start", "end", "steps"))
+    args = [a for i, a in enumerate(updated.args) if i != at["dtype"]]
+    new = convert_call(ctx, original, updated.with_changes(args=fix_commas(args)), qualified, entry,
+                       note="dtype= applied with .astype() (MindSpore's LinSpace has no dtype=)")
+    if not isinstance(new, cst.Call) or new is updated:
+        return new
+    return cst.Call(func=cst.Attribute(value=new, attr=cst.Name("astype")), args=[cst.Arg(value=values["dtype"])])
+
+
+def normalize(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
+    values = bind(updated.args, ("input", "p", "dim", "eps"), ("out",))
+    if values is None or "out" in values or "p" not in values or _number_text(values["p"]) in ("2", "2.0", "2."):
+        return convert_call(ctx, original, updated, qualified, entry)
+    local = helpers.use(ctx, "normalize")
+    ctx.change(original, rules.API_RENAME, qualified, local,
+               f"{qualified} with p other than 2 -> {local}, a function the conversion writes into this file "
+               "(input / max(its p-norm, eps))")
+    return updated.with_changes(func=cst.Name(local))
+
+
+def _number_text(node: cst.BaseExpression) -> str:
+    return node.value if isinstance(node, (cst.Integer, cst.Float)) else ""
+
+
 def gumbel_softmax(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry
                    ) -> cst.BaseExpression:
     names = ("logits", "tau", "hard", "eps", "dim")
@@ -130,5 +162,6 @@ def atleast(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
     return cst.Call(func=ctx.ms_expr(entry.primary), args=fix_commas([cst.Arg(value=value)]))
 
 
-HANDLERS = {"torch.full": full, "torch.logspace": logspace, "torch.nn.functional.gumbel_softmax": gumbel_softmax,
+HANDLERS = {"torch.full": full, "torch.logspace": logspace, "torch.linspace": linspace,
+            "torch.nn.functional.normalize": normalize, "torch.nn.functional.gumbel_softmax": gumbel_softmax,
             **{f"torch.atleast_{n}d": atleast for n in (1, 2, 3)}}

@@ -115,13 +115,32 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, e
     the receiver as its first argument (None for a call on self or cls: a method of that class)."""
     receiver = updated.func.value  # type: ignore[union-attr]
     text = code(receiver)
-    if text in ("self", "cls") or text.startswith("self."):
+    if text in ("self", "cls") or text.startswith("self.") or layer_call(ctx, updated):
         return None
     if getattr(receiver, "lpar", None):
         receiver = receiver.with_changes(lpar=[], rpar=[])  # now an argument: its parentheses are redundant
     first = cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if updated.args
                     else cst.MaybeSentinel.DEFAULT)
     return helper_call(ctx, original, updated.with_changes(args=[first, *updated.args]), entry.torch, entry)
+
+
+def layer_call(ctx: ConversionContext, call: cst.Call) -> bool:
+    """block.norm(h) where the file holds a layer as `.norm` (self.norm = nn.LayerNorm(d)) and the first
+    argument is no literal: a call of that layer, not the tensor method (x.norm(2), x.norm(dim=1))."""
+    name = call.func.attr.value  # type: ignore[union-attr]
+    first = next((a.value for a in call.args if a.keyword is None), None)
+    literal = (cst.Integer, cst.Float, cst.SimpleString, cst.UnaryOperation)
+    if first is None or isinstance(first, literal) or (isinstance(first, cst.Name) and first.value == "None"):
+        return False
+    return ctx.tree is not None and name in held_attributes(ctx.tree)
+
+
+@lru_cache(maxsize=4)
+def held_attributes(tree: ast.AST) -> frozenset[str]:
+    """Attribute names the file assigns an object built by a call to (`self.norm = nn.LayerNorm(d)`)."""
+    return frozenset(target.attr for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                     and isinstance(node.value, ast.Call)
+                     for target in node.targets if isinstance(target, ast.Attribute))
 
 
 def reference(ctx: ConversionContext, original: cst.BaseExpression, updated: cst.BaseExpression, qualified: str,

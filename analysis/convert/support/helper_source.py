@@ -486,6 +486,73 @@ def lp_norm(x, p, axis=None, keepdim=False):
     return ops.pow(total, 1 / exponent)
 
 
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.vector_norm: lp_norm over dim (all elements for None), in dtype when given."""
+    axis = None if dim is None else dim if isinstance(dim, int) else tuple(dim)
+    return lp_norm(x if dtype is None else x.astype(dtype), ord, axis, keepdim)
+
+
+def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """torch.linalg.matrix_norm over the two axes of dim: 'fro', 'nuc' (sum of singular values), 2/-2
+    (largest/smallest singular value), 1/-1 (largest/smallest column sum of |A|), inf/-inf (rows)."""
+    x = A if dtype is None else A.astype(dtype)
+    if x.is_complex():
+        x = ops.real(ops.abs(x))
+    rows, cols = (d % x.ndim for d in dim)
+    if ord == "fro":
+        out = ops.sqrt(ops.square(x).sum(axis=(rows, cols), keepdims=True))
+    elif ord in ("nuc", 2, -2):
+        values = ops.svd(ops.moveaxis(x, (rows, cols), (-2, -1)), compute_uv=False)
+        out = values.sum(-1) if ord == "nuc" else values.max(-1) if ord == 2 else values.min(-1)
+        for a in sorted((rows, cols)):
+            out = out.unsqueeze(a)
+    elif ord in (1, -1, float("inf"), float("-inf")):
+        summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = ops.abs(x).sum(axis=summed, keepdims=True)
+        out = sums.max(axis=across, keepdims=True) if ord > 0 else sums.min(axis=across, keepdims=True)
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: order {ord} not supported")
+    return out if keepdim else out.squeeze((rows, cols))
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.norm: without ord and dim the 2-norm of all elements; a dim of one axis (or a 1-D
+    input) gives linalg_vector_norm, a pair of axes (or a 2-D input) linalg_matrix_norm."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if ord is None and dim is None:
+        return linalg_vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if dim is None:
+        dim = tuple(range(A.ndim))
+    if len(dim) == 1:
+        return linalg_vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    return linalg_matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def linalg_tensorinv(A, ind=2):
+    """torch.linalg.tensorinv: the inverse of A read as a matrix of its first ind axes by the rest,
+    shaped A.shape[ind:] + A.shape[:ind]."""
+    rows = 1
+    for size in A.shape[:ind]:
+        rows *= size
+    return ops.inverse(A.reshape(rows, -1)).reshape(tuple(A.shape[ind:]) + tuple(A.shape[:ind]))
+
+
+def linalg_tensorsolve(A, B, dims=None):
+    """torch.linalg.tensorsolve: X with tensordot(A, X, X.ndim) == B; the axes dims of A move to its end
+    first."""
+    if dims is not None:
+        dims = tuple(d % A.ndim for d in dims)
+        A = ops.moveaxis(A, dims, tuple(range(A.ndim - len(dims), A.ndim)))
+    shape = tuple(A.shape[B.ndim:])
+    return linalg_solve(A.reshape(B.size, -1), B.reshape(-1, 1)).reshape(shape)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """F.normalize for any p: input / max(its p-norm over dim, eps) (ops.L2Normalize is p=2 only)."""
+    return input / ops.clamp(lp_norm(input, p, dim, keepdim=True), min=eps)
+
+
 def lp_distance(input, other, p=2):
     """torch.dist: the p-norm of input - other over all elements, for any real p (ops.dist takes
     integers only)."""
