@@ -131,7 +131,7 @@ def solves():
         check("torch.linalg.tensorinv(T, ind=2)", {"T": square.reshape(4, 6, 8, 3)}, tolerance)
         check("torch.linalg.tensorinv(T)", {"T": square.reshape(4, 6, 4, 6)}, tolerance)
         check("torch.linalg.tensorinv(T, 1)", {"T": square.reshape(24, 2, 12)}, tolerance)
-        check("torch.linalg.tensorsolve(A, B)", {"A": square.reshape(2, 3, 4, 6), "B": values((2, 3, 4), dtype)},
+        check("torch.linalg.tensorsolve(A, B)", {"A": square.reshape(2, 3, 4, 4, 6), "B": values((2, 3, 4), dtype)},
               tolerance)
         # dims: those axes of A move to its end first (A becomes 4x3x2 by 6x4)
         moved = np.moveaxis(square.reshape(4, 3, 2, 6, 4), (3, 4), (0, 2))

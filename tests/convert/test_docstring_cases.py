@@ -189,9 +189,10 @@ def test_the_calls_those_limits_leave_alone_still_convert():
 
 
 def test_linalg_apis_are_bound_to_their_own_signature():
-    # aten::norm is torch.norm's (p=); torch.linalg.norm is aten::linalg_norm (ord=), where 2 is no default
+    # aten::norm is torch.norm's (p=); torch.linalg.norm is aten::linalg_norm (ord=), where 2 is no default;
+    # the local function takes ord second as PyTorch does (values: tests/convert/linalg_norms_grid.py)
     text, marks = converted("y = torch.linalg.norm(B, 2)")
-    assert marks == [] and "ops.norm(B, 2)" in text
+    assert marks == [] and "y = linalg_norm(B, 2)" in text
 
 
 # -- the bench's own accounting --------------------------------------------------------------------------

@@ -503,7 +503,7 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None)
         out = ops.sqrt(ops.square(x).sum(axis=(rows, cols), keepdims=True))
     elif ord in ("nuc", 2, -2):
         values = ops.svd(ops.moveaxis(x, (rows, cols), (-2, -1)), compute_uv=False)
-        out = values.sum(-1) if ord == "nuc" else values.max(-1) if ord == 2 else values.min(-1)
+        out = values.sum(-1) if ord == "nuc" else ops.amax(values, -1) if ord == 2 else ops.amin(values, -1)
         for a in sorted((rows, cols)):
             out = out.unsqueeze(a)
     elif ord in (1, -1, float("inf"), float("-inf")):
@@ -1093,6 +1093,22 @@ def diag(input, diagonal=0):
             return ops.diag_embed(input.astype(mindspore.int8), diagonal).astype(mindspore.bool_)
         return ops.diag_embed(input, diagonal)
     return ops.diagonal(input, diagonal)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """torch.diag_embed (and the tensor method MindSpore lacks): ops.diag_embed, booleans through int8
+    (no bool kernel)."""
+    if input.dtype == mindspore.bool_:
+        return ops.diag_embed(input.astype(mindspore.int8), offset, dim1, dim2).astype(mindspore.bool_)
+    return ops.diag_embed(input, offset, dim1, dim2)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """torch.lu_unpack: (P, L, U) from ops.lu_unpack; a part not asked for is an empty tensor, as in
+    PyTorch (MindSpore gives None)."""
+    P, L, U = ops.lu_unpack(LU_data, LU_pivots)
+    empty = ops.zeros((0,), LU_data.dtype)
+    return (P if unpack_pivots else empty), (L if unpack_data else empty), (U if unpack_data else empty)
 
 
 def max_all(input):
