@@ -10,7 +10,7 @@ import mindspore as ms
 import numpy as np
 import torch
 
-from analysis.convert import helper_einops as H
+from analysis.convert.support import helper_einops as H
 
 rng = np.random.default_rng(7)
 checked, gradients, wrong = [0], [0], []

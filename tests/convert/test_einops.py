@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.convert import convert_source, rules
-from analysis.convert.thirdparty import row_for, table
+from analysis.convert import convert_source
+from analysis.convert.core import rules
+from analysis.convert.apis.thirdparty import row_for, table
 
 ROOT = Path(__file__).resolve().parents[2]
 GRID = Path(__file__).with_name("einops_grid.py")
