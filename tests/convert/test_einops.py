@@ -125,10 +125,12 @@ def test_torch_bound_packages_get_a_marker_saying_what_to_do():
             tl = None
         import pytorch_lightning as pl, os
         from einops import rearrange
+        from perceiver_pytorch.perceiver_pytorch import Perceiver
+        import mylib.layers.torch as layers
         """
     text, result = convert(source)
     marks = [(u.line, u.torch_api) for u in result.unconverted if u.rule_id == rules.TORCH_BOUND]
-    assert marks == [(2, "accelerate"), (5, "timm.layers"), (8, "pytorch_lightning")]
+    assert marks == [(2, "accelerate"), (5, "timm.layers"), (8, "pytorch_lightning"), (11, "mylib.layers.torch")]
     lines = text.splitlines()
     at = lines.index("from accelerate import Accelerator")
     assert lines[at - 1].startswith(f"# MIGRATE({rules.TORCH_BOUND}): accelerate is Hugging Face Accelerate")
@@ -146,7 +148,13 @@ def test_the_table_is_well_formed_and_the_longest_prefix_wins():
     assert len({row["module"] for row in rows}) == len(rows)
     assert row_for("einops.layers.torch.x")["module"] == "einops.layers.torch"
     assert row_for("einops")["converted"] and row_for("timm.models.vision_transformer")["module"] == "timm"
-    assert row_for("timmy") is None and row_for("torch") is None
+    assert row_for("timmy") is None and row_for("torch") is None and row_for("torchvision.models") is None
+    # no row, but the name says torch: a pattern's row
+    assert not row_for("mylib.layers.torch")["converted"] and row_for("kornia.contrib.pytorch.x") is not None
+    assert row_for("torchmetrics.functional")["module"] == "torchmetrics"
+    # a repository's own package is often named after torch (perceiver_pytorch): no sign on its own
+    assert row_for("perceiver_pytorch") is None and row_for("torch_utils") is None
+    assert row_for("numpy") is None and row_for("mytorchlib") is None
 
 
 def test_the_marker_rule_is_in_the_catalogue():
