@@ -7,6 +7,7 @@ the conversion with MindSpore: a grid of patterns (einops_grid.py), and a conver
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.convert import convert_source
+from analysis.convert import convert_source, convert_tree
 from analysis.convert.core import rules
 from analysis.convert.apis.thirdparty import row_for, table
 
@@ -178,6 +179,61 @@ def test_einops_on_mindspore_matches_einops_on_torch_over_the_grid(tmp_path):
     report = _run(GRID.read_text(encoding="utf-8"), tmp_path)
     assert report["checked"] >= 400 and report["gradients"] >= 150, report
     assert report["wrong"] == []
+
+
+PERCEIVER = Path(os.environ.get("REALWORLD_DIR", "/work/shared/realworld")) / "perceiver-pytorch"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PERCEIVER.is_dir(), reason="the realworld repositories are not on this machine")
+def test_perceiver_pytorch_converted_gives_torchs_outputs(tmp_path):
+    """lucidrains/perceiver-pytorch (einops functions, einops.layers.torch.Reduce): the models its
+    tests and README build, converted as a tree, same weights, forwards compared."""
+    pytest.importorskip("einops")
+    convert_tree(PERCEIVER, tmp_path / "converted")
+    report = _run(textwrap.dedent(f"""
+        import importlib, json, sys
+        import numpy as np, torch, mindspore as ms
+        kwargs = dict(input_channels=3, input_axis=2, num_freq_bands=3, max_freq=5.0, depth=2, num_latents=16,
+                      latent_dim=16, cross_heads=1, latent_heads=2, cross_dim_head=8, latent_dim_head=8,
+                      num_classes=10, attn_dropout=0.0, ff_dropout=0.0, weight_tie_layers=False)
+        io_kwargs = dict(depth=2, dim=32, queries_dim=32, logits_dim=10, num_latents=16, latent_dim=16,
+                         cross_heads=1, latent_heads=2, cross_dim_head=8, latent_dim_head=8)
+        cases = [("perceiver_pytorch", "Perceiver", dict(kwargs, inverted_cross_attn=False), (1, 32, 32, 3)),
+                 ("perceiver_pytorch", "Perceiver", dict(kwargs, inverted_cross_attn=True), (1, 32, 32, 3)),
+                 ("perceiver_io", "PerceiverIO", io_kwargs, (2, 12, 32))]
+
+        def package(root):
+            for name in [n for n in sys.modules if n.startswith("perceiver_pytorch")]:
+                del sys.modules[name]
+            sys.path.insert(0, root)
+            try:
+                return {{m: importlib.import_module(f"perceiver_pytorch.{{m}}") for m in ("perceiver_pytorch", "perceiver_io")}}
+            finally:
+                sys.path.remove(root)
+
+        original, converted = package({str(PERCEIVER)!r}), package({str(tmp_path / "converted")!r})
+        out = []
+        for module, name, arguments, shape in cases:
+            torch.manual_seed(0)
+            t = getattr(original[module], name)(**arguments)
+            m = getattr(converted[module], name)(**arguments)
+            torch_params = dict(t.named_parameters())
+            ms_params = list(m.trainable_params())
+            assert len(torch_params) == len(ms_params), (len(torch_params), len(ms_params))
+            for (key, p), q in zip(torch_params.items(), ms_params):
+                assert p.shape == q.shape, (key, q.name)
+                q.set_data(ms.Tensor(p.detach().numpy()))
+            x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+            expected = t(torch.tensor(x)).detach().numpy()
+            got = m(ms.Tensor(x)).asnumpy()
+            out.append([name, list(got.shape) == list(expected.shape), float(np.abs(expected - got).max()),
+                        float(np.abs(expected).max())])
+        print(json.dumps(out))
+        """), tmp_path)
+    assert len(report) == 3
+    for name, same_shape, difference, scale in report:
+        assert same_shape and scale > 1e-3 and difference < 1e-4, (name, difference, scale)
 
 
 @pytest.mark.slow
