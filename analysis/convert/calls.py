@@ -216,6 +216,8 @@ class CallRewrites(WalkState):
         if "." not in qualified:
             self.ctx.keep(original)
             return updated
+        if qualified in thirdparty.HANDLERS:  # an einops layer class used as a value
+            return thirdparty.einops_layer_reference(self.ctx, original, qualified)
         target = dtype_name(qualified)
         if target is None:
             if qualified == "torch.Tensor":

@@ -50,7 +50,7 @@ def convert_source(
     problem = source_problem(source)  # deep nesting crashes libcst's native parser: never hand it such a file
     if problem is not None:
         return _unchanged(source, path, problem[1], f"{problem[0]}; convert it by hand", parse_error=problem[0])
-    if "torch" not in source and _compiles(source, path):
+    if "torch" not in source and "einops" not in source and _compiles(source, path):
         return ConversionResult(path=path, text=source, diff="")  # nothing to convert: no torch import
     try:
         module = cst.parse_module(source)
@@ -60,8 +60,8 @@ def convert_source(
     except Exception as exc:  # libcst raises a few other errors on odd input (e.g. bad encodings)
         return _unchanged(source, path, 0, f"the file could not be read as Python ({exc})", parse_error=str(exc))
     aliases = gather_aliases(module)
-    if not aliases:
-        return ConversionResult(path=path, text=source, diff="")
+    if not aliases and not ("einops" in source and thirdparty.uses_einops(_tree(source))):
+        return ConversionResult(path=path, text=source, diff="")  # (einops alone: its MindSpore backend)
     ctx = ConversionContext.create(target=target, ms_version=ms_version, aliases=aliases)
     ctx.uses_scheduler = "lr_scheduler" in source
     ctx.outline = outline(source, aliases, relevant_methods(ctx.classic), LABEL_LOSSES)

@@ -93,6 +93,35 @@ def test_einops_functions_alone_get_the_backend_and_nothing_else():
     assert not result.unconverted
 
 
+def test_a_file_with_einops_and_no_torch_still_gets_the_backend():
+    # its rearrange may be the only einops call a MindSpore tensor meets
+    text, result = convert("""\
+        from einops import rearrange
+
+        def heads(x, h):
+            return rearrange(x, "b n (h d) -> b h n d", h=h)
+        """)
+    assert "class MindSporeEinopsBackend(einops_backend_base()):" in text
+    assert 'return rearrange(x, "b n (h d) -> b h n d", h=h)' in text and not result.unconverted
+    compile(text, "model.py", "exec")
+
+
+def test_an_einops_layer_used_as_a_value_is_the_cell():
+    text, result = convert("""\
+        from functools import partial
+        import torch.nn as nn
+        from einops.layers.torch import Rearrange, Reduce
+
+        def pools(model):
+            return [m for m in model.modules() if isinstance(m, (Reduce, nn.AvgPool2d))]
+
+        flatten = partial(Rearrange, "b c h w -> b (c h w)")
+        """)
+    assert "isinstance(m, (Reduce, nn.AvgPool2d))" in text and 'flatten = partial(Rearrange, "b c h w -> b (c h w)")' in text
+    assert "class Reduce(" in text and "class Rearrange(" in text
+    assert "from einops.layers.torch import" not in text and "import torch" not in text
+
+
 def test_a_file_without_einops_gets_no_backend():
     text, _ = convert("""\
         import torch

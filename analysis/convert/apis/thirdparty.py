@@ -59,10 +59,15 @@ def row_for(module: str | None) -> dict | None:
 
 # -- einops ---------------------------------------------------------------------------------------
 
+def uses_einops(tree: ast.AST | None) -> bool:
+    return tree is not None and any(module.split(".")[0] == "einops" for module, _, _ in imported_modules(tree))
+
+
 def prepare(ctx: ConversionContext) -> None:
     """Before the walk: a file importing einops gets the MindSpore backend (defining the class
-    registers it with einops for the whole process)."""
-    if ctx.tree is not None and any(module.split(".")[0] == "einops" for module, _, _ in imported_modules(ctx.tree)):
+    registers it with einops for the whole process), torch or not: its einops calls may be the
+    only ones a MindSpore tensor meets."""
+    if uses_einops(ctx.tree):
         helpers.use(ctx, BACKEND)
 
 
@@ -74,6 +79,14 @@ def einops_layer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, 
                f"{qualified} -> {local}, a MindSpore cell the conversion writes into this file (einops's own "
                f"pattern handling over the MindSpore einops backend)")
     return updated.with_changes(func=cst.Name(local))
+
+
+def einops_layer_reference(ctx: ConversionContext, original: cst.BaseExpression, qualified: str) -> cst.Name:
+    """Rearrange used as a value (isinstance(m, Rearrange), partial(Reduce, ...)) -> the cell's name."""
+    local = helpers.use(ctx, qualified.rsplit(".", 1)[1])
+    ctx.change(original, rules.API_RENAME, qualified, local, f"{qualified} -> {local}, a MindSpore cell the "
+               "conversion writes into this file")
+    return cst.Name(local)
 
 
 HANDLERS = {f"{EINOPS_LAYERS}.{layer}": einops_layer for layer in LAYERS}
