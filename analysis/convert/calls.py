@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .apis import argfixes, composed, compositions, exact_forms, functional, legacy
+from analysis.scan.receivers import is_foreign
+from analysis.scan.scanner import DATASET_ATTRS
+
+from .apis import argfixes, composed, compositions, exact_forms, functional, legacy, partials
 from .apis import thirdparty  # einops, and other packages built on torch
 from .apis import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
 from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
@@ -69,6 +72,11 @@ class CallRewrites(WalkState):
                 return legacy.typed_constructor(ctx, original, updated, qualified, None)
             return tensor_constructor(ctx, original, updated)
         if qualified is None:
+            new = partials.drop_device(ctx, original, updated)
+            if new is not None:
+                return new
+            if isinstance(original.func, cst.Attribute) and is_foreign(original.func.value, ctx.foreign):
+                return updated  # plt.scatter(...), re.sub(...), an array's ravel(): not torch (scan/receivers.py)
             new = receivers.rewrite(self, original, updated)
             if new is not None:
                 return new
@@ -199,6 +207,14 @@ class CallRewrites(WalkState):
     # -- names used as values: dtypes, classes, functions passed around -------------------------
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         if id(original) in self.skip:
+            return updated
+        if original.attr.value in DATASET_ATTRS \
+                and self.ctx.bound.get(dotted(original.value) or "", "").startswith("torchvision.datasets."):
+            from analysis.rules import get_rule  # the marker says what the analyzer's finding says
+
+            attr = original.attr.value
+            self.ctx.mark(original, rules.DATASET_ATTR, f"torchvision.datasets.Dataset.{attr}",
+                          get_rule(rules.DATASET_ATTR).message.format(attr=attr))
             return updated
         return self._reference(original, updated)
 

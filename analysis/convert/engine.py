@@ -8,6 +8,8 @@ import re
 import libcst as cst
 
 from analysis.scan.guard import source_problem
+from analysis.scan.receivers import foreign_table
+from analysis.scan.scanner import DATASET_ATTRS
 
 from .core import rules
 from .core.bound import bindings
@@ -39,7 +41,7 @@ def unified_diff(before: str, after: str, path: str) -> str:
 
 
 def convert_source(
-    source: str, *, path: str = "<string>", target: str = "classic", ms_version: str = "2.4"
+    source: str, *, path: str = "<string>", target: str = "classic", ms_version: str = "2.4",
 ) -> ConversionResult:
     """Convert one PyTorch source file to MindSpore.
 
@@ -64,7 +66,11 @@ def convert_source(
         return ConversionResult(path=path, text=source, diff="")  # (einops alone: its MindSpore backend)
     ctx = ConversionContext.create(target=target, ms_version=ms_version, aliases=aliases)
     ctx.uses_scheduler = "lr_scheduler" in source
-    ctx.outline = outline(source, aliases, relevant_methods(ctx.classic), LABEL_LOSSES)
+    ctx.foreign = foreign_table(module)  # the analyzer reads the same table: a non-torch call is left alone on both sides
+    hot: set[str] = set()
+    if "datasets" in source:  # train_data.train_data on a torchvision dataset is marked (calls.leave_Attribute)
+        hot |= DATASET_ATTRS
+    ctx.outline = outline(source, aliases, relevant_methods(ctx.classic) | hot, LABEL_LOSSES)
     if ctx.outline is not None and ctx.outline.kinds != cst_kinds(module):
         ctx.outline = None  # the two parsers cut the file differently: walk everything, locate by full codegen
     ctx.spelling = Spelling(occupied(source, ctx.outline.tree if ctx.outline is not None else None))

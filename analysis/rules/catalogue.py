@@ -166,6 +166,15 @@ RULES: list[dict] = [
         trigger={"events": ["def:forward"]}, check=None,
     ),
     dict(
+        id="MS-CELL-FORWARD-CALL", title="forward called by name", severity="info", status="converted",
+        autofix=True, versions=("1.6", None), guide=TYPICAL_EN + "#nn-module", mindspore="mindspore.nn.Cell.construct",
+        message="{method}() called by name on a network: a Cell has no forward, the converter writes construct(...) "
+                "(calling the cell itself, net(x), runs the same computation)",
+        explanation="PyTorch code sometimes calls net.forward(x) directly; the converted Cell only has construct.",
+        example=("y = net.forward(x)", "y = net.construct(x)"),
+        trigger={"methods": {"names": ["forward"], "receivers": MODULEISH}}, check=None,
+    ),
+    dict(
         id="MS-CELL-API", title="nn.Module methods with other names on nn.Cell", severity="info", status="converted",
         autofix=True, versions=("1.6", None), guide=TYPICAL_EN + "#nn-module", mindspore="",
         message="Module.{method}() corresponds to Cell.{counterpart}()",
@@ -200,7 +209,7 @@ RULES: list[dict] = [
     ),
     dict(
         id="MS-CELL-BUFFER", title="register_buffer", severity="warning", status="review", autofix=True,
-        versions=("1.6", None), guide=TYPICAL_EN + "#data-size", mindspore="mindspore.Parameter(requires_grad=False)",
+        versions=("1.6", "2.10"), guide=TYPICAL_EN + "#data-size", mindspore="mindspore.Parameter(requires_grad=False)",
         message="buffers do not exist in MindSpore: keep a Tensor attribute, or a Parameter with requires_grad=False "
                 "if it must be saved in checkpoints",
         explanation="MindSpore keeps two data objects, Tensor and Parameter. A buffer that must appear in "
@@ -331,9 +340,11 @@ RULES: list[dict] = [
         trigger={"methods": {"names": ["zero_grad", "step"], "receivers": ["optimizer"]}}, check=None,
     ),
     dict(
-        id="MS-MULTI-OUTPUT-LOSS", title="losses with several outputs (has_aux)", severity="warning", status="review",
-        autofix=False, versions=("2.0", None), guide=MODEL_CELL + "#基础逻辑", mindspore="value_and_grad(..., has_aux=True)",
-        message="the forward function returns several values: pass has_aux=True so only the first is differentiated",
+        id="MS-MULTI-OUTPUT-LOSS", title="losses with several outputs (has_aux)", severity="warning", status="converted",
+        autofix=True, versions=("2.0", None), guide=MODEL_CELL + "#基础逻辑", mindspore="value_and_grad(..., has_aux=True)",
+        # the converter's forward function returns the loss alone (training/steps.py), so only it is differentiated
+        message="the step's forward gives several values and only the loss may be differentiated: the converted "
+                "step differentiates the loss alone (value_and_grad(..., has_aux=True) when the others are used)",
         explanation="MindSpore's grad differentiates the sum of all outputs of the function unless has_aux=True, "
                     "in which case only the first output is differentiated and the rest are returned unchanged.",
         example=("loss, acc = step(x); loss.backward()", "grad_fn = value_and_grad(fn, None, params, has_aux=True)"),
@@ -585,7 +596,7 @@ RULES: list[dict] = [
         explanation="MindSpore's optimizers fix their hyper-parameters at construction. Learning rate and weight "
                     "decay can vary by passing a list or a LearningRateSchedule/Cell computing them from the step.",
         example=("for g in opt.param_groups: g['lr'] *= 0.1", "nn.SGD(params, learning_rate=nn.exponential_decay_lr(...))"),
-        trigger={"events": ["attr:param_groups"]}, check="receiver_not_tensor",
+        trigger={"events": ["attr:param_groups"]}, check="classic_optimizer_groups",
     ),
     dict(
         id="MS-LR-SCHEDULER", title="LR schedulers", severity="warning", status="manual", autofix=False,
@@ -641,7 +652,7 @@ RULES: list[dict] = [
     ),
     dict(
         id="MS-GENERATOR", title="torch.Generator", severity="warning", status="manual", autofix=False,
-        versions=("1.6", None), guide=MODEL_CELL + "#随机种子和生成器", mindspore="seed arguments / mindspore.Generator",
+        versions=("1.6", "2.10"), guide=MODEL_CELL + "#随机种子和生成器", mindspore="seed arguments / mindspore.Generator",
         message="torch.Generator objects have no direct counterpart in the classic API: use seeds",
         explanation="PyTorch threads Generator objects (with get_state/set_state) through random calls; MindSpore "
                     "controls randomness with the global seed and op-level seed arguments.",
@@ -729,7 +740,26 @@ RULES: list[dict] = [
         trigger={"apis": ["torch.multiprocessing.spawn"], "events": ["env:MASTER_ADDR", "env:MASTER_PORT"]},
         check=None,
     ),
-    # ---- static graph --------------------------------------------------------------------------------
+    dict(
+        id="MS-PARTIAL-DEVICE", title="device= bound with functools.partial", severity="warning", status="converted",
+        autofix=True, versions=("1.6", None), guide=TYPICAL_EN + "#data-size", mindspore="",
+        message="functools.partial({api}, device=...) would pass device= to MindSpore's counterpart, which takes none: "
+                "the converter drops it (placement follows set_context)",
+        explanation="A keyword bound by partial reaches the converted function on every call; MindSpore places "
+                    "tensors by the process's device context, not per call.",
+        example=("make = partial(torch.arange, device=dev)", "make = partial(ops.arange)"),
+        trigger={"events": ["partial:device"]}, check=None,
+    ),
+    dict(
+        id="MS-DATASET-ATTR", title="attributes of a torchvision dataset object", severity="warning", status="manual",
+        autofix=False, versions=("1.6", None), guide=TYPICAL_EN + "#data-size", mindspore="create_tuple_iterator",
+        message=".{attr} of a torchvision dataset: MindSpore's dataset object has no such attribute; read the samples "
+                "by iterating it (create_tuple_iterator / create_dict_iterator) or load the files with numpy",
+        explanation="torchvision's MNIST keeps the whole tensor in .data/.targets (.train_data/.train_labels in old "
+                    "releases); MindSpore's MnistDataset is a pipeline that yields rows.",
+        example=("images = train_data.train_data", "images = np.stack([img for img, _ in ds.create_tuple_iterator(output_numpy=True)])"),
+        trigger={"events": ["dataset:attr"]}, check=None,
+    ),
     dict(
         id="MS-GRAPH-NUMPY", title="numpy/scipy inside forward", severity="warning", status="manual", autofix=False,
         versions=("1.6", None), guide=MODEL_CELL + "#动态图与静态图", mindspore="mindspore.ops",
@@ -830,8 +860,7 @@ RULES: list[dict] = [
     dict(
         id="MS-TORCH-BOUND-IMPORT", title="Third-party package built on PyTorch", severity="warning",
         status="manual", autofix=False, versions=("1.6", None), guide=API_MAP, mindspore="",
-        scope="converter",
-        message="{api} is built on PyTorch: MindSpore cannot run it",
+        message="{api} is {what}: MindSpore cannot run it; {todo}",
         explanation="A package whose layers, models or training loop are written in PyTorch (accelerate, timm, "
                     "Lightning, attention packages such as linformer) keeps needing PyTorch after the repository's "
                     "own code is converted, and the converter cannot see into it. "
@@ -839,6 +868,6 @@ RULES: list[dict] = [
                     "torch layers and functions are converted (a MindSpore backend for einops is written into the "
                     "file).",
         example=("from accelerate import Accelerator", "# the step written with mindspore.value_and_grad"),
-        trigger={}, check=None,
+        trigger={"events": ["import:torch_bound"]}, check=None,
     ),
 ]

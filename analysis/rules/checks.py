@@ -103,7 +103,8 @@ def train_eval_mode(use: Use, ctx: Context):
 
 
 def training_without_train_mode(use: Use, ctx: Context):
-    if "train_mode_set" in ctx.facts or use.args or use.kwargs:
+    # a file that builds or defines no network has no Cell whose mode could be wrong
+    if "train_mode_set" in ctx.facts or "network" not in ctx.facts or use.args or use.kwargs:
         return None
     return {}
 
@@ -237,6 +238,21 @@ def optimizer_group_keys(use: Use, ctx: Context):
 
 def receiver_not_tensor(use: Use, ctx: Context):
     return None if use.receiver == "tensor" else {}
+
+
+def classic_optimizer_groups(use: Use, ctx: Context):
+    """param_groups edited: a problem only for an optimizer the converter maps to a classic MindSpore class;
+    mindspore.experimental.optim's (AdamW, and every optimizer whose update rule needs it) keep PyTorch's
+    param_groups, whose lr takes effect at the next step. An optimizer built elsewhere is not judged."""
+    if use.receiver == "tensor":
+        return None
+    from analysis.knowledge.mapping import load_mapping
+
+    mapping = load_mapping("classic")
+    built = [fact.split(":", 1)[1] for fact in ctx.facts if fact.startswith("optimizer:")]
+    classic = [q for q in built if (entry := mapping.get(q)) is not None
+               and not entry.primary.startswith("mindspore.experimental.")]
+    return {} if classic else None
 
 
 def not_lambda_lr(use: Use, ctx: Context):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from analysis.findings import Severity, UseStatus
@@ -140,8 +140,11 @@ def differing_args(entry: ApiEntry, use: Use) -> dict:
     return out
 
 
-def _mapping_hit(use: Use, entry: ApiEntry | None, target: str, covered: bool) -> Hit | None:
-    """The API-mapping finding for a use; `entry` is its row in the target's table (None: not listed)."""
+def _mapping_hit(use: Use, entry: ApiEntry | None, target: str, covered: bool,
+                 dedicated: frozenset[str] = frozenset()) -> Hit | None:
+    """The API-mapping finding for a use; `entry` is its row in the target's table (None: not listed).
+    `dedicated`: words of the findings a dedicated rule made for the same use (Dropout's p, Conv's
+    padding): an argument they name is theirs, not reported again as a generic difference."""
     name = use.name
     if use.kind == "event" or use.context == "base":
         return None
@@ -174,18 +177,24 @@ def _mapping_hit(use: Use, entry: ApiEntry | None, target: str, covered: bool) -
         return Hit(use, rule, message, UseStatus.UNRESOLVED if status_guess else rule.status, name, "", "unmapped",
                    extra)
     extra = differing_args(entry, use) if use.call else {}
-    differs_here = _differences_here(entry, extra)
+    differs_here = [(text, kind) for text, kind in _differences_here(entry, extra)
+                    if text.split(" ", 1)[0] not in dedicated]
     checked = execution_verdict(entry, use)
     if checked is None:  # outside verification by execution: the mapping table's word stands
         checked = verdicts.Verdict(verdicts.VERIFIED, "")
     else:
+        checked = replace(checked, note=harness_free(checked.note))
         extra["verified"] = {"status": checked.status, **({"note": checked.note} if checked.note else {})}
     if checked.status == verdicts.VERIFIED and "verified" in extra:
-        # a default or a dropped switch the converter handles, and the run agrees: nothing left to review
-        handled = [text for text, kind in differs_here if kind in ("default", "dropped")]
+        # a default or a dropped switch the converter handles, and the run agrees: nothing left to review;
+        # a table row about every call's inputs (torch.cat's mixed dtypes, torch.log's integer input)
+        # that calls like this one ran through without a difference is kept as a note, not a finding
+        # (the generated calls pass every argument by position and keyword, with non-default values, in
+        # float32/float64/int64: a difference in what an argument means would have shown as 'differs')
+        handled = [text for text, _ in differs_here]
         if handled:
             extra["handled"] = handled
-        differs_here = [(text, kind) for text, kind in differs_here if kind not in ("default", "dropped")]
+        differs_here = []
     differs_here = [text for text, _ in differs_here]
     mindspore = entry.rewritten_as
     if checked.status in (verdicts.NO_CPU_KERNEL, verdicts.FAILS):
@@ -204,6 +213,8 @@ def _mapping_hit(use: Use, entry: ApiEntry | None, target: str, covered: bool) -
         elif checked.status == verdicts.UNTESTED:
             said.append(checked.note or "not verified by execution")
         message = rule.message.format_map(_Fields(api=name, mindspore=mindspore, args="; " + "; ".join(said)))
+        if differs_here:
+            extra["differs_here"] = differs_here  # agree.py says them again next to what the converter wrote
     else:
         rule = get_rule("MS-API-MAPPED")
         message = rule.message.format_map(_Fields(api=name, mindspore=mindspore))
@@ -225,8 +236,8 @@ def _differences_here(entry: ApiEntry, extra: dict) -> list[tuple[str, str]]:
     the defaults it relies on that differ, and differences of every call's inputs or outputs."""
     out = []
     for d in extra.get("differing_args", ()):
-        if d["relation"] == "renamed":
-            continue
+        if d["relation"] in ("renamed", "renamed_default_differs"):
+            continue  # passed explicitly: its default does not matter and the name is the converter's job
         what = RELATION_TEXT.get(d["relation"], d["relation"])
         kind = "dropped" if d["relation"] == "torch_only" else "default" if "default" in d["relation"] else "semantics"
         out.append((f"{d['arg']} ({what}{', MindSpore ' + d['mindspore'] if d['mindspore'] else ''})", kind))
@@ -240,12 +251,26 @@ def _differences_here(entry: ApiEntry, extra: dict) -> list[tuple[str, str]]:
     return out
 
 
+HARNESS_WORDS = ("no generated call ran",)  # the harness could not build a call: nothing about the user's
+
+
+def harness_free(note: str) -> str:
+    """A verdict's note as a finding may say it: the verification harness's own failure (an exception
+    raised while generating inputs) is not about the user's call, so it reads 'not verified'."""
+    parts = [part.strip() for part in note.split(";")] if note else []
+    kept = [part for part in parts if part and not any(word in part for word in HARNESS_WORDS)]
+    if parts and len(kept) < len(parts) and not any("not verified" in part for part in kept):
+        kept.insert(0, "not verified by execution")
+    return "; ".join(kept)
+
+
 def _supplement_verdict(name: str, use: Use) -> verdicts.Verdict | None:
     if not verdicts.covered(name) or not use.call:
         return None
     names = verdicts.positional_names(name)
     params = [names[i] for i in range(min(len(use.args), len(names)))] + [f"{k}=" for k in use.kwargs]
-    return verdicts.verdict(name, params)
+    found = verdicts.verdict(name, params)
+    return replace(found, note=harness_free(found.note)) if found is not None else None
 
 
 def execution_verdict(entry: ApiEntry, use: Use) -> verdicts.Verdict | None:
@@ -273,10 +298,8 @@ def classify(uses: list[Use], facts: set[str], *, target: str, ms_version: str) 
             # A rule about one argument's MindSpore name is moot where the mapped counterpart keeps the name
             # (experimental.optim.AdamW takes lr, as PyTorch's does).
             rules = [r for r in rules if not _keeps_name(entry, RENAME_RULES.get(r.id))]
-        mapping_hit = _mapping_hit(use, entry, target, covered=bool(rules))
         first = len(hits)
-        if mapping_hit is not None:
-            hits.append(mapping_hit)
+        hits.append(None)  # the mapping finding's place, filled once the dedicated rules have spoken
         for rule in rules:
             if not rule.applies_to(ms_version):
                 continue
@@ -295,9 +318,16 @@ def classify(uses: list[Use], facts: set[str], *, target: str, ms_version: str) 
             extra = {k: v for k, v in fields.items() if v is not NONLIT}
             torch_api = use.name if use.kind != "event" else use.detail.get("api", "")
             hits.append(Hit(use, rule, rule.message.format_map(values), status, torch_api, rule.mindspore, "", extra))
-            if rule.id in SUPERSEDES_MAPPING and mapping_hit is not None and hits[first] is mapping_hit:
-                hits.pop(first)  # the use is removed by the converter: the API mapping is moot
-                mapping_hit = None
+        own = hits[first + 1:]
+        if any(hit.rule.id in SUPERSEDES_MAPPING for hit in own):
+            hits.pop(first)  # the use is removed by the converter: the API mapping is moot
+            continue
+        words = frozenset(w.strip(".,;:()'\"") for hit in own for w in hit.message.replace("=", " ").split())
+        mapping_hit = _mapping_hit(use, entry, target, covered=bool(rules), dedicated=words)
+        if mapping_hit is None:
+            hits.pop(first)
+        else:
+            hits[first] = mapping_hit
     return hits
 
 

@@ -3,7 +3,7 @@
 While walking the CST in source order the scanner numbers every anchorable
 node by a key (``("A", attr)`` for ``x.attr``, ``("N", id)`` for names,
 ``("C", callee)`` for calls, ``("D", name)`` for defs, ``("K", kw)`` for
-keyword arguments). The stdlib ``ast`` (C parser, ~0.2x libcst's parse) sees
+keyword arguments, ``("I", "")`` for import statements). The stdlib ``ast`` (C parser, ~0.2x libcst's parse) sees
 exactly the same nodes with positions; the k-th CST node of a key is the k-th
 AST node of that key in source order. When the two counts disagree for a key
 the file falls back to libcst's PositionProvider, so positions are never
@@ -34,6 +34,8 @@ def _ast_key(node: ast.AST) -> Key | None:
         return ("D", node.name)
     if t is ast.keyword and node.arg is not None:
         return ("K", node.arg)
+    if t is ast.Import or t is ast.ImportFrom:
+        return ("I", "")
     return None
 
 

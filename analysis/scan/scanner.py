@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from analysis.scan.index import ProjectIndex, is_torch_name, resolve_relative, torch_base_kind
+from analysis.scan.receivers import ForeignTable, foreign_table, is_foreign
+from analysis.scan.thirdparty import torch_bound
 from analysis.scan.types import (
+    DATASET,
     DEVICE,
     GENERATOR,
     LOADER,
@@ -122,6 +125,7 @@ class Scanner:
         self.imports_torch = False
         self.tuple_bound: set[str] = set()  # names bound by unpacking a call's result
         self._context = ""
+        self.foreign: ForeignTable | None = None  # receivers that are certainly not torch (receivers.py)
         self._handlers = {
             cst.Import: self._import,
             cst.ImportFrom: self._import_from,
@@ -145,6 +149,7 @@ class Scanner:
 
     # ---- traversal -----------------------------------------------------------
     def run(self, module: cst.Module) -> None:
+        self.foreign = foreign_table(module)
         for stmt in module.body:  # repo-local classes defined anywhere at top level
             if type(stmt) is cst.ClassDef:
                 self.local_classes[stmt.name.value] = []
@@ -283,6 +288,8 @@ class Scanner:
     def infer_call(self, node: cst.Call) -> tuple[str, float] | None:
         func = node.func
         q = self.qualify(func)
+        if q is not None and q.startswith("torchvision.datasets.") and q.rsplit(".", 1)[-1][:1].isupper():
+            return (DATASET, 0.95)
         if q is not None and is_torch_name(q):
             return kind_of_torch_call(q)
         repo_kind = self.class_kind_of_call(func)
@@ -325,7 +332,17 @@ class Scanner:
         return (("", ""), 0)
 
     # ---- handlers: imports ---------------------------------------------------
+    def _torch_bound(self, node, modules: list[str]) -> None:
+        """Imports of packages built on torch (knowledge/data/torch_bound.json): one event per module."""
+        anchor = self.count(("I", ""))
+        for module in modules:
+            row = torch_bound(module)
+            if row is not None:
+                self.event("import:torch_bound", anchor, node,
+                           detail={"api": module, "what": row["what"], "todo": row["todo"]})
+
     def _import(self, node: cst.Import) -> None:
+        self._torch_bound(node, [_dotted(alias.name) for alias in node.names])
         for alias in node.names:
             dotted = _dotted(alias.name)
             if alias.asname is not None and type(alias.asname.name) is cst.Name:
@@ -340,6 +357,7 @@ class Scanner:
         level = len(node.relative)
         target = _dotted(node.module) if node.module is not None else None
         base = resolve_relative(self.module_name, self.is_package, level, target) if level else (target or "")
+        self._torch_bound(node, [] if level else [base])
         if isinstance(node.names, cst.ImportStar):
             if is_torch_name(base):
                 self.star_modules.append(base)
@@ -382,6 +400,8 @@ class Scanner:
             self.local_classes[node.name.value] = bases
         if kind:
             self.event(f"class:{kind}", anchor, node, detail={"class": node.name.value, "bases": bases})
+            if kind == "module":
+                self.facts.add("network")
         self.classes.append(_Class(node.name.value, qualified, kind))
         self.visit(node.body)
         self.classes.pop()
@@ -445,6 +465,8 @@ class Scanner:
         attr = node.attr.value
         anchor = self.count(("A", attr))
         self.visit(node.value)
+        if attr in DATASET_ATTRS and (self.infer(node.value) or ("",))[0] == DATASET:
+            self.event("dataset:attr", anchor, node, detail={"attr": attr, "api": f"torchvision.datasets.Dataset.{attr}"})
         if attr in ATTRIBUTE_EVENTS:
             recv = self.infer(node.value)
             self.event(f"attr:{attr}", anchor, node, receiver=recv[0] if recv else UNKNOWN,
@@ -472,6 +494,10 @@ class Scanner:
             else:
                 args.append(literal(arg.value))
         q = self.qualify(func)
+        if q == "functools.partial" and "device" in kwargs and node.args and node.args[0].keyword is None:
+            bound = self.qualify(node.args[0].value)
+            if bound is not None and is_torch_name(bound):
+                self.event("partial:device", anchor, node, detail={"api": bound})
         if q in SAFE_GLOBALS_LISTS:
             # the classes listed are allowed to the unpickler, not used: the call itself is the only use
             self._count_chain(func)
@@ -481,9 +507,15 @@ class Scanner:
             self._count_chain(func)
             self.add("api", q, anchor, node, call=True, args=args, kwargs=kwargs, context=self._context,
                      detail=_call_detail(node))
+            built = (kind_of_torch_call(q) or ("",))[0]
+            if built == MODULE:
+                self.facts.add("network")
+            elif built == OPTIMIZER:
+                self.facts.add(f"optimizer:{q}")  # which optimizer classes the file builds (classic_optimizer_groups)
         elif q is not None and q.split(".", 1)[0] in NUMPY_ROOTS + THREAD_ROOTS:
             self.visit(func)
-            if self.in_forward:
+            constant = all(v is not NONLIT for v in (*args, *kwargs.values()))  # np.sqrt(2.0): folded, compiles
+            if self.in_forward and not constant:
                 root = q.split(".", 1)[0]
                 self.event("forward:" + ("numpy" if root in NUMPY_ROOTS else "thread"), anchor, node,
                            detail={"api": q})
@@ -494,6 +526,8 @@ class Scanner:
             self._method_call(node, func, method, anchor, args, kwargs)
         else:
             self.visit(func)
+            if self.class_kind_of_call(func) == "module":
+                self.facts.add("network")
             if self.in_forward and type(func) is cst.Name and func.value in self.local_classes:
                 kind = self.class_kind_of_call(func)
                 if kind is None:
@@ -505,6 +539,12 @@ class Scanner:
 
     def _method_call(self, node, func, method, anchor, args, kwargs) -> None:
         recv = self.infer(func.value)
+        if (recv is None or recv[0] == UNKNOWN) and is_foreign(func.value, self.foreign):
+            return  # plt.scatter, re.sub, an array's ravel(), accelerator.backward: no torch object
+        on_module_self = bool(self.classes) and self.classes[-1].kind == "module" \
+            and type(func.value) is cst.Name and func.value.value == "self"
+        if recv is None and on_module_self and method in ALWAYS_REPORTED_METHODS:
+            recv = (MODULE, 0.95)  # self.state_dict() in an nn.Module subclass is the module's
         if method in ("train", "set_train") and self.imports_torch and (recv is None or recv[0] == MODULE):
             # model.train() on a parameter of a helper function: its type is unknown here, the switch is real
             self.facts.add("train_mode_set")
@@ -521,9 +561,14 @@ class Scanner:
             kind, conf = UNKNOWN, 0.3
         else:
             kind, conf = recv
-        if kind in (DEVICE,):
-            return
-        api = f"{RECEIVER_API.get(kind, 'torch.Tensor')}.{method}"
+        if kind in (DEVICE, DATASET):
+            return  # a device object's or a torchvision dataset's own methods are no tensor API
+        owner = RECEIVER_API.get(kind, "torch.Tensor")
+        if kind == UNKNOWN and method not in self.tensor_methods:
+            # optimizer.state_dict() / model.load_state_dict(): no tensor has these; name their real owner
+            optimizer_like = "optim" in _dotted(func.value).lower() or "scaler" in _dotted(func.value).lower()
+            owner = "torch.optim.Optimizer" if optimizer_like else "torch.nn.Module"
+        api = f"{owner}.{method}"
         detail = _call_detail(node)
         if type(func.value) is cst.Name and func.value.value in self.tuple_bound:
             detail["receiver_from_tuple"] = True
@@ -537,6 +582,8 @@ class Scanner:
     # ---- handlers: statements that bind names --------------------------------
     def _assign(self, node: cst.Assign) -> None:
         value = self.infer(node.value)
+        if value is not None and value[0] == MODULE:
+            self.facts.add("network")
         for target in node.targets:
             t = target.target
             if type(t) is cst.Attribute and t.attr.value == "requires_grad":
@@ -685,6 +732,8 @@ def kind_of_torch_call(q: str) -> tuple[str, float] | None:
 SAFE_GLOBALS_LISTS = frozenset({"torch.serialization.safe_globals", "torch.serialization.add_safe_globals"})
 
 # Attribute reads the rules care about.
+# Attributes of a torchvision dataset object that MindSpore's datasets lack.
+DATASET_ATTRS = frozenset("train_data train_labels test_data test_labels data targets".split())
 ATTRIBUTE_EVENTS = frozenset(
     "param_groups running_mean running_var num_batches_tracked grad is_cuda device".split()
 )

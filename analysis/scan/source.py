@@ -11,6 +11,7 @@ from analysis.findings import FileReport, Finding, Severity, UseStatus
 from analysis.knowledge.mapping import load_mapping
 from analysis.rules import get_rule
 from analysis.scan.classify import Hit, classify
+from analysis.scan.agree import agree, statement_starts
 from analysis.scan.guard import source_problem
 from analysis.scan.index import ProjectIndex, module_name_for
 from analysis.scan.notebook import _python_lines, code_cells
@@ -81,8 +82,11 @@ def _syntax_reason(exc: Exception, text: str) -> tuple[str, int, int]:
     return f"syntax error at line {line}: {first}{hint}", int(line), int(col)
 
 
-def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: ProjectIndex | None) -> tuple[list[Finding], str, tuple[int, int]]:
-    """Findings for Python source text; (findings, parse error, error position)."""
+def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: ProjectIndex | None,
+                 agree_with_converter: bool = True) -> tuple[list[Finding], str, tuple[int, int]]:
+    """Findings for Python source text; (findings, parse error, error position). Each finding is made to
+    agree with what the converter does to the same use (agree.py); a notebook's cells, converted as one
+    program, pass agree_with_converter=False."""
     problem = source_problem(text)  # before any parser: deep nesting crashes libcst's native parser
     if problem is not None:
         return [], problem[0], (problem[1], 0)
@@ -111,8 +115,8 @@ def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: P
         return [], "expression nested too deeply to analyse", (1, 0)
     finally:
         sys.setrecursionlimit(limit)
-    if not scanner.uses:
-        return [], "", (0, 0)
+    if not scanner.uses and not (agree_with_converter and scanner.imports_torch):
+        return [], "", (0, 0)  # (a torch file with no use found may still have rewrites to report: agree.py)
     hits = classify(scanner.uses, scanner.facts, target=target, ms_version=ms_version)
     spans = _locate(text, module, scanner, hits)
     findings = []
@@ -124,6 +128,11 @@ def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: P
             mindspore_api=hit.mindspore_api, category=hit.category, confidence=use.confidence, status=hit.status,
             extra=hit.extra or {},
         ))
+    if agree_with_converter:
+        from analysis.convert import convert_source
+
+        findings = agree(findings, convert_source(text, path=path, target=target, ms_version=ms_version),
+                         statement_starts(text))
     findings.sort(key=lambda f: (f.line, f.column, f.rule_id))
     return findings, "", (0, 0)
 
@@ -157,7 +166,8 @@ def analyze_notebook(data: bytes, path: str, *, target: str, ms_version: str, in
     # Cells that do not parse on their own are reported and left out of the program.
     usable, errors = [], []
     for index_, text in code:
-        _, error, (line, col) = analyze_text(text + "\n", path, target=target, ms_version=ms_version, index=None) \
+        _, error, (line, col) = analyze_text(text + "\n", path, target=target, ms_version=ms_version, index=None,
+                                             agree_with_converter=False) \
             if text.strip() else ([], "", (0, 0))
         if error:
             errors.append(parse_error_finding(path, error, cell=index_, line=line, column=col))

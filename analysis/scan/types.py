@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 Key = tuple[str, str]
 
 # Value kinds the scanner tracks for names (``tensor`` gets a confidence).
+DATASET = "dataset"  # a torchvision dataset object (its attributes, not a tensor's)
 TENSOR, MODULE, OPTIMIZER, SCHEDULER, LOADER, DEVICE, GENERATOR, UNKNOWN = (
     "tensor",
     "module",

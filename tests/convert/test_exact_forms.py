@@ -253,7 +253,8 @@ def test_methods_other_libraries_share_are_converted_only_on_tensors():
     assert "ax.scatter(xs, ys, sizes)" in result.text
     assert "c = round_decimals(t, 2)" in result.text and "d = scatter(t.float(), 1, idx, 2.0)" in result.text
     assert "e = round_decimals(ops.ones(3), -1)" in result.text
-    assert {u.line for u in result.unconverted if u.torch_api == "torch.Tensor.round"} == {4, 5}
+    # numpy's array is never a torch tensor (scan/receivers.py): only values.round, of unknown type, is marked
+    assert {u.line for u in result.unconverted if u.torch_api == "torch.Tensor.round"} == {5}
 
 
 # the helpers against PyTorch on several dtypes, shapes and argument forms (one subprocess: both frameworks)

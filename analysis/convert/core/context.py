@@ -54,6 +54,7 @@ class ConversionContext:
     ms_dataset_uses: dict[str, int] = field(default_factory=dict)  # such variable -> pipelines built on it
     outline: object = None  # outline.Outline of the file, None when the stdlib ast could not be used
     bound: dict[str, str] = field(default_factory=dict)  # variable -> kind of value it holds (bound.py)
+    foreign: object = None  # analysis.scan.receivers.ForeignTable: receivers that are certainly not torch
     tree: object = None  # the file's stdlib ast (the outline's, or parsed when there is no outline); None if unparsable
     device_call: object = None  # regex that code calling torch.device matches; None: the file has no such call
     device_reads: set[str] | None = None  # dotted names read outside device moves (devices.read_elsewhere)

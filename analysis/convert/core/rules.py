@@ -18,7 +18,9 @@ TORCH_BOUND = "MS-TORCH-BOUND-IMPORT"  # a third-party package built on torch (k
 # -- cells ------------------------------------------------------------------------------------
 CELL_BASE = "MS-CELL-SUBCLASS"  # nn.Module (or another torch.nn base) -> nn.Cell
 CELL_FORWARD = "MS-CELL-FORWARD"  # forward -> construct
-CELL_API = "MS-CELL-API"  # nn.Module methods named differently on nn.Cell
+CELL_API = "MS-CELL-API"
+DATASET_ATTR = "MS-DATASET-ATTR"  # .train_data/.targets... of a torchvision dataset: marked
+PARTIAL_DEVICE = "MS-PARTIAL-DEVICE"  # functools.partial(torch_api, device=...): device= dropped  # nn.Module methods named differently on nn.Cell
 TRAIN_MODE = "MS-CELL-TRAIN-EVAL"  # train()/eval() -> set_train
 TRAIN_MODE_MISSING = "MS-CELL-TRAIN-MODE"  # set_train(True) added before a training loop
 CONTAINERS = "MS-CONTAINERS"
