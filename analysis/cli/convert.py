@@ -13,6 +13,7 @@ from typing import TextIO
 from analysis.convert import convert_source, convert_tree
 from analysis.convert.core.result import TreeConversion
 from analysis.convert.notebook import convert_notebook
+from analysis.convert.support import helpers, placement
 from analysis.convert.tree import write_reports
 
 
@@ -61,19 +62,43 @@ def run(options: dict, stdout: TextIO) -> int:
 
 
 def _convert_file(src: Path, out: Path, target: str, ms_version: str) -> TreeConversion:
+    """One file (or notebook) converted; the helpers it calls go into the support module beside it,
+    which keeps those of files converted into the same folder before."""
     import time
 
     started = time.perf_counter()
     if out.is_dir():
         out = out / src.name
+    support = _support_name(src, out)
     convert = convert_notebook if src.suffix == ".ipynb" else convert_source
-    result = convert(src.read_text(encoding="utf-8"), path=src.name, target=target, ms_version=ms_version)
+    result = convert(src.read_text(encoding="utf-8"), path=src.name, target=target, ms_version=ms_version,
+                     support=support)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(result.text, encoding="utf-8")
     report = TreeConversion(src=str(src), dst=str(out), target=target, files=[result])
+    if result.support_names:
+        module = out.parent / f"{support}.py"
+        earlier = helpers.support_names(module.read_text(encoding="utf-8")) if module.is_file() else []
+        module.write_text(helpers.support_module({*earlier, *result.support_names}), encoding="utf-8")
+        report.support.append(module.name)
     report.seconds = time.perf_counter() - started
     write_reports(report, out.parent)
     return report
+
+
+def _support_name(src: Path, out: Path) -> str:
+    """The support module's name: ms_support unless a file of the source's folder, or one in the output
+    folder that is not a support module this converter wrote, has it."""
+    def foreign(folder: Path, name: str) -> bool:
+        path = folder / f"{name}.py"
+        if (folder / name).exists() or (path.exists() and folder == src.parent):
+            return True
+        return path.is_file() and not helpers.support_names(path.read_text(encoding="utf-8", errors="replace"))
+
+    name, number = placement.BASE, 2
+    while foreign(src.parent, name) or foreign(out.parent, name):
+        name, number = f"{placement.BASE}_{number}", number + 1
+    return name
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,15 +68,18 @@ class ConversionContext:
     helpers: dict[str, tuple[str, str]] = field(default_factory=dict)  # helper written into the file -> (name, code)
     data_reach: tuple[set[str], set[str], set[str]] | None = None  # (parameter holders, foreign modules, variables): holders.py
     helper_uses: dict[str, int] = field(default_factory=dict)  # helper -> calls of it the output holds (helpers.release)
+    support: str | None = None  # module the helpers are imported from (`ms_support`, `..ms_support`); None: written in
 
     @classmethod
-    def create(cls, *, target: str, ms_version: str, aliases: dict[str, str]) -> "ConversionContext":
+    def create(cls, *, target: str, ms_version: str, aliases: dict[str, str],
+               support: str | None = None) -> "ConversionContext":
         return cls(
             target=target,
             ms_version=parse_version(ms_version),
             mapping=load_mapping(target),
             classic=load_mapping("classic"),
             aliases=aliases,
+            support=support,
         )
 
     def mint_entry(self, torch_name: str):

@@ -1,17 +1,23 @@
-"""Helper definitions written into a converted file: where a PyTorch call has no classic-API
-counterpart of the same shape, the call is rewritten to a small local function or class whose code
-(helper_source.py, checked against PyTorch by the tests) is copied after the file's imports. The
-converted file depends on MindSpore alone, never on this product.
+"""Helpers of a converted file: where a PyTorch call has no classic-API counterpart of the same
+shape, the call is rewritten to a small function or class whose code (helper_source.py, checked
+against PyTorch by the tests) the output carries. The converted code depends on MindSpore alone,
+never on this product.
 
-use() gives a helper's local name (stepping aside from the file's own names) and records it, and the
-helpers it calls, on the context; insert() writes the recorded helpers into the module once the
-imports are settled."""
+Two ways to carry them. A converted tree (and a file the CLI converts) imports them from one support
+module the tree writes (ctx.support names it; support_module() writes its text, tree.py places it):
+the user's files hold no helper code. convert_source without a support module gives a text that
+stands alone: the definitions are written into it, after its imports.
+
+use() gives a helper's local name (stepping aside from the file's own names) and records it on the
+context; insert() writes the import of the recorded helpers, or their definitions, into the module once
+the imports are settled."""
 from __future__ import annotations
 
 import ast
 import io
 import tokenize
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 
 import libcst as cst
@@ -45,13 +51,16 @@ def definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 def use(ctx: ConversionContext, name: str) -> str:
-    """The local name helper `name` gets in this file; its code (and that of the helpers it calls) is
-    written by insert()."""
+    """The local name helper `name` gets in this file; insert() imports it from the support module,
+    or writes its code (and that of the helpers it calls) into the file."""
     ctx.helper_uses[name] = ctx.helper_uses.get(name, 0) + 1
     if name in ctx.helpers:
         return ctx.helpers[name][0]
     text, calls = definitions()[name]
     local = _free_name(ctx, name)
+    if ctx.support is not None:  # the helpers it calls live beside it in the support module
+        ctx.helpers[name] = (local, "")
+        return local
     ctx.helpers[name] = (local, "")  # reserved before the helpers it calls pick their names
     renames = {called: use(ctx, called) for called in calls}
     renames[name] = local
@@ -66,8 +75,9 @@ def release(ctx: ConversionContext, name: str) -> None:
     if ctx.helper_uses[name] > 0 or name not in ctx.helpers:
         return
     del ctx.helpers[name]
-    for called in definitions()[name][1]:
-        release(ctx, called)
+    if ctx.support is None:  # written into the file: so were the helpers it calls
+        for called in definitions()[name][1]:
+            release(ctx, called)
 
 
 def _rename(ctx: ConversionContext, text: str, renames: dict[str, str]) -> str:
@@ -106,9 +116,14 @@ def _free_name(ctx: ConversionContext, name: str) -> str:
 
 
 def insert(module: cst.Module, ctx: ConversionContext) -> cst.Module:
-    """The module with the helpers used written after its leading imports."""
+    """The module with the helpers used imported from the support module, or written, after its
+    leading imports."""
     if not ctx.helpers:
         return module
+    if ctx.support is not None:
+        body = list(module.body)
+        at = _after_imports(body)
+        return module.with_changes(body=[*body[:at], import_statement(ctx), *body[at:]])
     blank = [cst.EmptyLine(), cst.EmptyLine()]
     added = []
     # functions first: a class statement runs when the module loads and may call one for its base
@@ -160,3 +175,66 @@ def _imports_mindspore(stmt: cst.BaseStatement) -> bool:
         if any((dotted(name) or "").split(".")[0] == "mindspore" for name in names):
             return True
     return False
+
+
+def import_statement(ctx: ConversionContext) -> cst.SimpleStatementLine:
+    """`from <support> import a, b as ms_b`: the helpers this file uses, under their local names."""
+    names = [name if local == name else f"{name} as {local}" for name, (local, _) in sorted(ctx.helpers.items())]
+    line = f"from {ctx.support} import {', '.join(names)}"
+    if len(line) > 100:
+        line = f"from {ctx.support} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+    return cst.parse_statement(line + "\n")
+
+
+def closure(names) -> list[str]:
+    """names and the helpers they call, in the order of their definition files."""
+    wanted, stack = set(), list(names)
+    while stack:
+        name = stack.pop()
+        if name not in wanted:
+            wanted.add(name)
+            stack.extend(definitions()[name][1])
+    return [name for name in definitions() if name in wanted]
+
+
+def release_name() -> str:
+    """This product's release, for the support module's header."""
+    try:
+        return metadata.version("porting-dashboard")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unreleased"
+
+
+def support_module(names) -> str:
+    """The text of a tree's support module: the definitions of names (and of the helpers they call),
+    as helper_source.py spells them, under a header saying what the file is."""
+    helpers = closure(names)
+    listed = "".join(f"    {name!r},\n" for name in helpers)
+    body = "\n\n".join(definitions()[name][0].rstrip("\n") + "\n" for name in helpers)
+    return (
+        f'"""MindSpore helpers of this converted tree, written by porting-dashboard {release_name()}.\n\n'
+        "Each stands in for a PyTorch call that has no one-call MindSpore counterpart; the converted files\n"
+        "import what they use from here. Generated from the converter's tested definitions: converting the\n"
+        'tree again rewrites this file."""\n'
+        "import mindspore\n"
+        "from mindspore import nn, ops\n\n"
+        f"__all__ = [\n{listed}]\n\n\n{body}"
+    )
+
+
+def support_names(text: str) -> list[str]:
+    """The helpers a support module this converter wrote holds (its __all__); [] for any other file."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    doc = ast.get_docstring(tree) or ""
+    if not doc.startswith("MindSpore helpers of this converted tree, written by porting-dashboard"):
+        return []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["__all__"]:
+            try:
+                return [name for name in ast.literal_eval(node.value) if name in definitions()]
+            except ValueError:
+                return []
+    return []
