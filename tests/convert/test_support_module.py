@@ -176,3 +176,18 @@ def test_the_product_is_not_needed_to_run_a_support_module():
     imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert imported <= {"mindspore", "numpy", "PIL", "math", "itertools", "functools"}, imported
     assert not (REPO_ROOT / "ms_support.py").exists()
+
+
+def test_change_records_say_where_the_helper_lives():
+    """One helper call (support.helpers.call) for the composed, exact-form, composition, functional and
+    torch.func rewrites: its record names the support module when there is one."""
+    source = ("import torch\nimport torch.nn.functional as F\nfrom torch.func import jacrev\n\n"
+              "def f(x, y):\n    a = torch.max(x)\n    b = F.layer_norm(x, (4,))\n"
+              "    c = torch.einsum('ij,jk->ik', x, y)\n    d = jacrev(torch.sin)(x)\n    return a, b, c, d\n")
+    inline = convert_source(source)
+    shared = convert_source(source, support="..ms_support")
+    helped = {c.mindspore_api for c in shared.changes if "imported from ms_support" in c.description}
+    assert helped == {"max_all", "layer_norm", "einsum", "func_jacrev"}
+    assert set(shared.support_names) == helped
+    assert {c.mindspore_api for c in inline.changes if "written into this file" in c.description} == helped
+    assert [c.line for c in inline.changes] == [c.line for c in shared.changes]

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from ..core import rules
 from ..core.context import ConversionContext
 from ..core.names import dotted
 
@@ -66,6 +67,26 @@ def use(ctx: ConversionContext, name: str) -> str:
     renames[name] = local
     ctx.helpers[name] = (local, _rename(ctx, text, renames))
     return local
+
+
+def call(ctx: ConversionContext, original: cst.Call, api: str, helper: str, args: list[cst.Arg], *,
+         why: str = "", note: str = "", shown: str | None = None, template: cst.Call | None = None,
+         rule_id: str = rules.API_ARGS) -> cst.Call:
+    """The one way a rewrite calls a helper: the call of PyTorch's `api` (original) becomes
+    helper(args), args being its bound arguments in the helper's order; the helper is registered for
+    the output (use()) and one change record says where it lives. template: a call whose other parts
+    (parentheses, spacing) the result keeps; shown: how the record names the PyTorch call."""
+    local = use(ctx, helper)
+    ctx.change(original, rule_id, api, local,
+               f"{shown or api} -> {local}(), {where(ctx)}" + (f" ({why})" if why else "") + note)
+    return (template or cst.Call(func=cst.Name(local))).with_changes(func=cst.Name(local), args=args)
+
+
+def where(ctx: ConversionContext, what: str = "a local function") -> str:
+    """What a helper is and where this file's helpers live, as the change records say it."""
+    if ctx.support is None:
+        return f"{what} written into this file"
+    return f"{what} imported from {ctx.support.lstrip('.')}"
 
 
 def release(ctx: ConversionContext, name: str) -> None:
