@@ -81,9 +81,9 @@ def run_create(*, project: Project, archive: UploadedFile, user=None, enqueue: b
         Stage(run=run, name=name, position=position) for position, name in enumerate(Stage.ORDER)
     )
     if enqueue:
-        from workers.pipeline import pipeline_start
+        import workers
 
-        transaction.on_commit(lambda: pipeline_start(run.id))
+        transaction.on_commit(lambda: workers.start("run", run.id))
     return run
 
 
