@@ -191,3 +191,21 @@ def test_change_records_say_where_the_helper_lives():
     assert set(shared.support_names) == helped
     assert {c.mindspore_api for c in inline.changes if "written into this file" in c.description} == helped
     assert [c.line for c in inline.changes] == [c.line for c in shared.changes]
+
+
+def test_an_einops_file_gets_the_backend_by_importing_the_support_module(tmp_path):
+    """The backend class registers itself with einops when its class statement runs: importing it
+    from the support module runs it, before the file's einops calls."""
+    import pytest
+
+    pytest.importorskip("einops")
+    source = ("import numpy as np\nimport torch\nfrom einops import rearrange, reduce\n"
+              "from einops.layers.torch import Rearrange\n\n"
+              "x = torch.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))\n"
+              "print([list(rearrange(x, 'b c -> c b').shape), reduce(x, 'b c -> b', 'sum').tolist(),"
+              " list(Rearrange('b c -> c b')(x).shape)])\n")
+    src = _tree(tmp_path / "src", {"m.py": source})
+    report = convert_tree(src, tmp_path / "out", jobs=1)
+    assert report.support == ["ms_support.py"]
+    assert "from ms_support import MindSporeEinopsBackend, Rearrange\n" in (tmp_path / "out/m.py").read_text()
+    assert _run(["m.py"], tmp_path / "out") == [[[3, 2], [3.0, 12.0], [3, 2]]]

@@ -208,14 +208,16 @@ def import_statement(ctx: ConversionContext) -> cst.SimpleStatementLine:
 
 
 def closure(names) -> list[str]:
-    """names and the helpers they call, in the order of their definition files."""
+    """names and the helpers they call: functions, then classes (a class statement runs on import and
+    may call one for its base), each in the order of their definition files."""
     wanted, stack = set(), list(names)
     while stack:
         name = stack.pop()
         if name not in wanted:
             wanted.add(name)
             stack.extend(definitions()[name][1])
-    return [name for name in definitions() if name in wanted]
+    ordered = [name for name in definitions() if name in wanted]
+    return sorted(ordered, key=lambda name: isinstance(ast.parse(definitions()[name][0]).body[0], ast.ClassDef))
 
 
 def release_name() -> str:
