@@ -31,6 +31,8 @@ SOURCE = Path(__file__).with_name("helper_source.py")
 MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__).with_name("helper_einops.py"))
 # The module names helper code uses -> the MindSpore module each stands for.
 HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
+# How a support module this converter wrote starts (support_names() tells it from a user's file).
+HEADER = "MindSpore helpers of this converted tree, written by porting-dashboard"
 
 
 @lru_cache(maxsize=1)
@@ -235,7 +237,7 @@ def support_module(names) -> str:
     listed = "".join(f"    {name!r},\n" for name in helpers)
     body = "\n\n".join(definitions()[name][0].rstrip("\n") + "\n" for name in helpers)
     return (
-        f'"""MindSpore helpers of this converted tree, written by porting-dashboard {release_name()}.\n\n'
+        f'"""{HEADER} {release_name()}.\n\n'
         "Each stands in for a PyTorch call that has no one-call MindSpore counterpart; the converted files\n"
         "import what they use from here. Generated from the converter's tested definitions: converting the\n"
         'tree again rewrites this file."""\n'
@@ -252,7 +254,7 @@ def support_names(text: str) -> list[str]:
     except (SyntaxError, ValueError):
         return []
     doc = ast.get_docstring(tree) or ""
-    if not doc.startswith("MindSpore helpers of this converted tree, written by porting-dashboard"):
+    if not doc.startswith(HEADER):
         return []
     for node in tree.body:
         if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["__all__"]:
