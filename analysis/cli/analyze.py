@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from analysis.fingerprint import fingerprint_tree
+from analysis.links import links_under, skipped_message
 from analysis.report.json import to_json
 from analysis.report.notebook_lines import notebook_locator
 from analysis.report.sarif import to_sarif
@@ -35,9 +36,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(options: dict, stdout: TextIO) -> int:
     path = Path(options["path"])
+    if path.is_symlink():
+        stdout.write(f"error: {path} is a symbolic link; links are never read\n")
+        return 2
     if not path.exists():
         stdout.write(f"error: {path} does not exist\n")
         return 2
+    if path.is_dir() and (skipped := skipped_message(links_under(path))):
+        sys.stderr.write(skipped + "\n")  # stdout may be the JSON or SARIF report
     try:
         reports = analyze_tree(path, target=options.get("target") or "classic",
                                ms_version=str(options.get("ms_version") or "2.4"), jobs=options.get("jobs"),

@@ -15,6 +15,7 @@ from analysis.convert.core.result import TreeConversion
 from analysis.convert.notebook import convert_notebook
 from analysis.convert.support import helpers, placement
 from analysis.convert.tree import write_reports
+from analysis.links import links_under, skipped_message
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +33,9 @@ def run(options: dict, stdout: TextIO) -> int:
     out = Path(options["out"])
     target = options.get("target") or "classic"
     ms_version = options.get("ms_version") or "2.4"
+    if src.is_symlink():
+        stdout.write(f"error: {src} is a symbolic link; links are never read\n")
+        return 2
     if not src.exists():
         stdout.write(f"error: {src} does not exist\n")
         return 2
@@ -54,6 +58,8 @@ def run(options: dict, stdout: TextIO) -> int:
         f"({summary['changes']} changes, {summary['unconverted']} left for review, "
         f"{summary['copied_files']} other file(s) copied) in {summary['seconds']:.2f}s\n"
     )
+    if src.is_dir() and (skipped := skipped_message(links_under(src))):
+        stdout.write(skipped + "\n")
     for result in report.files:
         for item in result.unconverted:
             where = f"cell {item.cell}, line {item.line}" if hasattr(item, "cell") else item.line

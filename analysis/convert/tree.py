@@ -16,6 +16,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
+from analysis.links import read_regular
+
 from .core.result import ConversionResult, TreeConversion
 from .engine import TARGETS, convert_source
 from .notebook import convert_notebook
@@ -27,7 +29,7 @@ CHUNK = 32
 
 
 def _read(path: Path) -> str:
-    data = path.read_bytes()
+    data = read_regular(path)  # never through a link
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -44,10 +46,12 @@ def _convert_batch(batch: list[tuple[str, str, str]], target: str, ms_version: s
 
 def _walk(src: Path) -> tuple[list[Path], list[Path]]:
     python, other = [], []
-    for root, dirs, files in os.walk(src):
+    for root, dirs, files in os.walk(src):  # a linked folder is listed, never entered
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for name in sorted(files):
             path = Path(root) / name
+            if path.is_symlink():
+                continue  # never read nor copied (links_under names it)
             (python if name.endswith((".py", ".ipynb")) else other).append(path)
     return python, other
 
@@ -116,7 +120,7 @@ def convert_tree(
     for path in other:
         rel = path.relative_to(src)
         (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, dst / rel)
+        shutil.copy2(path, dst / rel, follow_symlinks=False)
         report.copied.append(rel.as_posix())
     users = [r.path for r in results if r.support_names]
     if users:

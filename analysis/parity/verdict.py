@@ -79,8 +79,8 @@ class Judge:
             return
         try:
             self._pair(record, arrays)
-        except SchemaError as exc:
-            self.error = str(exc)
+        except Exception as exc:  # hostile data: whatever cannot be judged makes the entry an error
+            self.error = f"{type(exc).__name__}: {str(exc)[:300]}"
 
     def _pair(self, record: dict, arrays: dict) -> None:
         number = record.get("id")

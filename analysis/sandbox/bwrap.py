@@ -135,7 +135,7 @@ def build(*, command: list[str], env: dict[str, str], home_size: int, data_files
     # empty read-only tmpfs: its environment and command line are not the child's to read.
     argv += ["--proc", "/proc", "--size", "4096", "--perms", "0555", "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
              "--dev", "/dev", "--size", str(SHM_SIZE), "--perms", "1777", "--tmpfs", "/dev/shm",
-             "--remount-ro", "/dev", "--size", str(TMP_SIZE), "--perms", "1777", "--tmpfs", "/tmp"]
+             "--size", str(TMP_SIZE), "--perms", "1777", "--tmpfs", "/tmp"]
     made.update(("/proc", "/dev", "/tmp"))
     bound: list[str] = []
     system = [p for p in SYSTEM_RO if os.path.exists(p)]
@@ -155,6 +155,7 @@ def build(*, command: list[str], env: dict[str, str], home_size: int, data_files
     for pattern in DEVICE_NODES.get(device, ()):
         for node in sorted(glob.glob(pattern)):
             argv += _parents(node, made) + ["--dev-bind", node, node]
+    argv += ["--remount-ro", "/dev"]  # after the device nodes' mount points are made: nothing else lands there
     argv += _parents(BOX_HOME + "/x", made) + ["--size", str(home_size), "--perms", "0777", "--tmpfs", BOX_HOME]
     for inside, fd in data_files.items():
         argv += ["--perms", "0444", "--ro-bind-data", str(fd), inside]

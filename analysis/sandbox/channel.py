@@ -25,7 +25,7 @@ import struct
 
 MAGIC = b"PF"
 PREFIX = struct.Struct(">2sIQ")  # magic, header bytes, body bytes
-MAX_HEADER = 1 << 20
+MAX_HEADER = 8 << 20
 MAX_BODY = 64 << 20
 MAX_DEPTH = 32
 MAX_ARRAYS = 64  # per frame

@@ -86,7 +86,7 @@ BWRAP_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 @dataclass
 class SandboxLimits:
     timeout_s: float = 300.0  # wall clock; with startup_s the one deadline, fixed by the parent
-    startup_s: float = 120.0  # extra allowance for the framework imports
+    startup_s: float = 120.0  # extra allowance for the framework imports, ended early by a "start" record
     memory_mb: int = 6144  # resident set of the whole box, enforced by the parent
     cpu_s: int | None = None  # RLIMIT_CPU per process; default: 4x the wall timeout
     address_space_mb: int | None = None  # RLIMIT_AS; default: memory_mb + overhead
@@ -343,6 +343,7 @@ def _watch(proc: subprocess.Popen, result: SandboxResult, read_fd: int, limits: 
     here, from the limits: nothing the child sends moves it), memory runs
     over, or a stop is asked; then kill the box."""
     deadline = started + limits.startup_s + limits.timeout_s
+    budget_end = [deadline]  # a list: deliver() may only ever bring it closer
     reader = channel.Reader(limits.channel_mb << 20)
     next_stop_poll = time.monotonic() + STOP_POLL_S
     next_memory_poll = time.monotonic()
@@ -353,6 +354,10 @@ def _watch(proc: subprocess.Popen, result: SandboxResult, read_fd: int, limits: 
         for record, arrays in frames:
             if result.reported_protections is None and isinstance(record.get("protections"), dict):
                 result.reported_protections = record["protections"]
+            if record.get("event") == "start":
+                # The child's imports are done: what is left of the startup allowance goes. A record
+                # can only bring the deadline closer, never move it later.
+                budget_end[0] = min(budget_end[0], time.monotonic() + limits.timeout_s)
             if record.get("event") == "file":
                 outbox.write(record, arrays.get("data"))
             elif on_record is not None:
@@ -389,7 +394,7 @@ def _watch(proc: subprocess.Popen, result: SandboxResult, read_fd: int, limits: 
                     drain(True)
                 break
             now = time.monotonic()
-            if now > deadline:
+            if now > budget_end[0]:
                 result.timed_out = True
             elif should_stop is not None and now >= next_stop_poll:
                 # Works whatever the broker: a cancelled run is seen here within a second or so.
