@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import gc
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -115,6 +116,29 @@ def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Pa
         return _run_entry(entry, torch_model, ms_model, torch_device=torch_device, root=root, progress=progress)
     finally:
         fw.REPLAY.stop()
+        _sink = None
+
+
+def run_and_judge(entry: dict, torch_model, ms_model, *, torch_device: str, root: Path | None = None) -> dict:
+    """Measure and judge in this one process: for benchmarks and tests of the trusted code
+    on trusted models. Parity on uploaded code always judges in the parent (engine.py)."""
+    with judged_here(entry) as judge:
+        return judge.judge(run_entry(entry, torch_model, ms_model, torch_device=torch_device, root=root,
+                                     sink=_sink))
+
+
+@contextmanager
+def judged_here(job: dict):
+    """A Judge fed directly by the measurements taken inside the block (see run_and_judge)."""
+    from .measure import Sink
+    from .verdict import Judge
+
+    global _sink
+    judge = Judge(job)
+    _sink = Sink(lambda record, arrays=None: judge.pair(record, arrays), "local")
+    try:
+        yield judge
+    finally:
         _sink = None
 
 

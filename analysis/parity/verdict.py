@@ -130,6 +130,10 @@ class Judge:
                     "inputs": sent.get("inputs") if isinstance(sent.get("inputs"), list) else None}
         return result
 
+    def resolve_rows(self, rows: list) -> list[dict]:
+        """Rows that point at pairs, with those pairs' metrics and statuses."""
+        return [self._resolve(row) for row in rows]
+
     # -- the result, judged --------------------------------------------------------------------------------------
 
     def _resolve(self, row: dict) -> dict:

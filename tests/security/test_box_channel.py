@@ -10,6 +10,7 @@ fail on the code before the split.
 from __future__ import annotations
 
 import errno
+import tempfile
 import time
 
 import pytest
@@ -61,16 +62,18 @@ def test_a_deeply_nested_record_ends_the_stream_not_the_parent():
     assert result.wall_s < 30 and _box_alive() == []
 
 
-def test_an_exception_in_the_parents_reader_kills_the_box(monkeypatch):
+def test_an_exception_in_the_parents_reader_kills_the_box(monkeypatch, tmp_path):
     def broken(self, data):
         raise RuntimeError("injected into the reader")
 
     monkeypatch.setattr(channel_module.Reader, "feed", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the parent's work dirs go here
     started = time.monotonic()
     with pytest.raises(RuntimeError, match="injected"):
         _run("import time\ntime.sleep(60)", timeout_s=60)
     assert time.monotonic() - started < 30
     assert _box_alive() == []
+    assert list(tmp_path.glob("sandbox-*")) == []  # its work dir is gone too
 
 
 def test_the_child_cannot_move_the_deadline():
