@@ -141,8 +141,11 @@ def unprivileged_python(base: Path) -> str:
     venv = base / "venv"
     subprocess.run([system, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = next((p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)), None)
-    (venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
-     / "test-packages.pth").write_text(site + "\n")
+    packages = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    (packages / "test-packages.pth").write_text(site + "\n")
+    # redis-py imports the async_timeout backport below Python 3.11.3 (Debian 12 ships 3.11.2);
+    # the standard library's asyncio.timeout is the same context manager.
+    (packages / "async_timeout.py").write_text("from asyncio import timeout  # noqa: F401\n")
     subprocess.run(["chmod", "-R", "a+rX", str(venv)], check=True)
     return str(venv / "bin" / "python")
 
