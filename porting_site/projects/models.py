@@ -72,6 +72,9 @@ class Run(models.Model):
     # Counts that never change once the findings are stored (by file/rule/API/severity, rule,
     # status, severity); written at finalize, backfilled on first use (see tallies.py).
     tallies = models.JSONField(default=dict, blank=True)
+    # The support module(s) the converter wrote into the converted tree ({path: text}): converted
+    # files import their helpers from it, so a download must carry it even after the tree is gone.
+    support_files = models.JSONField(default=dict, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "number"], name="run_number_per_project")]
