@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", choices=("classic", "mint"), default="classic",
                         help="classic mindspore.nn/ops (default) or mindspore.mint where mapped")
     parser.add_argument("--report", default=None, help="also write the conversion report to this JSON file")
-    parser.add_argument("--ms-version", default="2.4", help="MindSpore version the output targets (default 2.4)")
+    parser.add_argument("--ms-version", default="2.10", help="MindSpore version the output targets (default 2.10, the release the product checks against)")
     parser.add_argument("--jobs", type=int, default=None, help="parallel workers (default: all cores)")
 
 
@@ -32,7 +32,7 @@ def run(options: dict, stdout: TextIO) -> int:
     src = Path(options["src"])
     out = Path(options["out"])
     target = options.get("target") or "classic"
-    ms_version = options.get("ms_version") or "2.4"
+    ms_version = options.get("ms_version") or "2.10"
     if src.is_symlink():
         stdout.write(f"error: {src} is a symbolic link; links are never read\n")
         return 2
