@@ -38,7 +38,7 @@ class StatementRewrites(WalkState):
                 and isinstance(node.body[0], (cst.Assign, cst.AnnAssign)):
             value = node.body[0].value
             if value is not None and self.ctx.device_call.search(code(value)) \
-                    and _calls_any(value, self.ctx.aliases, ("torch.device",)):
+                    and _device_valued(value, self.ctx.aliases):
                 targets = [t.target for t in node.body[0].targets] if isinstance(node.body[0], cst.Assign) \
                     else [node.body[0].target]
                 names = [dotted(t) for t in targets]
@@ -157,6 +157,22 @@ def _calls_any(node: cst.CSTNode, aliases: dict[str, str], names: tuple[str, ...
             nonlocal found
             if resolve(call.func, aliases) in names:
                 found = True
+
+    node.visit(_Find())
+    return found
+
+
+def _device_valued(node: cst.CSTNode, aliases: dict[str, str]) -> bool:
+    """Whether the value is a torch.device(...) (in a conditional or not), not a call handed one as an
+    argument (`functools.partial(torch.arange, device=torch.device("cpu"))` is no device variable)."""
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> bool:
+            nonlocal found
+            if resolve(call.func, aliases) == "torch.device":
+                found = True
+            return False
 
     node.visit(_Find())
     return found

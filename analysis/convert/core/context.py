@@ -36,6 +36,7 @@ class ConversionContext:
     marks: list[list[str]] = field(default_factory=list)  # MIGRATE comments per open statement
     uses_scheduler: bool = False  # the file builds LR schedulers: optimizers go experimental
     dataset_names: set[str] = field(default_factory=set)  # variables bound to converted loaders
+    loader_sources: dict[str, str] = field(default_factory=dict)  # loader variable -> its dataset variable (loader.dataset)
     optimizer_names: set[str] = field(default_factory=set)  # variables bound to torch.optim optimizers
     optimizer_models: dict[str, str] = field(default_factory=dict)  # optimizer variable -> network it trains
     optimizer_networks: dict[str, tuple[str, ...]] = field(default_factory=dict)  # ... -> networks whose parts it trains
@@ -64,6 +65,8 @@ class ConversionContext:
     statement_marks: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)  # statement -> marks
     autocast_decorators: set[int] = field(default_factory=set)  # @autocast(...) calls the definition drops
     step_notes: dict[int, str] = field(default_factory=dict)  # backward()/step() call -> its mark when left
+    hoisted: dict[int, list] = field(default_factory=dict)  # loop body -> step functions to write before its loop
+    step_names: set[str] = field(default_factory=set)  # names the file uses, and hoisted step functions' names
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
     helpers: dict[str, tuple[str, str]] = field(default_factory=dict)  # helper written into the file -> (name, code)
     data_reach: tuple[set[str], set[str], set[str]] | None = None  # (parameter holders, foreign modules, variables): holders.py

@@ -7,7 +7,7 @@ import libcst as cst
 from ..core import rules
 from ..core.result import Change, Unconverted
 from ..core.walk import WalkState
-from . import accumulation, optimizers
+from . import accumulation, hoist, optimizers
 
 
 class LoopRewrites(WalkState):
@@ -59,14 +59,16 @@ class LoopRewrites(WalkState):
                 wanted.append(model)
 
     def _train_mode(self, original: cst.CSTNode, result, within):
-        """model.set_train(True) above the outermost loop of a scope that trains model (or a mark
-        when the file does not say which network the optimizer updates)."""
+        """Before the outermost loop of a scope that trains: the training steps' functions defined once
+        (hoist.py), then model.set_train(True) for each network trained (or a mark when the file does
+        not say which network the optimizer updates)."""
         if not isinstance(result, (cst.For, cst.While)):
             return result
         kept = len(original.leading_lines)  # blank lines and comments above the loop go above the new line
         above, own = list(result.leading_lines[:kept]), list(result.leading_lines[kept:])
-        statements: list[cst.BaseStatement] = []
-        for model in self.train_before.pop(id(original)):
+        statements: list[cst.BaseStatement] = list(self.hoist_before.pop(id(original), ()))
+        hoisted = len(statements)
+        for model in self.train_before.pop(id(original), ()):
             if model is None:
                 action = ("a Cell starts in inference mode: call set_train(True) on the network this loop trains "
                           "(PyTorch modules start in training mode)")
@@ -81,6 +83,10 @@ class LoopRewrites(WalkState):
             self.ctx.changes.append(change)
             self.ctx.located.append((change, original, within))
             statements.append(cst.parse_statement(f"{model}.set_train(True)"))
+        if statements and len(statements) == hoisted:  # a blank line between the step's functions and the loop
+            own.insert(0, cst.EmptyLine())
+        elif hoisted:
+            statements[hoisted] = statements[hoisted].with_changes(leading_lines=[cst.EmptyLine()])
         if not statements:
             return result.with_changes(leading_lines=[*above, *own])
         statements[0] = statements[0].with_changes(leading_lines=above)
@@ -104,10 +110,17 @@ class LoopRewrites(WalkState):
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
         if id(original) in self.loop_bodies:
             self.ctx.loop_depth -= 1
-        scope = self.scopes[-1][0] if self.scopes else None
+        scope, base = self.scopes[-1] if self.scopes else (None, 0)
+        in_loop = id(original) in self.loop_bodies
+        # the scope's outermost loop around this block: the step's functions are written once before it
+        outer = self.loops[base] if in_loop and len(self.loops) > base else None
+        frame = hoist.loop_frame(outer) if outer is not None else None
         updated = accumulation.before_step(self.ctx, original, updated)
-        updated, stepped = optimizers.rewrite_step(self.ctx, original, updated, scope, id(original) in self.loop_bodies)
+        updated, stepped = optimizers.rewrite_step(self.ctx, original, updated, scope, in_loop, frame)
         updated = accumulation.after_step(self.ctx, original, updated)
+        hoisted = self.ctx.hoisted.pop(id(original), None)
+        if hoisted:
+            self.hoist_before.setdefault(id(outer), []).extend(hoisted)
         for optimizer in stepped:
             self._needs_train_mode(optimizer)
         if not updated.body:
