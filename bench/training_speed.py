@@ -7,7 +7,8 @@ the other, on the same synthetic data (tests/convert/realworld: MNIST files, a t
 tokens), through tests/convert/realworld/run_script.py, which records the time of every loss. A
 script's step time is the median gap between consecutive losses after the first --warmup steps (the
 first steps pay for compilation on the MindSpore side and for lazy initialisation on both); the
-time to the last loss from the first, compilation included, is reported beside it. Scripts: the
+time to the last loss from the first, compilation included, is reported beside it, and so is the
+median step in the process's CPU time (less sensitive to other work on a shared machine). Scripts: the
 realworld training scripts that train unmodified (needs /work/shared/realworld or REALWORLD_DIR) and
 bench/training_scripts (a CNN, a GRU seq2seq, a GAN whose generated batch feeds both losses).
 """
@@ -85,10 +86,13 @@ def measure(name: str, original: Path, converted: Path, workdir, args: list[str]
         times = result.get("times", [])
         row[framework] = {"status": result["status"], "losses": result["losses"][:5],
                           "step_s": step_time(times, warmup),
+                          "cpu_step_s": step_time(result.get("cpu_times", []), warmup),
                           "first_to_last_s": times[-1] - times[0] if len(times) > 1 else None,
                           "steps": len(times), "wall_s": result.get("wall_s")}
     ours, theirs = row["mindspore"]["step_s"], row["torch"]["step_s"]
     row["ratio"] = ours / theirs if ours and theirs else None
+    ours, theirs = row["mindspore"]["cpu_step_s"], row["torch"]["cpu_step_s"]
+    row["cpu_ratio"] = ours / theirs if ours and theirs else None
     return row
 
 
@@ -133,13 +137,18 @@ def main() -> None:
             row = measure(name, original, converted, workdir, args, opts.steps, opts.warmup, opts.timeout)
             rows.append(row)
             t, m = row["torch"], row["mindspore"]
-            print(f"{name:60s} torch {_ms(t['step_s'])}  mindspore {_ms(m['step_s'])}  ratio "
-                  f"{row['ratio']:.2f}x" if row["ratio"] else f"{name:60s} torch {t['status'][:80]} | "
-                  f"mindspore {m['status'][:200]}", flush=True)
+            print(f"{name:55s} torch {_ms(t['step_s'])}  mindspore {_ms(m['step_s'])}  ratio {row['ratio']:.2f}x"
+                  f"  (CPU time {_ms(t['cpu_step_s'])} / {_ms(m['cpu_step_s'])}: {row['cpu_ratio'] or 0:.2f}x)"
+                  if row["ratio"] else f"{name:55s} torch {t['status'][:80]} | mindspore {m['status'][:200]}",
+                  flush=True)
     ratios = [r["ratio"] for r in rows if r["ratio"]]
+    cpu = [r["cpu_ratio"] for r in rows if r["cpu_ratio"]]
     summary = {"scripts": len(rows), "measured": len(ratios),
                "median_ratio": statistics.median(ratios) if ratios else None,
-               "max_ratio": max(ratios) if ratios else None, "steps": opts.steps, "warmup": opts.warmup}
+               "max_ratio": max(ratios) if ratios else None,
+               "median_cpu_ratio": statistics.median(cpu) if cpu else None,
+               "max_cpu_ratio": max(cpu) if cpu else None, "steps": opts.steps, "warmup": opts.warmup,
+               "load_average": os.getloadavg()}
     import analysis
     summary["converter"] = str(Path(analysis.__file__).parent)
     print(json.dumps(summary))

@@ -99,15 +99,16 @@ def test_the_step_is_defined_once_before_the_outermost_loop_and_compiled():
     text = _convert("classifier_over_batches")
     loop = text.index("for epoch in range(3):")
     assert text.index("def forward_fn(inputs, targets):") < loop  # the batch comes in; the network is read
-    assert text.index("@mindspore.jit\ndef train_step(inputs, targets):") < loop
+    # the networks' training modes come in too: a graph compiled in one mode is not run in another
+    assert text.index("@mindspore.jit\ndef train_step(inputs, targets, training_modes):") < loop
     assert text.count("value_and_grad(") == 1 and text.index("value_and_grad(") < loop
-    assert "        loss, outputs = train_step(inputs, targets)\n        losses.append(loss.item())" in text
+    assert "        loss, outputs = train_step(inputs, targets, (model.training,))\n        losses.append(" in text
 
 
 def test_names_a_loop_assigns_are_parameters_and_an_unrolled_range_compiles():
     text = _convert("decoder_unrolled_over_range")
-    assert "def forward_fn(tokens):" in text and "@mindspore.jit\ndef train_step(tokens):" in text
-    assert "    loss = train_step(tokens)" in text
+    assert "def forward_fn(tokens):" in text and "@mindspore.jit\ndef train_step(tokens, training_modes):" in text
+    assert "    loss = train_step(tokens, (cell.training, embed.training, head.training))" in text
 
 
 def test_what_a_graph_runs_otherwise_than_python_keeps_the_step_uncompiled():
@@ -134,7 +135,8 @@ def test_the_step_functions_step_aside_from_the_files_own_names():
               "for xb in data:\n    loss = model(train_step(xb)).sum()\n    opt.zero_grad()\n    loss.backward()\n"
               "    opt.step()\n")
     text = convert_source(source).text
-    assert "def train_step(batch):" in text and "def train_step2(xb):" in text and "loss = train_step2(xb)" in text
+    assert "def train_step(batch):" in text and "def train_step2(xb, training_modes):" in text
+    assert "loss = train_step2(xb, (model.training,))" in text
 
 
 def test_a_value_computed_in_an_earlier_step_is_recomputed_in_the_step_whose_gradient_needs_it():

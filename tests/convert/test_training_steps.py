@@ -268,7 +268,7 @@ def test_forward_holds_exactly_the_computation_from_inputs_to_loss():
     assert "outputs = model(inputs)" in forward
     assert "inputs = x.reshape" not in forward and "inputs = x.reshape" in text  # data prepared before it
     assert "total" not in forward  # the running total stays outside and adds the returned loss
-    assert "loss = train_step(inputs)\n    total += loss.item()" in text
+    assert "loss = train_step(inputs, (model.training,))\n    total += loss.item()" in text
     assert "zero_grad" not in text and "MIGRATE" not in text
 
 
@@ -297,7 +297,7 @@ def test_data_fetching_stays_outside_the_forward():
     assert "outputs = model(inputs)" in forward
     # targets is read after the step and given to it; the forward never sets it
     assert "(loss, outputs), grads = grad_fn(inputs, targets)" in text
-    assert "loss, outputs = train_step(inputs, targets)\n    gaps.append" in text
+    assert "loss, outputs = train_step(inputs, targets, (model.training,))\n    gaps.append" in text
 
 
 def test_what_reaches_the_parameters_stays_in_the_forward():

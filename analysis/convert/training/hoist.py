@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..core.names import code
-from .steps import _collect, _free_reads, assigned_names, definite_writes
+from .steps import _collect, _free_reads, assigned_names, definite_writes, read_names
 
 # calls in a forward that a compiled graph does not run as Python would
 HOST_METHODS = frozenset({"item", "asnumpy", "numpy", "tolist", "backward"})
@@ -117,6 +117,19 @@ def _root(func: cst.BaseExpression) -> str:
     while isinstance(func, cst.Attribute):
         func = func.value
     return func.value if isinstance(func, cst.Name) else ""
+
+
+def modes_argument(ctx, statements: list[cst.BaseStatement]) -> str:
+    """`(model.training,)` for the networks the file trains that the forward reads, '' when none is
+    known. A compiled graph keeps the training mode its networks had when it was compiled (Dropout and
+    BatchNorm compiled in), so the step takes their modes as an argument: a network switched by
+    eval()/set_train(False) between epochs makes the step compile a graph for that mode."""
+    known = [*ctx.optimizer_models.values(), *(n for names in ctx.optimizer_networks.values() for n in names)]
+    reads = read_names(statements)
+    networks = sorted({n for n in known if n.split(".")[0] in reads})
+    if not networks:
+        return ""
+    return f"({networks[0]}.training,)" if len(networks) == 1 else f"({', '.join(f'{n}.training' for n in networks)})"
 
 
 def unique(name: str, taken: set[str]) -> str:

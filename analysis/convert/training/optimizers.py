@@ -448,10 +448,13 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
             step += [ctx.clip_rewrites[id(expr_call(body[i]))] for i in between]
             step += [*applied, f"return {returned}"]
             decorator = "" if blocker else f"@{ctx.ms('mindspore.jit')}\n"
-            step_def = cst.parse_statement(f"{decorator}def {step_name}({params}):\n"
+            modes = "" if blocker else hoist.modes_argument(ctx, statements)
+            step_params = ", ".join([*params_list, "training_modes"] if modes else params_list)
+            call_args = ", ".join([*params_list, modes] if modes else params_list)
+            step_def = cst.parse_statement(f"{decorator}def {step_name}({step_params}):\n"
                                            + "".join(f"    {line}\n" for line in step))
             ctx.hoisted.setdefault(id(original), []).extend([forward, grad_line, step_def])
-            new_body.append(cst.parse_statement(f"{returned} = {step_name}({params})").with_changes(leading_lines=lead))
+            new_body.append(cst.parse_statement(f"{returned} = {step_name}({call_args})").with_changes(leading_lines=lead))
             new_body += [body[i] for i in seg.after]
             done = plan.last + 1
             where = kept[originals[n].back] if n < len(originals) else original

@@ -6,7 +6,7 @@ The script is not edited. Its losses are read where every step passes: PyTorch's
 MAX_STEPS losses the run is stopped from there, so a script whose epochs are fixed in its code still
 ends after a few steps. A converted step compiled with mindspore.jit cannot call back into Python, so
 there the loss is read from what the compiled step returns (its first value). The time of each loss
-is recorded too (bench/training_speed.py). The script's folder is on sys.path, as when it is run from
+is recorded too, wall-clock and the process's CPU time (bench/training_speed.py). The script's folder is on sys.path, as when it is run from
 its folder."""
 from __future__ import annotations
 
@@ -28,10 +28,12 @@ def main() -> None:
     sys.argv = [script, *sys.argv[5:]]  # the script's own command-line options
     losses: list[float] = []
     times: list[float] = []
+    cpu_times: list[float] = []
 
     def record(value) -> None:
         losses.append(float(value))
         times.append(time.perf_counter())
+        cpu_times.append(time.process_time())
         if len(losses) >= limit:
             raise Enough()
 
@@ -95,7 +97,7 @@ def main() -> None:
         tb = traceback.format_exc().splitlines()
         status += " | " + " / ".join(line.strip() for line in tb[-6:-1])[:600]
     with open(out, "w") as f:
-        json.dump({"losses": losses, "times": times, "status": status}, f)
+        json.dump({"losses": losses, "times": times, "cpu_times": cpu_times, "status": status}, f)
 
 
 def _unwrap_recorders(fn) -> None:
