@@ -85,7 +85,8 @@ class Converter(ScriptIdioms, ParameterNames, CellRewrites, CallRewrites, LayerM
             if comments:
                 result = self._attach(result, comments)
                 self.edits += 1
-            if id(original) in self.train_before or id(original) in self.hoist_before:
+            if id(original) in self.train_before or id(original) in self.hoist_before \
+                    or id(original) in self.ctx.before_statement:
                 result = self._train_mode(original, result, within)
                 self.edits += 1
             if self.entry_edits.pop() == self.edits and kind is cst.SimpleStatementLine:

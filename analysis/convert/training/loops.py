@@ -62,6 +62,10 @@ class LoopRewrites(WalkState):
         """Before the outermost loop of a scope that trains: the training steps' functions defined once
         (hoist.py), then model.set_train(True) for each network trained (or a mark when the file does
         not say which network the optimizer updates)."""
+        before = self.ctx.before_statement.pop(id(original), None)
+        if before and isinstance(result, cst.SimpleStatementLine):  # e.g. parameter names prefixed before an optimizer
+            return cst.FlattenSentinel([before[0].with_changes(leading_lines=result.leading_lines), *before[1:],
+                                        result.with_changes(leading_lines=[])])
         if not isinstance(result, (cst.For, cst.While)):
             return result
         kept = len(original.leading_lines)  # blank lines and comments above the loop go above the new line

@@ -48,6 +48,7 @@ ADAM_EPS_NOTE = ("review: MindSpore's Adam classes add eps to the uncorrected se
 
 def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
     name = qualified.rsplit(".", 1)[1]
+    _prefix_parameter_names(ctx, original, qualified)
     experimental = f"mindspore.experimental.optim.{name}"
     note = f"; {ADAM_EPS_NOTE}" if name == "Adam" and _eps_changed(updated) else ""
     if entry is not None and experimental in entry.mindspore and (ctx.uses_scheduler or name not in CLASSIC_FAITHFUL):
@@ -91,6 +92,29 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     ctx.change(original, rules.OPTIMIZER, qualified, classic,
                f"{qualified} -> {classic} (lr -> learning_rate; parameters() -> trainable_params(){note})")
     return updated.with_changes(func=ctx.ms_expr(classic), args=args)
+
+
+def _prefix_parameter_names(ctx: ConversionContext, original: cst.Call, qualified: str) -> None:
+    """An optimizer over the parameters of several networks (`list(encoder.parameters()) +
+    list(decoder.parameters())`): MindSpore names a parameter by its path inside its own network, so two
+    networks with an `embedding` layer each give two `embedding.embedding_table`, which an optimizer
+    refuses. Each network's names get its variable as prefix first (update_parameters_name), as PyTorch's
+    would have under a module holding both."""
+    params = next((a.value for a in original.args if a.keyword is None or a.keyword.value == "params"), None)
+    owners = [o for o in _parameters_owners(params) if o != "self"] if params is not None else []
+    if len(owners) < 2 or not ctx.statements or not all(dotted_name(o) for o in owners):
+        return
+    statement = ctx.statements[-1][0]
+    lines = [cst.parse_statement(f'{o}.update_parameters_name("{o.split(".")[-1]}.")') for o in owners]
+    ctx.before_statement.setdefault(id(statement), []).extend(lines)
+    ctx.change(original, rules.OPTIMIZER, qualified, "mindspore.nn.Cell.update_parameters_name",
+               f"parameter names of {', '.join(owners)} prefixed with each network's name before the optimizer "
+               "gathers them (MindSpore names parameters within their own network; an optimizer refuses two of "
+               "the same name); checkpoints saved from these networks carry the prefix")
+
+
+def dotted_name(text: str) -> bool:
+    return all(part.isidentifier() for part in text.split("."))
 
 
 def _experimental_args(call: cst.Call, entry: ApiEntry) -> tuple[list[cst.Arg], list[str], str]:
