@@ -158,3 +158,15 @@ def test_compiled_steps_train_like_pytorch():
     snippets = [parse_snippet(name, HEAD + body) for name, body in SNIPPETS.items()]
     verdicts = run_corpus(snippets, timeout=600)
     assert verdicts == {s.name: "" for s in snippets}
+
+
+def test_a_network_an_outer_loop_builds_is_trained_where_it_exists():
+    # k-fold training: a fresh network and optimizer per fold; the step stays in the loop (a network is
+    # no argument of a compiled step) and training mode is switched after the network exists
+    text = convert_source("import torch\nfor fold in range(3):\n    model = torch.nn.Linear(2, 1)\n"
+                          "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    for x in data:\n"
+                          "        loss = model(x).sum()\n        opt.zero_grad()\n        loss.backward()\n"
+                          "        opt.step()\n").text
+    ast.parse(text)
+    assert "    model.set_train(True)\n    for x in data:\n        def forward_fn():" in text
+    assert text.index("model = nn.Dense") < text.index("model.set_train(True)")

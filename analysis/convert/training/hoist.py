@@ -119,6 +119,12 @@ def _root(func: cst.BaseExpression) -> str:
     return func.value if isinstance(func, cst.Name) else ""
 
 
+def networks_built_in(ctx, params: list[str]) -> list[str]:
+    """The parameters that are networks the file trains (built inside the loop, as a fold's fresh model)."""
+    known = {*ctx.optimizer_models.values(), *(n for names in ctx.optimizer_networks.values() for n in names)}
+    return [p for p in params if p in known]
+
+
 def modes_argument(ctx, statements: list[cst.BaseStatement]) -> str:
     """`(model.training,)` for the networks the file trains that the forward reads, '' when none is
     known. A compiled graph keeps the training mode its networks had when it was compiled (Dropout and

@@ -53,7 +53,10 @@ class LoopRewrites(WalkState):
         models = [model] if model is not None else list(self.ctx.optimizer_networks.get(optimizer, ())) or [None]
         if models == [None] and receivers:
             return
-        wanted = self.train_before.setdefault(id(self.loops[base]), [])
+        # a network the outer loop builds (a fold's fresh model) is switched before the loop that trains it
+        built = hoist.loop_frame(self.loops[base]).varying if len(self.loops) > base + 1 else frozenset()
+        target = self.loops[-1] if any((m or "").split(".")[0] in built for m in models) else self.loops[base]
+        wanted = self.train_before.setdefault(id(target), [])
         for model in models:
             if model not in receivers and model not in wanted:
                 wanted.append(model)

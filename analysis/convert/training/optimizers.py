@@ -441,11 +441,13 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
         opts = (plan.opt, *plan.others)
         hoisted = frame is not None and id(original) not in ctx.accumulation and not set(opts) & frame.varying \
             and all(id(expr_call(body[i])) in ctx.clip_rewrites for i in between)
-        if hoisted:
+        # a network the loop builds again (a fold's fresh model) would be an argument: the step stays in the loop
+        if hoisted and not hoist.networks_built_in(ctx, hoist.forward_params(statements, seg.params, frame)):
             params_list = hoist.forward_params(statements, seg.params, frame)
             taken = ctx.step_names if ctx.step_names else ctx.step_names.update(_file_names(ctx)) or ctx.step_names
             name, grad_name, step_name = (hoist.unique(n_, taken) for n_ in ("forward_fn", "grad_fn", "train_step"))
         else:
+            hoisted = False
             params_list = seg.params
             name, grad_name = ("forward_fn", "grad_fn") if n == 0 else (f"forward_fn{n + 1}", f"grad_fn{n + 1}")
         returned = ", ".join(seg.returned)
