@@ -1,6 +1,7 @@
 """Step time of converted training scripts against their PyTorch originals, on CPU.
 
     python bench/training_speed.py [--steps N] [--only NAME ...] [--json OUT] [--converter DIR]
+    python bench/training_speed.py --table BEFORE.json AFTER.json   (the README's table)
 
 Each script is converted (analysis.convert.convert_tree) and run unmodified on both sides, one after
 the other, on the same synthetic data (tests/convert/realworld: MNIST files, a text corpus, nanoGPT
@@ -96,7 +97,29 @@ def measure(name: str, original: Path, converted: Path, workdir, args: list[str]
     return row
 
 
+def table(before: dict, after: dict) -> str:
+    """Markdown rows: per script, PyTorch's step and the converted step before and after, wall and CPU."""
+    old = {r["script"]: r for r in before["rows"]}
+    lines = ["| script | PyTorch step (wall / CPU) | converted before: ratio wall / CPU | converted now: step (wall / CPU) | now: ratio wall / CPU |",
+             "|---|---|---|---|---|"]
+    for row in after["rows"]:
+        prev = old.get(row["script"], {})
+        t, m = row["torch"], row["mindspore"]
+
+        def ratio(r: dict) -> str:
+            if not r.get("ratio"):
+                side = r.get("mindspore", {}).get("status", "not run")
+                return "fails: " + side.split("|")[0].replace("error: ", "")[:60] if side.startswith("error") else "-"
+            return f"{r['ratio']:.2f}x / {r['cpu_ratio']:.2f}x" if r.get("cpu_ratio") else f"{r['ratio']:.2f}x / -"
+        lines.append(f"| `{row['script']}` | {_ms(t['step_s']).strip()} / {_ms(t['cpu_step_s']).strip()} | {ratio(prev)} | "
+                     f"{_ms(m['step_s']).strip()} / {_ms(m['cpu_step_s']).strip()} | {ratio(row)} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--table"]:
+        print(table(json.loads(Path(sys.argv[2]).read_text()), json.loads(Path(sys.argv[3]).read_text())))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=5)

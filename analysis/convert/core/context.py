@@ -66,7 +66,8 @@ class ConversionContext:
     autocast_decorators: set[int] = field(default_factory=set)  # @autocast(...) calls the definition drops
     step_notes: dict[int, str] = field(default_factory=dict)  # backward()/step() call -> its mark when left
     hoisted: dict[int, list] = field(default_factory=dict)
-    before_statement: dict[int, list] = field(default_factory=dict)  # statement -> statements to write before it  # loop body -> step functions to write before its loop
+    before_statement: dict[int, list] = field(default_factory=dict)
+    prefixed: set[str] = field(default_factory=set)  # networks whose parameter names got their own prefix  # statement -> statements to write before it  # loop body -> step functions to write before its loop
     step_names: set[str] = field(default_factory=set)  # names the file uses, and hoisted step functions' names
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
     helpers: dict[str, tuple[str, str]] = field(default_factory=dict)  # helper written into the file -> (name, code)

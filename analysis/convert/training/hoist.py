@@ -119,6 +119,23 @@ def _root(func: cst.BaseExpression) -> str:
     return func.value if isinstance(func, cst.Name) else ""
 
 
+def name_clash(ctx, statements: list[cst.BaseStatement]) -> str:
+    """Why a graph over several networks could not be compiled: MindSpore names parameters inside their
+    own network, and one graph refuses two parameters of the same name (D's and G's `0.weight`). Networks
+    whose names got a prefix (one optimizer over both) are fine."""
+    networks = [n for n in _trained_networks(ctx, statements) if n not in ctx.prefixed]
+    if len(networks) < 2:
+        return ""
+    return (f"it reads {' and '.join(networks)}, whose parameter names may coincide in one graph (MindSpore names "
+            "them within each network)")
+
+
+def _trained_networks(ctx, statements: list[cst.BaseStatement]) -> list[str]:
+    known = [*ctx.optimizer_models.values(), *(n for names in ctx.optimizer_networks.values() for n in names)]
+    reads = read_names(statements)
+    return sorted({n for n in known if n.split(".")[0] in reads})
+
+
 def networks_built_in(ctx, params: list[str]) -> list[str]:
     """The parameters that are networks the file trains (built inside the loop, as a fold's fresh model)."""
     known = {*ctx.optimizer_models.values(), *(n for names in ctx.optimizer_networks.values() for n in names)}
@@ -130,9 +147,7 @@ def modes_argument(ctx, statements: list[cst.BaseStatement]) -> str:
     known. A compiled graph keeps the training mode its networks had when it was compiled (Dropout and
     BatchNorm compiled in), so the step takes their modes as an argument: a network switched by
     eval()/set_train(False) between epochs makes the step compile a graph for that mode."""
-    known = [*ctx.optimizer_models.values(), *(n for names in ctx.optimizer_networks.values() for n in names)]
-    reads = read_names(statements)
-    networks = sorted({n for n in known if n.split(".")[0] in reads})
+    networks = _trained_networks(ctx, statements)
     if not networks:
         return ""
     return f"({networks[0]}.training,)" if len(networks) == 1 else f"({', '.join(f'{n}.training' for n in networks)})"

@@ -107,6 +107,7 @@ def _prefix_parameter_names(ctx: ConversionContext, original: cst.Call, qualifie
     statement = ctx.statements[-1][0]
     lines = [cst.parse_statement(f'{o}.update_parameters_name("{o.split(".")[-1]}.")') for o in owners]
     ctx.before_statement.setdefault(id(statement), []).extend(lines)
+    ctx.prefixed.update(owners)
     ctx.change(original, rules.OPTIMIZER, qualified, "mindspore.nn.Cell.update_parameters_name",
                f"parameter names of {', '.join(owners)} prefixed with each network's name before the optimizer "
                "gathers them (MindSpore names parameters within their own network; an optimizer refuses two of "
@@ -469,7 +470,7 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
         grad_line = cst.parse_statement(f"{grad_name} = {vg}({name}, None, {weights}{has_aux})")
         applied = _apply_grads(opts)
         if hoisted:
-            blocker = hoist.jit_blocker(statements, params_list, frame)
+            blocker = hoist.jit_blocker(statements, params_list, frame) or hoist.name_clash(ctx, statements)
             step = [f"{outputs}, grads = {grad_name}({params})"]
             step += [ctx.clip_rewrites[id(expr_call(body[i]))] for i in between]
             step += [*applied, f"return {returned}"]
