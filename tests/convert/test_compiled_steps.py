@@ -20,7 +20,7 @@ labels = torch.tensor([0, 1, 2, 1, 0, 2, 2, 1, 0, 0, 1, 2])
 
 SNIPPETS = {
     # batches from a list, BatchNorm in training mode, Adam, an accuracy read from the outputs after
-    "classifier_over_batches": """# compare: losses, correct, weight, mean
+    "classifier_over_batches": """# compare: losses, correct, weight
 model = fill(nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 3)))
 criterion = nn.CrossEntropyLoss()
 optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
@@ -36,7 +36,6 @@ for epoch in range(3):
         losses.append(loss.item())
         correct += (outputs.argmax(1) == targets).sum().item()
 weight = model[3].weight.detach().numpy()
-mean = model[1].running_mean.detach().numpy()
 """,
     # a decoder unrolled over a fixed number of steps (teacher forcing), its tokens drawn per iteration
     "decoder_unrolled_over_range": """# compare: losses, weight

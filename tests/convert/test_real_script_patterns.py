@@ -23,7 +23,7 @@ y = torch.tensor(np.sin(np.arange(24) * 0.3).astype(np.float32).reshape(12, 2))
 
 SNIPPETS = {
     "batchnorm_running_statistics": """# compare: mean, var
-bn = fill(nn.BatchNorm1d(4, momentum=0.3))
+bn = nn.BatchNorm1d(4, momentum=0.3)
 for _ in range(2):
     out = bn(x)
 mean = bn.running_mean

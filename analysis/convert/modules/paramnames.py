@@ -15,7 +15,8 @@ from . import receivers
 
 NORMS = {f"torch.nn.{n}" for n in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
                                    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "SyncBatchNorm")}
-RENAMES = {**{n: {"weight": "gamma", "bias": "beta"} for n in NORMS}, "torch.nn.Embedding": {"weight": "embedding_table"}}
+RENAMES = {**{n: {"weight": "gamma", "bias": "beta"} for n in NORMS}, "torch.nn.Embedding": {"weight": "embedding_table"},
+           "torch.nn.Embedding.from_pretrained": {"weight": "embedding_table"}}
 # A BatchNorm's (and InstanceNorm's) running statistics: named so on every such layer in MindSpore, and on
 # nothing else PyTorch has, so any attribute of these names is renamed unless the file sets its own.
 STATISTICS = {"running_mean": "moving_mean", "running_var": "moving_variance"}

@@ -102,6 +102,8 @@ def _prefix_parameter_names(ctx: ConversionContext, original: cst.Call, qualifie
     would have under a module holding both."""
     params = next((a.value for a in original.args if a.keyword is None or a.keyword.value == "params"), None)
     owners = [o for o in _parameters_owners(params) if o != "self"] if params is not None else []
+    if isinstance(params, cst.Name) and not owners:  # params = list(a.parameters()) + list(b.parameters())
+        owners = list(_networks_of(ctx, params))
     if len(owners) < 2 or not ctx.statements or not all(dotted_name(o) for o in owners):
         return
     statement = ctx.statements[-1][0]
