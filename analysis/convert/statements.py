@@ -9,6 +9,7 @@ import re
 
 import libcst as cst
 
+from .apis import partials
 from .core import rules
 from .core.imports import rewrite_imports
 from .core.names import code, dotted, resolve
@@ -163,19 +164,11 @@ def _calls_any(node: cst.CSTNode, aliases: dict[str, str], names: tuple[str, ...
 
 
 def _device_valued(node: cst.CSTNode, aliases: dict[str, str]) -> bool:
-    """Whether the value is a torch.device(...) (in a conditional or not), not a call handed one as an
-    argument (`functools.partial(torch.arange, device=torch.device("cpu"))` is no device variable)."""
-    found = False
-
-    class _Find(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> bool:
-            nonlocal found
-            if resolve(call.func, aliases) == "torch.device":
-                found = True
-            return False
-
-    node.visit(_Find())
-    return found
+    """Whether the value holds a torch.device(...) and is no partial() binding a function's keywords
+    (`functools.partial(torch.arange, device=torch.device("cpu"))` is no device variable)."""
+    if isinstance(node, cst.Call) and partials.is_partial(node):
+        return False
+    return _calls_any(node, aliases, ("torch.device",))
 
 
 # switches that turn gradient recording off (set_grad_enabled(flag) and enable_grad are left as they were)

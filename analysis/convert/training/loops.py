@@ -90,10 +90,15 @@ class LoopRewrites(WalkState):
             self.ctx.changes.append(change)
             self.ctx.located.append((change, original, within))
             statements.append(cst.parse_statement(f"{model}.set_train(True)"))
-        if statements and len(statements) == hoisted:  # a blank line between the step's functions and the loop
-            own.insert(0, cst.EmptyLine())
-        elif hoisted:
-            statements[hoisted] = statements[hoisted].with_changes(leading_lines=[cst.EmptyLine()])
+        if hoisted:  # the step's functions first; the loop's comments stay above what follows them
+            blank = cst.EmptyLine(indent=False)
+            head, statements = statements[:hoisted], statements[hoisted:]
+            head[0] = head[0].with_changes(leading_lines=[line for line in above if line.comment is None])
+            above = [blank, *(line for line in above if line.comment is not None)]
+            if not statements:
+                return cst.FlattenSentinel([*head, result.with_changes(leading_lines=[*above, *own])])
+            statements[0] = statements[0].with_changes(leading_lines=above)
+            return cst.FlattenSentinel([*head, *statements, result.with_changes(leading_lines=own)])
         if not statements:
             return result.with_changes(leading_lines=[*above, *own])
         statements[0] = statements[0].with_changes(leading_lines=above)
