@@ -28,11 +28,8 @@ from ..core.names import dotted
 
 SOURCE = Path(__file__).with_name("helper_source.py")
 # further files of definitions, one per concern (the same rules as helper_source.py)
-<<<<<<< HEAD
-MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__).with_name("helper_einops.py"))
-=======
-MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__).with_name("helper_training.py"))
->>>>>>> 2ef93dc (WIP training steps hoisted before their loop and compiled with mindspore.jit; GAN recompute; one backward with several optimizers; BatchNorm running statistics; loader.dataset; dtype=None in layer subclasses; partial(torch.X, device=); Embedding.from_pretrained; bench/training_speed.py (tests pending))
+MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__).with_name("helper_einops.py"),
+                Path(__file__).with_name("helper_training.py"))
 # The module names helper code uses -> the MindSpore module each stands for.
 HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
 # How a support module this converter wrote starts (support_names() tells it from a user's file).
