@@ -40,6 +40,7 @@ class ConversionContext:
     optimizer_names: set[str] = field(default_factory=set)  # variables bound to torch.optim optimizers
     optimizer_models: dict[str, str] = field(default_factory=dict)  # optimizer variable -> network it trains
     optimizer_networks: dict[str, tuple[str, ...]] = field(default_factory=dict)  # ... -> networks whose parts it trains
+    optimizer_kinds: dict[str, str] = field(default_factory=dict)  # optimizer variable -> its torch.optim class name
     optimizer_params: dict[str, str] = field(default_factory=dict)  # optimizer variable -> its params expression
     step_calls: set[int] = field(default_factory=set)  # backward/step/zero_grad calls a training step rewrite takes
     step_optimizers: dict[int, tuple[str, ...]] = field(default_factory=dict)  # block -> optimizers its step rewrites take

@@ -75,7 +75,9 @@ def jit_blocker(statements: list[cst.BaseStatement], params: list[str], frame: L
             nonlocal reason
             if reason:
                 return False
-            if isinstance(node, (cst.If, cst.While, cst.Try, cst.IfExp)) and not _static_test(node):
+            if isinstance(node, cst.With):
+                reason = "it holds a with statement"
+            elif isinstance(node, (cst.If, cst.While, cst.Try, cst.IfExp)) and not _static_test(node):
                 reason = "it branches in Python"
             elif isinstance(node, (cst.Raise, cst.Assert, cst.Global, cst.Nonlocal, cst.Lambda)):
                 reason = f"it holds a {type(node).__name__.lower()} statement"

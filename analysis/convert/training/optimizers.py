@@ -232,9 +232,11 @@ def note_optimizer(ctx: ConversionContext, assign: cst.Assign) -> None:
     # `list(encoder.parameters()) + list(decoder.parameters())` trains both networks
     networks = tuple(o for o in owners if o != "self") if len(owners) > 1 else \
         _networks_of(ctx, params) if isinstance(params, cst.Name) else ()
+    kind = (resolve(call.func, ctx.aliases) or "").rsplit(".", 1)[-1]
     for target in assign.targets:
         name = code(target.target)
         ctx.optimizer_names.add(name)
+        ctx.optimizer_kinds[name] = kind
         if model is not None:
             ctx.optimizer_models[name] = model
         elif networks:
@@ -472,7 +474,8 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
         grad_line = cst.parse_statement(f"{grad_name} = {vg}({name}, None, {weights}{has_aux})")
         applied = _apply_grads(opts)
         if hoisted:
-            blocker = hoist.jit_blocker(statements, params_list, frame) or hoist.name_clash(ctx, statements)
+            blocker = hoist.jit_blocker(statements, params_list, frame) or hoist.name_clash(ctx, statements) \
+                or _python_state(ctx, opts)
             step = [f"{outputs}, grads = {grad_name}({params})"]
             step += [ctx.clip_rewrites[id(expr_call(body[i]))] for i in between]
             step += [*applied, f"return {returned}"]
@@ -519,6 +522,14 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
                       "earlier step, its gradient must reach this step's parameters)" if recomputed else ""))
     new_body += body[done:]
     return block.with_changes(body=new_body), tuple(o for p in plans for o in (p.opt, *p.others))
+
+
+def _python_state(ctx: ConversionContext, opts: tuple[str, ...]) -> str:
+    """Why an optimizer cannot be stepped inside a compiled graph: mindspore.experimental.optim keeps each
+    group's lr in Python dicts that schedulers and loops change between steps (a graph would keep the value
+    it was compiled with; measured on a loop setting group['lr'])."""
+    experimental = [o for o in opts if ctx.uses_scheduler or ctx.optimizer_kinds.get(o, "") not in CLASSIC_FAITHFUL]
+    return f"{experimental[0]} keeps its learning rate in Python state" if experimental else ""
 
 
 def _apply_grads(opts: tuple[str, ...]) -> list[str]:
