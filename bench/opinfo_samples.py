@@ -81,6 +81,10 @@ def measure(args, log=print) -> dict:
     torch.set_num_threads(1)
     samples = collect(args.per_dtype, args.scan, args.module_per_dtype, set(args.only) if args.only else None, log)
     fill = _fill("torch")
+    if args.raw:  # the converter without the sample verdicts: they are built from this measurement
+        from analysis.verify.sample_verdicts import suspend
+
+        suspend()
     kept = []
     for s in samples:
         ok, result = execute("torch", s.source, {}, fill, only=s.arrays)
@@ -144,7 +148,11 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=None, metavar="API")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     parser.add_argument("--silent", type=Path, default=Path("/tmp/opinfo-silent.txt"))
+    parser.add_argument("--raw", action="store_true", help="convert with no verdicts consulted (implied by --verdicts)")
+    parser.add_argument("--verdicts", action="store_true",
+                        help="write the verdicts per (API, form, dtype class) into the knowledge base")
     args = parser.parse_args()
+    args.raw = args.raw or args.verdicts
     result = measure(args)
     summary = summarize(result["rows"])
     for key in ("family", "form", "dtype_class"):
@@ -160,6 +168,11 @@ def main() -> int:
               "settings": {"per_dtype": args.per_dtype, "scan": args.scan, "module_per_dtype": args.module_per_dtype,
                            "workers": args.workers},
               "summary": summary, "silent": silent}
+    if args.verdicts:
+        from analysis.verify.sample_verdicts import write
+
+        print(f"verdicts written to {write(result['rows'], {'torch': torch.__version__, 'mindspore': mindspore.__version__}, set(args.only) if args.only else None)}")
+        return 0  # a raw measurement is no figure of the product
     args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(f"{result['seconds']} s; silently wrong calls listed in {args.silent}")
     return 0
