@@ -148,11 +148,17 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=None, metavar="API")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     parser.add_argument("--silent", type=Path, default=Path("/tmp/opinfo-silent.txt"))
+    parser.add_argument("--strict", action="store_true",
+                        help="the converter's strict mode: calls whose form differed on some dtype class are marked")
     parser.add_argument("--raw", action="store_true", help="convert with no verdicts consulted (implied by --verdicts)")
     parser.add_argument("--verdicts", action="store_true",
                         help="write the verdicts per (API, form, dtype class) into the knowledge base")
     args = parser.parse_args()
     args.raw = args.raw or args.verdicts
+    if args.strict:
+        import os
+
+        os.environ["PORTING_STRICT_DTYPES"] = "1"
     result = measure(args)
     summary = summarize(result["rows"])
     for key in ("family", "form", "dtype_class"):
@@ -165,7 +171,7 @@ def main() -> int:
     silent = sorted({(r["api"], r["form"], r["dtype"], r["problem"][:160]) for r in result["rows"]
                      if r["verdict"] == "silent"})
     report = {"torch": torch.__version__, "mindspore": mindspore.__version__, "seconds": result["seconds"],
-              "settings": {"per_dtype": args.per_dtype, "scan": args.scan, "module_per_dtype": args.module_per_dtype,
+              "settings": {"strict": args.strict, "per_dtype": args.per_dtype, "scan": args.scan, "module_per_dtype": args.module_per_dtype,
                            "workers": args.workers},
               "summary": summary, "silent": silent}
     if args.verdicts:

@@ -16,7 +16,7 @@ from .core import rules
 from .core.layout import relayout
 from .core.names import dotted, resolve
 from .core.walk import GRAD_CONTEXTS, WalkState
-from .data import loaders, model_zoo, vision
+from .data import loaders, model_zoo, samplers, vision
 from .modules import containers, layercalls, layers, pretrained, receivers, state
 from .modules import transposed  # transposed convs (issue 15)
 from .modules.layermap import NOT_LAYERS, self_path
@@ -54,6 +54,7 @@ HANDLERS.update(compositions.HANDLERS)  # forms MindSpore's namesake computes di
 HANDLERS.update(transposed.HANDLERS)  # ConvTranspose padding tuples
 HANDLERS.update(thirdparty.HANDLERS)  # einops.layers.torch's layers -> MindSpore cells
 HANDLERS.update(pretrained.HANDLERS)  # nn.Embedding.from_pretrained (issue 29)
+HANDLERS.update(samplers.HANDLERS)  # a sampler the file iterates (issue 29)
 
 
 class CallRewrites(WalkState):

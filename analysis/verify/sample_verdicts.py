@@ -2,14 +2,21 @@
 samples, bench/opinfo_samples.py --verdicts): for each, how many converted calls gave PyTorch's values
 and, where some did not, what differed. Stored as data (knowledge/data/sample_verdicts.json).
 
-The converter asks `unverified(api, forms, dtype_class)` for the call it rewrites: the dtype class when
-it can tell, None (any) otherwise. A form or dtype class whose converted calls differed is named in a
-marker on the converted call; a pair no sample reached says nothing (the tables and the generated
-verification decide, as before). Forms: positional, keyword, method, ints, list, tuple, varargs, module.
-Dtype classes: bool, int, float16, float32, float64, complex."""
+Two uses by the converter:
+- never_passed(api): a function or method no converted sample of which ran, for want of a MindSpore CPU
+  kernel (torch.ormqr), is left unconverted and marked (always on, through convert/verdict_hook.py);
+- unverified(api, forms, dtype_class), strict mode only (environment PORTING_STRICT_DTYPES=1;
+  bench/opinfo_samples.py --strict): the dtype class when the converter can tell, None (any) otherwise; a form or dtype class whose
+  converted calls differed is named in a marker on the converted call. Off by default: with an unknown
+  dtype counting as any, 242 of 618 sampled APIs would carry a marker on every call (nn.Linear among them,
+  for unbatched inputs), drowning the markers that need a person.
+A pair no sample reached says nothing (the tables and the generated verification decide, as before).
+Forms: positional, keyword, method, ints, list, tuple, varargs, module. Dtype classes: bool, int,
+float16, float32, float64, complex."""
 from __future__ import annotations
 
 import json
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -46,7 +53,7 @@ def load() -> dict:
 def unverified(api: str, forms: tuple[str, ...], dtype_class: str | None = None) -> str | None:
     """What PyTorch's samples showed wrong for this call, or None: the dtype classes (all when `dtype_class`
     is None) of the given forms whose converted calls did not give PyTorch's values."""
-    if _SUSPENDED["value"]:
+    if _SUSPENDED["value"] or os.environ.get("PORTING_STRICT_DTYPES") != "1":
         return None
     entry = load().get(api)
     if not entry:
@@ -63,11 +70,7 @@ def unverified(api: str, forms: tuple[str, ...], dtype_class: str | None = None)
             f"(e.g. {notes[0]}); check it for yours")
 
 
-def never_passed(api: str) -> str | None:
-    """What failed, where no converted call of `api` on PyTorch's samples (every form and dtype, three at
-    least) gave PyTorch's values: the conversion is known not to work (torch.ormqr: no CPU kernel)."""
-    if _SUSPENDED["value"]:
-        return None
+def _failed_everywhere(api: str) -> str | None:
     entry = load().get(api)
     if not entry:
         return None
@@ -75,6 +78,28 @@ def never_passed(api: str) -> str | None:
     if sum(c[1] for c in cells) < 3 or any(c[0] for c in cells):
         return None
     return next(c[2] for c in cells if c[2])
+
+
+def never_passed(api: str) -> str | None:
+    """The missing kernel, where no converted call of a function or method on PyTorch's samples (every form and
+    dtype, three at least) ran for want of a MindSpore CPU kernel: the conversion is known not to work. A missing kernel found on the
+    method holds for the function too, and the other way round (torch.ormqr's samples all pass left=, which
+    the converter marks; x.ormqr(...) showed MindSpore has no Ormqr kernel on CPU). Layers are left out: a
+    layer failing on every sample may still work on other inputs (an RNN on batched ones)."""
+    from .run import NO_KERNEL
+
+    name = api.rsplit(".", 1)[-1]
+    if _SUSPENDED["value"] or (api.startswith("torch.nn.") and not api.startswith("torch.nn.functional.")
+                               and name[:1].isupper()):
+        return None
+    # only a missing kernel: a sample set of edge values (0-d inputs, empty ones) failing everywhere says
+    # little about the usual call
+    for candidate in (api, f"torch.{name}" if api.startswith("torch.Tensor.") else
+                      f"torch.Tensor.{name}" if api.count(".") == 1 else ""):
+        failed = _failed_everywhere(candidate) if candidate else None
+        if failed and NO_KERNEL.search(failed):
+            return failed
+    return None
 
 
 def write(rows: list[dict], versions: dict, apis: set[str] | None = None) -> Path:

@@ -1,7 +1,8 @@
 """Calls that PyTorch's own test inputs (OpInfo/ModuleInfo samples) showed silently wrong after
 conversion (issue 29), now converted to an exact form: floating-point functions of integer and boolean
 tensors (log2, expm1, sigmoid, atan2: PyTorch computes them in float32, MindSpore's CPU kernels refuse
-them), a network cast with .to(torch.float64) (was written as a tensor's astype), sizes given as a list
+them), a network cast with .to(torch.float64) (was written as a tensor's astype; BatchNorm, which has no
+float64 kernel in MindSpore, is marked for float64 inputs), sizes given as a list
 to tile/repeat (MindSpore's tile takes a tuple only). The slow test runs PyTorch and the conversion in
 MindSpore and compares values; the fast ones read the converted text."""
 from __future__ import annotations
@@ -34,11 +35,10 @@ CASES = [
         a = torch.expm1(torch.tensor([0.5, -1.0], dtype=torch.float64))
         b = torch.log2(torch.tensor([0.5, 4.0], dtype=torch.float16))
         """),
-    ("BatchNorm2d cast to float64 with .to", """
-        bn = nn.BatchNorm2d(3)
-        bn = bn.to(torch.float64)
-        bn.eval()
-        y = bn(torch.ones(2, 3, 4, 4, dtype=torch.float64) * 2)
+    ("a layer cast to float64 with .to", """
+        ln = nn.LayerNorm(4)
+        ln = ln.to(torch.float64)
+        y = ln(torch.arange(8, dtype=torch.float64).reshape(2, 4) / 3)
         """),
     ("tile and repeat with list sizes", """
         t = torch.arange(6).reshape(2, 3).tile([2, 2])
@@ -95,9 +95,27 @@ def test_floats_by_their_form_and_other_objects_methods_are_left_alone():
 
 
 def test_a_network_cast_to_float64_with_to_is_cast_cell():
-    text = _convert("net = nn.BatchNorm2d(3)\nnet = net.to(torch.float64)\n")
+    text = _convert("net = nn.BatchNorm2d(3)\nnet = net.to(torch.float64)\nother = nn.Linear(2, 2).to(torch.float64)\n")
     assert "net = cast_cell(net, mindspore.float64)" in text
+    assert "other = cast_cell(nn.Dense(2, 2), mindspore.float64)" in text
     assert "astype" not in text
+
+
+def test_a_float64_network_an_optimizer_trains_stays_marked():
+    # MindSpore's optimizers train float16/float32 parameters only (as for net.double())
+    result = convert_source(_source("net = nn.Linear(2, 2)\nnet = net.to(torch.float64)\n"
+                                    "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"), path="e.py")
+    assert "cast_cell" not in result.text
+    assert any("float64" in u.action for u in result.unconverted)
+
+
+def test_batchnorm_which_has_no_float64_kernel_is_marked_for_float64_inputs(monkeypatch):
+    # MindSpore's BatchNorm takes float16/float32 only; ModuleInfo's float64 samples showed it (strict mode)
+    monkeypatch.setenv("PORTING_STRICT_DTYPES", "1")
+    text = _convert("bn = nn.BatchNorm2d(3)\nbn = bn.to(torch.float64)\n")
+    lines = text.splitlines()
+    marker = lines[lines.index(next(line for line in lines if line.startswith("bn = nn.BatchNorm2d("))) - 1]
+    assert marker.startswith("# MIGRATE(") and "float64" in marker
 
 
 def test_list_sizes_of_tile_become_tuples():

@@ -1,7 +1,8 @@
 """Verdicts per (API, call form, dtype class) from PyTorch's own samples (analysis/verify/sample_verdicts.py)
 and how the converter uses them: a converted call whose form differed for some dtype class on those inputs
-keeps its conversion and gets a marker naming the form and the classes (the dtype is unknown: any class
-counts); an API none of whose converted samples gave PyTorch's values is left unconverted."""
+keeps its conversion and gets a marker naming the form and the classes (strict mode; the dtype is unknown:
+any class counts); a function none of whose converted samples ran for want of a CPU kernel is left
+unconverted."""
 from __future__ import annotations
 
 import json
@@ -25,12 +26,15 @@ ROWS = [
     _row("torch.Tensor.tile", "method", "float32", "same"),
     *[_row("torch.ormqr", "positional", d, "silent", "RuntimeError: Unsupported op [Ormqr] on CPU")
       for d in ("float32", "float64", "complex64")],
+    *[_row("torch.logdet", "positional", d, "silent", "ValueError: row size must be >= 2, but got 0")
+      for d in ("float32", "float64", "complex64")],
     _row("torch.abs", "positional", "float32", "marked", "converter's own marker"),
 ]
 
 
 @pytest.fixture
 def stored(tmp_path, monkeypatch):
+    monkeypatch.setenv("PORTING_STRICT_DTYPES", "1")
     path = tmp_path / "sample_verdicts.json"
     monkeypatch.setattr(sample_verdicts, "PATH", path)
     sample_verdicts.load.cache_clear()
@@ -74,6 +78,18 @@ def test_an_api_no_sample_of_which_passed_stays_unconverted(stored):
     result = convert_source("import torch\nq = torch.ormqr(a, tau, c)\n", path="e.py")
     assert "torch.ormqr(a, tau, c)" in result.text
     assert any("Ormqr" in u.action for u in result.unconverted)
+
+
+def test_an_api_whose_samples_all_failed_otherwise_still_converts(stored):
+    # edge values (0-d inputs) failing everywhere say little about the usual call: only a missing kernel counts
+    assert sample_verdicts.never_passed("torch.logdet") is None
+    assert "Ormqr" in sample_verdicts.never_passed("torch.Tensor.ormqr")  # the function's kernel is the method's
+
+
+def test_markers_for_unverified_forms_only_in_strict_mode(stored, monkeypatch):
+    monkeypatch.delenv("PORTING_STRICT_DTYPES")
+    assert sample_verdicts.unverified("torch.diff", ("positional",)) is None
+    assert not convert_source("import torch\na = torch.diff(x)\n", path="e.py").unconverted
 
 
 def test_suspended_verdicts_say_nothing(stored):

@@ -90,6 +90,12 @@ def _module_cast(state, call: cst.Call, method: str) -> str:
     return ""
 
 
+def _trained(state) -> set[str]:
+    from ..training.idioms import _trained as trained  # the names an optimizer of the file trains
+
+    return trained(state)
+
+
 def _single_dtype(state, call: cst.Call) -> str | None:
     """The MindSpore dtype of net.to(torch.float64) / net.to(dtype=torch.float16), the call's only argument."""
     from .apis import dtype_name
@@ -140,7 +146,9 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
             return updated.func.value
         if cast:
             dtype = _single_dtype(state, original)
-            if dtype:  # net.to(torch.float64): the same cast as net.double()
+            receiver = original.func.value
+            trained = dtype == "mindspore.float64" and isinstance(receiver, cst.Name) and receiver.value in _trained(state)
+            if dtype and not trained:  # net.to(torch.float64): the same cast as net.double()
                 helper = helpers.use(ctx, "cast_cell")
                 ctx.change(original, rules.CELL_API, f"torch.nn.Module.{method}", helper,
                            f"module.{method}({dtype}) -> {helper}(net, {dtype}), written into this file (casts its "
