@@ -98,7 +98,7 @@ def _trained(state) -> set[str]:
 
 def _single_dtype(state, call: cst.Call) -> str | None:
     """The MindSpore dtype of net.to(torch.float64) / net.to(dtype=torch.float16), the call's only argument."""
-    from .apis import dtype_name
+    from ..apis.mapped import dtype_name
 
     if len(call.args) != 1 or call.args[0].star or (call.args[0].keyword and call.args[0].keyword.value != "dtype"):
         return None
