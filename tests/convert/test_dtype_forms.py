@@ -12,8 +12,7 @@ import textwrap
 import pytest
 
 from analysis.convert import convert_source
-from analysis.verify.blocks import prepare
-from analysis.verify.compare import difference
+from .harness import block_value_problems
 
 HEADER = "import torch\nfrom torch import nn\n"
 
@@ -54,24 +53,7 @@ def _source(block: str) -> str:
 
 @pytest.mark.slow
 def test_converted_calls_give_pytorchs_values():
-    from analysis.verify.workers import run_all
-
-    prepared = [prepare(_source(block)) for _, block in CASES]
-    results = [convert_source(p, path="example.py") for p in prepared]
-    torch_runs = run_all("torch", "chunks", prepared, workers=1, timeout=120)
-    ms_runs = run_all("mindspore", "chunks", [r.text for r in results], workers=1, timeout=120)
-    problems = []
-    for (name, _), (tok, tres), (mok, mres) in zip(CASES, torch_runs, ms_runs):
-        assert tok and all(r[0] == "ok" for r in tres.values()), (name, tres)
-        for chunk, (_, expected) in tres.items():
-            got = mres.get(chunk) if mok else None
-            if got is None or got[0] != "ok":
-                problems.append(f"{name}: statement {chunk}: {got}")
-                continue
-            for var, value in expected.items():
-                problem = difference(value, got[1].get(var))
-                if problem:
-                    problems.append(f"{name}: {var}: {problem}")
+    problems = block_value_problems([(name, _source(block)) for name, block in CASES])
     assert not problems, "\n".join(problems)
 
 
