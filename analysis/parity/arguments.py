@@ -20,6 +20,10 @@ def resolve(value, tree: str, load_class, notes: dict | None = None):
         target = load_class(tree, module, name, notes)
         return target(*resolve(value.get("args", []), tree, load_class, notes),
                       **resolve(value.get("kwargs", {}), tree, load_class, notes))
+    if isinstance(value, dict) and set(value) == {"namespace"} and isinstance(value["namespace"], dict):
+        import types  # a script's config object (SimpleNamespace, a class of literal fields), read statically
+
+        return types.SimpleNamespace(**resolve(value["namespace"], tree, load_class, notes))
     if isinstance(value, dict):
         return {k: resolve(v, tree, load_class, notes) for k, v in value.items()}
     if isinstance(value, list):

@@ -93,7 +93,7 @@ def check_parity_many(
         layer_map = _layer_map(converted)
         for entry in entries:
             job = dict(entry, key=f"{index}:{len(jobs)}", original_dir=str(original), converted_dir=str(converted),
-                       device=device, layer_map=layer_map.get(entry["module"], {}).get(entry["class"], []))
+                       device=device, layer_map=layer_map.get(discover.dotted(entry["module"]), {}).get(entry["class"], []))
             job.setdefault("loss_steps", loss_steps)
             if checkpoint_dir is not None:
                 Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,8 @@
     # An argument may be a class of the tree or an object built first, nested freely:
     #   kwargs = { block = { class = "models.resnet:BasicBlock" },
     #              config = { call = "model:GPTConfig", kwargs = { n_layer = 2, n_embd = 64 } } }
+    # instance = "train.py:G" checks a module-level object (`G = nn.Sequential(...)`) as it is
+    # a module may be named by its file where a folder is not an identifier: class = "1-1.Basics/model.py:Net"
     # factory = "models.resnet:ResNet18" builds the module by calling that function instead
     #   (class = the class it returns, for the converter's layer map; optional)
     timeout = 600                        # seconds for this entry (default: the run's)
@@ -66,7 +68,7 @@ def load_manifest(path: Path) -> list[dict]:
     raw = data.get("entry") or data.get("parity", {}).get("entry") or []
     entries = []
     for index, item in enumerate(raw):
-        target = item.get("factory") or item.get("class", "")
+        target = item.get("factory") or item.get("instance") or item.get("class", "")
         module, cls = split_target(target)
         if not module or not cls:
             raise ManifestError(f"entry {index}: 'class' (or 'factory') must look like 'package.module:Name', "
@@ -81,6 +83,9 @@ def load_manifest(path: Path) -> list[dict]:
             entry["name"] = item.get("name", f"{factory}()")
             # The class it returns names the converter's layer map; the function's name otherwise.
             entry["class"] = split_target(item["class"])[1] or item["class"] if "class" in item else factory
+        if "instance" in item and "factory" not in item:  # a module-level object: `instance = "train.py:G"`
+            entry.update(instance=cls, name=item.get("name", cls), **{"class": split_target(item["class"])[1]
+                                                                       if "class" in item else cls})
         for spec in entry.get("inputs", []):
             _input_spec(index, spec)
         timeout = entry.get("timeout")

@@ -147,8 +147,12 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
         notes: dict = {}
         entry["load_notes"] = notes
         target = job.get("factory") or job["class"]
-        torch_cls = load_class(job["original_dir"], job["module"], target, notes)
-        if job.get("factory"):
+        torch_cls = load_class(job["original_dir"], job["module"], job.get("instance") or target, notes)
+        if job.get("instance"):  # a module-level object (`G = nn.Sequential(...)`): checked as it is
+            if not isinstance(torch_cls, torch.nn.Module):
+                return {"status": "skipped", "reason": f"{job['instance']} in {job['module']} is not a torch.nn.Module"}
+            torch_cls = _returning(torch_cls)
+        if job.get("factory") or job.get("instance"):
             if not callable(torch_cls):
                 return {"status": "error", "reason": f"{target} in {job['module']} is not a function"}
         elif not (isinstance(torch_cls, type) and issubclass(torch_cls, torch.nn.Module)):
@@ -182,11 +186,13 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
             entry["inputs"], entry["input_source"] = specs, how
         phase = at("import_converted")
         try:
-            ms_cls = load_class(job["converted_dir"], job["module"], target, notes)
+            ms_cls = load_class(job["converted_dir"], job["module"], job.get("instance") or target, notes)
+            if job.get("instance"):
+                ms_cls = _returning(ms_cls)
         except (ImportError, AttributeError) as exc:
             return {"status": "error", "reason": f"converted tree has no {job['module']}.{job['class']}: {exc}",
                     "inputs": entry["inputs"]}
-        if not job.get("factory") and not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
+        if not (job.get("factory") or job.get("instance")) and not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
             return {"status": "error", "reason": f"converted {job['class']} is not a mindspore.nn.Cell"}
         phase = at("construct_converted")
         ms_model = ms_cls(*arguments.resolve(job.get("args", []), job["converted_dir"], load_class, notes),
@@ -213,6 +219,13 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
         return {"status": "error", "reason": f"{phase}: {type(exc).__name__}: {exc}{hint}",
                 "load_notes": entry.get("load_notes"),
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
+
+
+def _returning(obj):
+    """A module-level instance as a factory without arguments."""
+    def factory():
+        return obj
+    return factory
 
 
 def _dataset_batches(job: dict, spec: dict) -> list:
