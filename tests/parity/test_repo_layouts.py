@@ -1,0 +1,184 @@
+"""Repositories laid out the way courses and model libraries are (issue 26):
+folders that are not identifiers, sizes set under `__main__` and by argparse,
+call sites in tests and README blocks resolved through imports, module-level
+`nn.Sequential` objects, a two-input RNN. Discovery is static; the last test
+runs the real parity check on the same tree."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analysis.parity import check_parity, discover
+
+FILES = {
+    "1-1.Basics/model.py": '''
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self, n_in, n_class):
+                super().__init__()
+                self.fc = nn.Linear(n_in, n_class)
+
+            def forward(self, x):
+                return self.fc(x)
+    ''',
+    "1-1.Basics/train.py": '''
+        import argparse
+        import torch
+        from model import Net
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--n-in", type=int, default="12")
+        parser.add_argument("--epochs", type=int, default=100)
+        opt = parser.parse_args()
+
+        def train(net):
+            for _ in range(opt.epochs):
+                pass
+
+        if __name__ == "__main__":
+            classes = ["cat", "dog", "bird"]
+            n_class = len(classes)
+            net = Net(opt.n_in, n_class)
+            train(net)
+    ''',
+    "02 Intro/regression.py": '''
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):  # another Net: its call site must not feed 1-1.Basics' Net
+            def __init__(self, n_in):
+                super().__init__()
+                self.fc = nn.Linear(n_in, 1)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        class Recurrent(nn.Module):
+            def __init__(self, n_in=3, hidden=6):
+                super().__init__()
+                self.rnn = nn.RNN(n_in, hidden, batch_first=True)
+                self.out = nn.Linear(hidden, 2)
+
+            def forward(self, x, h_state):
+                y, h = self.rnn(x, h_state)
+                return self.out(y), h
+
+        G = nn.Sequential(nn.Linear(8, 4), nn.Tanh(), nn.Linear(4, 2))
+        criterion = nn.MSELoss()
+
+        if __name__ == "__main__":
+            model = Net(5)
+            rnn = Recurrent(3, 6)
+            x = torch.randn(2, 5, 3)
+            h0 = torch.zeros(1, 2, 6)
+            out, h = rnn(x, h0)
+    ''',
+    "blocks/__init__.py": '''
+        from blocks.layers import Gate
+    ''',
+    "blocks/layers.py": '''
+        import torch.nn as nn
+
+        class Gate(nn.Module):
+            def __init__(self, dim, gated=False):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.gate = nn.Linear(dim, dim) if gated else None
+
+            def forward(self, x):
+                y = self.proj(x)
+                return y * self.gate(x).sigmoid() if self.gate is not None else y
+    ''',
+    "tests/test_gate.py": '''
+        import pytest
+        import torch
+        from blocks import Gate
+
+        @pytest.mark.parametrize("gated", [False, True])
+        def test_gate(gated):
+            layer = Gate(dim=8, gated=gated)
+            x = torch.randn(2, 8)
+            assert layer(x).shape == (2, 8)
+    ''',
+    "README.md": '''
+        # blocks
+
+        ```bash
+        pip install blocks
+        ```
+
+        ```python
+        import torch
+        from blocks import Gate
+
+        gate = Gate(16)
+        y = gate(torch.randn(3, 16))
+        ```
+    ''',
+}
+
+
+@pytest.fixture()
+def course_repo(tmp_path):
+    root = tmp_path / "course"
+    for name, body in FILES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body).lstrip())
+    return root
+
+
+def _by_name(entries):
+    return {(e["module"], e["name"]): e for e in entries}
+
+
+def test_folders_that_are_not_identifiers_are_named_by_file(course_repo):
+    entries = _by_name(discover.candidates(course_repo))
+    assert ("1-1.Basics/model.py", "Net") in entries
+    assert ("02 Intro/regression.py", "Net") in entries
+
+
+def test_main_block_constants_and_argparse_defaults_give_the_arguments(course_repo):
+    net = _by_name(discover.candidates(course_repo))[("1-1.Basics/model.py", "Net")]
+    # n_in from `--n-in` (type=int applied to "12"), n_class = len of a literal list under __main__;
+    # not regression.py's `Net(5)`, which builds another class of the same name.
+    assert net["args"] == [12, 3]
+    assert net["arguments_from"].startswith("1-1.Basics/train.py:")
+
+
+def test_call_sites_in_tests_and_readme_give_entries_and_inputs(course_repo):
+    entries = _by_name(discover.candidates(course_repo))
+    gates = [e for (module, _), e in entries.items() if module == "blocks.layers"]
+    settings = sorted((e["args"], sorted(e["kwargs"].items()), e["inputs"][0]["shape"]) for e in gates)
+    assert settings == [([], [("dim", 8), ("gated", False)], [2, 8]),
+                        ([], [("dim", 8), ("gated", True)], [2, 8]),
+                        ([16], [], [3, 16])]
+    readme = next(e for e in gates if e["args"] == [16])
+    assert readme["arguments_from"] == "README.md:11"
+
+
+def test_two_input_forward_gets_each_input_from_its_call_site(course_repo):
+    rnn = _by_name(discover.candidates(course_repo))[("02 Intro/regression.py", "Recurrent")]
+    assert rnn["args"] == [3, 6]
+    assert [i["shape"] for i in rnn["inputs"]] == [[2, 5, 3], [1, 2, 6]]
+
+
+def test_module_level_sequential_is_an_entry_and_a_criterion_is_not(course_repo):
+    entries = _by_name(discover.candidates(course_repo))
+    assert entries[("02 Intro/regression.py", "G")]["instance"] == "G"
+    assert ("02 Intro/regression.py", "criterion") not in entries
+
+
+@pytest.mark.slow
+def test_the_whole_course_is_checked_and_passes(course_repo):
+    report = check_parity(course_repo, loss_steps=2, timeout_s=600)
+    assert not report.get("error"), report.get("error")
+    statuses = {(e["module"], e["name"]): (e["status"], e["reason"][:300]) for e in report["entry_points"]}
+    checked = {k: v for k, v in statuses.items() if v[0] in ("pass", "fail")}
+    for key in [("1-1.Basics/model.py", "Net"), ("02 Intro/regression.py", "Net"),
+                ("02 Intro/regression.py", "Recurrent"), ("02 Intro/regression.py", "G"),
+                ("blocks.layers", "Gate"), ("blocks.layers", "Gate#2"), ("blocks.layers", "Gate#3")]:
+        assert statuses[key][0] == "pass", (key, statuses[key], statuses)
+    assert len(checked) == len(statuses), statuses
