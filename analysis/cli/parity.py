@@ -1,7 +1,8 @@
 """`parity ORIGINAL_DIR [--converted DIR] [--manifest FILE] [--device cpu]
 [--format table|json]`: check a PyTorch tree against its MindSpore conversion
 (ours, or one the team edited by hand). Exit status 1 when any entry point
-fails or errors, 2 on bad arguments."""
+fails or errors, 2 on bad arguments, 3 when no entry point was checked at all
+(every one skipped, or none found): a CI step must not pass on nothing."""
 from __future__ import annotations
 
 import argparse
@@ -47,15 +48,27 @@ def run(options: dict, stdout) -> int:
     else:
         stdout.write(format_table(report))
     failed = report.get("error") or any(e["status"] in ("fail", "error") for e in report["entry_points"])
-    return 1 if failed else 0
+    if failed:
+        return 1
+    return 0 if checked(report) else 3
+
+
+CHECKED = ("pass", "fail")
+
+
+def checked(report: dict) -> int:
+    """Entry points whose numbers were compared (a skip, an error or a failing
+    original forward compared nothing)."""
+    return sum(1 for e in report.get("entry_points", []) if e.get("status") in CHECKED)
 
 
 def format_table(report: dict) -> str:
-    rows = [("entry point", "status", "first diverging layer", "max abs", "cosine", "loss curve")]
+    rows = [("entry point", "status", "first diverging layer", "max abs", "cosine", "loss curve", "stubbed modules")]
     for e in report["entry_points"]:
         metrics, curve = e.get("metrics") or {}, e.get("loss_curve") or {}
+        stubs = ", ".join(((e.get("load_notes") or {}).get("stubbed_modules")) or []) or "-"
         rows.append((f"{e['module']}.{e['name']}", e["status"], e.get("first_diverging_layer") or "-",
-                     _num(metrics.get("max_abs")), _num(metrics.get("cosine")), curve.get("status", "-")))
+                     _num(metrics.get("max_abs")), _num(metrics.get("cosine")), curve.get("status", "-"), stubs))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -63,12 +76,37 @@ def format_table(report: dict) -> str:
     for e in report["entry_points"]:
         if e.get("reason"):
             details.append(f"{e['name']}: {e['reason']}")
+        band = (e.get("metrics") or {}).get("band_ratio")
+        if band is not None and (e.get("metrics") or {}).get("label") == "beyond noise band":
+            details.append(f"  {band:.0f} times the float64 noise band, though within the op's floor tolerance")
         for m in e.get("config_mismatches", []):
             where = f" ({m['file']}:{m['line']})" if m.get("line") else ""
             details.append(f"  config {m['layer']}.{m['field']}{where}: {m['message']}")
     if report.get("error"):
         details.append(f"error: {report['error']}")
-    return "\n".join(lines + ([""] + details if details else [])) + f"\ndevice: {report['device']}\n"
+    details += _dependency_lines(report.get("dependencies"))
+    hints = [e["manifest_hint"] for e in report["entry_points"] if e.get("manifest_hint")]
+    if hints:  # one pasteable porting.toml: each block is valid TOML, FILL_IN marks what a person gives
+        details += ["", "# porting.toml blocks for the skipped entry points (replace each FILL_IN):", ""]
+        details += [block + "\n" for block in hints]
+    counts = {}
+    for e in report["entry_points"]:
+        counts[e["status"]] = counts.get(e["status"], 0) + 1
+    summary = (f"{len(report['entry_points'])} entry points, {checked(report)} checked: "
+               + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    return "\n".join(lines + ([""] + details if details else [])) + f"\n{summary}\ndevice: {report['device']}\n"
+
+
+def _dependency_lines(deps) -> list[str]:
+    """What the repository declares and what became of it (installed, refused, stubbed)."""
+    if not isinstance(deps, dict) or not deps:
+        return []
+    out = [""]
+    for key, label in (("installed", "installed"), ("refused", "refused"), ("failed", "not installed")):
+        for item in deps.get(key) or []:
+            why = f" ({item['why']})" if item.get("why") else ""
+            out.append(f"dependency {label}: {item['requirement']}{why}")
+    return out
 
 
 def _num(value) -> str:

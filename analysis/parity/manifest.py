@@ -68,6 +68,9 @@ def load_manifest(path: Path) -> list[dict]:
     raw = data.get("entry") or data.get("parity", {}).get("entry") or []
     entries = []
     for index, item in enumerate(raw):
+        left = _placeholders(item)
+        if left:
+            raise ManifestError(f"entry {index}: replace {PLACEHOLDER} in {', '.join(left)} (a hint's value to fill in)")
         target = item.get("factory") or item.get("instance") or item.get("class", "")
         module, cls = split_target(target)
         if not module or not cls:
@@ -99,6 +102,20 @@ def load_manifest(path: Path) -> list[dict]:
             _layer_tolerance(index, entry["layer_tolerance"])
         entries.append(entry)
     return entries
+
+
+PLACEHOLDER = "FILL_IN"
+
+
+def _placeholders(value, where: str = "") -> list[str]:
+    """The keys still holding a hint's FILL_IN."""
+    if value == PLACEHOLDER:
+        return [where or "the entry"]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _placeholders(v, f"{where}.{k}" if where else str(k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _placeholders(v, f"{where}[{i}]")]
+    return []
 
 
 DTYPES = {"float32", "float64", "float16", "int64", "int32", "bool"}

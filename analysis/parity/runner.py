@@ -163,8 +163,8 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
         kwargs = arguments.resolve(job.get("kwargs", {}), job["original_dir"], load_class, notes)
         missing = arguments.unbound(torch_cls, args, kwargs)
         if missing:
-            return {"status": "skipped", "load_notes": notes,
-                    "reason": f"constructor needs arguments ({missing}); " + arguments.manifest_hint(job, torch_cls)}
+            return dict(arguments.hint_reason(job, torch_cls, f"constructor needs arguments ({missing})"),
+                        load_notes=notes)
         torch_model = torch_cls(*args, **kwargs)
         if not isinstance(torch_model, torch.nn.Module):
             return {"status": "skipped", "reason": f"{target}() returned a {type(torch_model).__name__}, "
@@ -181,8 +181,8 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
             phase = at("inputs")
             specs, how = checks.infer_inputs(torch_model, torch_device, job.get("shape_hints"))
             if specs is None:
-                return {"status": "skipped", "load_notes": notes,
-                        "reason": how + "; " + arguments.manifest_hint(job, torch_cls, inputs=True)}
+                return dict(arguments.hint_reason(job, torch_cls, how, inputs=True, forward_of=torch_model),
+                            load_notes=notes)
             entry["inputs"], entry["input_source"] = specs, how
         phase = at("import_converted")
         try:
@@ -204,6 +204,13 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
         if any(names):
             fw.keyword_inputs(torch_model, names, "forward")
             fw.keyword_inputs(ms_model, names, "construct")
+        if job.get("inputs"):  # given by the manifest or a call site (inference has run the forward already)
+            phase = "the original PyTorch forward"
+            failure = _original_forward_failure(torch_model, entry["inputs"], torch_device, fw)
+            if failure:
+                return {"status": "torch_fail", "inputs": entry["inputs"], "load_notes": notes,
+                        "reason": f"the original PyTorch forward fails on these inputs, before any conversion: "
+                                  f"{failure}"}
         phase = "running the checks"
         result = checks.run_entry(entry, torch_model, ms_model, torch_device=torch_device,
                                   root=Path(job["original_dir"]), progress=progress)
@@ -219,6 +226,25 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
         return {"status": "error", "reason": f"{phase}: {type(exc).__name__}: {exc}{hint}",
                 "load_notes": entry.get("load_notes"),
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
+
+
+def _original_forward_failure(torch_model, specs: list, torch_device: str, fw) -> str:
+    """'' when the PyTorch model runs on the inputs in eval mode, else the
+    error: a repository whose own forward fails is not a conversion error."""
+    import torch
+
+    training = torch_model.training
+    torch_model.eval()
+    try:
+        with torch.no_grad():
+            torch_model(*fw.to_torch(fw.make_arrays(specs, 0), torch_device))
+    except PermissionError:  # a sandbox refusal is an answer, not the model's failure
+        raise
+    except Exception as exc:  # user code
+        return f"{type(exc).__name__}: {str(exc)[:300]}"
+    finally:
+        torch_model.train(training)
+    return ""
 
 
 def _returning(obj):
