@@ -21,6 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", dest="format", default="table", choices=["table", "json"])
     parser.add_argument("--timeout", dest="timeout", type=float, default=300.0, help="seconds per entry point")
     parser.add_argument("--loss-steps", dest="loss_steps", type=int, default=20)
+    parser.add_argument("--deps-cache", dest="deps_cache", default=None,
+                        help="install the repository's declared dependencies (wheels only) into cached read-only "
+                             "layers under this folder (default: PORTING_DEPS_CACHE; unset: not installed, "
+                             "missing imports are stubbed)")
+    parser.add_argument("--wheelhouse", default=None,
+                        help="offline: take wheels only from this folder (default: PORTING_DEPS_WHEELHOUSE)")
     parser.add_argument("--memory-mb", dest="memory_mb", type=int, default=6144,
                         help="resident-memory ceiling of the sandboxed child; checks peak at about 9 times a model's float32 "
                              "parameter bytes (float64 copy, MindSpore twin, gradients, steps) beside ~1.3 GB of frameworks")
@@ -38,7 +44,7 @@ def run(options: dict, stdout) -> int:
     manifest = Path(options["manifest"]) if options.get("manifest") else None
     report = check_parity(original, converted, device=options.get("device") or "cpu", manifest=manifest,
                           timeout_s=float(options.get("timeout") or 300), loss_steps=int(options.get("loss_steps", 20)),
-                          memory_mb=int(options.get("memory_mb") or 6144))
+                          memory_mb=int(options.get("memory_mb") or 6144), dependencies=_dependency_policy(options))
     if options.get("format") == "json":
         # Everything the dashboard shows: layers (eval and train), gradients, state after a
         # step, loss curves with their float64 reference, weights, what was turned off.
@@ -51,6 +57,22 @@ def run(options: dict, stdout) -> int:
     if failed:
         return 1
     return 0 if checked(report) else 3
+
+
+def _dependency_policy(options: dict):
+    """The command line's folders over the environment's settings."""
+    import dataclasses
+    import os
+
+    from analysis.parity.dependencies import DependencyPolicy
+
+    environ = dict(os.environ)
+    if options.get("deps_cache"):
+        environ["PORTING_DEPS_CACHE"] = options["deps_cache"]
+    if options.get("wheelhouse"):
+        environ["PORTING_DEPS_WHEELHOUSE"] = options["wheelhouse"]
+    policy = DependencyPolicy.from_env(environ)
+    return dataclasses.replace(policy, cache_dir=Path(policy.cache_dir).resolve()) if policy else None
 
 
 CHECKED = ("pass", "fail")

@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from ..sandbox import SandboxLimits, run_sandboxed
+from . import dependencies as deps
 from . import discover
 from .manifest import ManifestError, find_manifest, load_manifest
 
@@ -38,6 +40,7 @@ def check_parity(
     checkpoint_dir: Path | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_progress: Callable[[dict], None] | None = None,
+    dependencies: deps.DependencyPolicy | None = None,
 ) -> dict:
     """Check every entry point of `original_dir` against its converted cell.
 
@@ -46,6 +49,10 @@ def check_parity(
     as `<module>.<Class>.ckpt` (the .pth state as a MindSpore checkpoint).
     `should_stop` is polled while the child runs; when it returns true the
     child is killed and the entries not finished are reported as stopped.
+    With `dependencies`, what the repository declares (requirements,
+    pyproject, setup.cfg/setup.py) is installed, wheels only, into a cached
+    read-only layer on the box's path; the report's "dependencies" says what
+    was installed, refused and why.
     Never raises for problems in user code; they become entry points with
     status "error". `on_progress` gets {"event": "planned", "entries": [...]},
     then "running" (the entries a child starts on) and "finished" (an entry's
@@ -55,6 +62,7 @@ def check_parity(
         [(Path(original_dir), Path(converted_dir) if converted_dir else None, manifest)],
         device=device, timeout_s=timeout_s, memory_mb=memory_mb, loss_steps=loss_steps,
         checkpoint_dir=checkpoint_dir, should_stop=should_stop, on_progress=on_progress,
+        dependencies=dependencies,
     )[0]
 
 
@@ -68,6 +76,7 @@ def check_parity_many(
     checkpoint_dir: Path | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_progress: Callable[[dict], None] | None = None,
+    dependencies: deps.DependencyPolicy | None = None,
 ) -> list[dict]:
     """Several (original, converted, manifest) checks sharing sandboxed
     children: one report per tree, in order."""
@@ -90,10 +99,12 @@ def check_parity_many(
         except (ManifestError, OSError, RuntimeError) as exc:
             report["error"] = str(exc)
             continue
+        site_paths = _dependency_layer(original, dependencies, report)
         layer_map = _layer_map(converted)
         for entry in entries:
             job = dict(entry, key=f"{index}:{len(jobs)}", original_dir=str(original), converted_dir=str(converted),
-                       device=device, layer_map=layer_map.get(discover.dotted(entry["module"]), {}).get(entry["class"], []))
+                       device=device, layer_map=layer_map.get(discover.dotted(entry["module"]), {}).get(entry["class"], []),
+                       site_paths=site_paths)
             job.setdefault("loss_steps", loss_steps)
             if checkpoint_dir is not None:
                 Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
@@ -108,6 +119,20 @@ def check_parity_many(
         for path in cleanup:
             shutil.rmtree(path.parent, ignore_errors=True)
     return reports
+
+
+def _dependency_layer(original: Path, policy: deps.DependencyPolicy | None, report: dict) -> list[str]:
+    """The folder of installed dependencies the box adds to the child's path
+    (none without a policy); the report says what went in and what did not."""
+    if policy is None:
+        return []
+    try:
+        layer = deps.build_layer(original, policy)
+    except (OSError, subprocess.SubprocessError) as exc:
+        report["dependencies"] = {"error": f"the dependency layer could not be built: {exc}"}
+        return []
+    report["dependencies"] = layer.to_dict()
+    return [str(layer.path)] if layer.path else []
 
 
 def _entries(original: Path, manifest: Path | None) -> tuple[list[dict], str]:
@@ -164,7 +189,9 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
         tell({"event": "running", "entries": [_label(job) for job in jobs_now]})
         outcome = run_sandboxed(
             RUNNER, payload, limits=limits, should_stop=should_stop, device=device,
-            read_only=sorted({job[k] for job in jobs_now for k in ("original_dir", "converted_dir")}),
+            read_only=sorted({job[k] for job in jobs_now for k in ("original_dir", "converted_dir")}
+                             | {p for job in jobs_now for p in job.get("site_paths", [])}),
+            sys_path=sorted({p for job in jobs_now for p in job.get("site_paths", [])}),
             writable=sorted({str(Path(job["checkpoint_path"]).parent) for job in jobs_now
                              if job.get("checkpoint_path")}))
         results = {r["key"]: r["result"] for r in outcome.records if r.get("event") == "result"}
