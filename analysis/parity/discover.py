@@ -4,6 +4,7 @@ built with defaults and fed an inferred input is settled in the sandbox."""
 from __future__ import annotations
 
 import ast
+import json
 import operator
 from pathlib import Path
 
@@ -311,6 +312,9 @@ def candidates(root: Path) -> list[dict]:
     entries = []
     for mod, node in found:
         entries += _class_entries(mod, node, by_class.get(f"{mod}:{node.name}", []), resolver, configs)
+    by_module = {s.module: s for s in sources}
+    _attach_parents(entries, {f"{mod}:{node.name}": _references(node, by_module[mod], resolver)
+                              for mod, node in found})
     for source in sources:
         hints = _shape_hints(source.tree)
         for entry in entries:
@@ -360,7 +364,54 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
                      arguments_from=f"{config[0]}() with its defaults")
     elif required and unknown:
         entry["arguments_unknown"] = unknown[:3]  # call sites whose arguments need the script's own work
+    if required and "kwargs" not in entry:
+        entry["needs_arguments"] = True  # a parent that builds it may still check it (_attach_parents)
     return [entry]
+
+
+PARENT_KEYS = ("module", "class", "name", "factory", "instance", "args", "kwargs", "within", "inputs")
+
+
+def _references(node: ast.ClassDef, source, resolver) -> set[str]:
+    """Classes of the tree a class body names (what its __init__ may build)."""
+    table = resolver.bindings(source)
+    out = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.Name, ast.Attribute)):
+            ref = resolver.resolve(inner, table)
+            if ref is not None and ref[0] == "class":
+                out.add(ref[1])
+    return out
+
+
+def _attach_parents(entries: list[dict], references: dict[str, set[str]]) -> None:
+    """An entry whose arguments nothing static gives is checked as a parent
+    entry builds it: a parent passed its class (`ResNet(ResidualBlock, ...)`)
+    first, else one whose class body names it. Parents may themselves be
+    built inside another (a few rounds)."""
+    for _ in range(3):
+        changed = False
+        for entry in entries:
+            if not entry.get("needs_arguments"):
+                continue
+            key = f"{entry['module']}:{entry['class']}"
+            ready = [p for p in entries if p is not entry and not p.get("needs_arguments")
+                     and p.get("class") != entry["class"]]
+            passed = [p for p in ready if f'"{key}"' in json.dumps([p.get("args"), p.get("kwargs")])]
+            named = [p for p in ready if not p.get("instance") and not p.get("factory")
+                     and key in references.get(f"{p['module']}:{p['class']}", set())]
+            parent = (passed or named or [None])[0]
+            if parent is None:
+                continue
+            entry.pop("needs_arguments")
+            entry["within"] = {k: parent[k] for k in PARENT_KEYS if k in parent}
+            entry["arguments_from"] = f"as {parent['name']} builds it" + (
+                f" ({parent['arguments_from']})" if parent.get("arguments_from") else "")
+            changed = True
+        if not changed:
+            break
+    for entry in entries:
+        entry.pop("needs_arguments", None)
 
 
 def _instances(source, nn_names: set[str], hints) -> list[dict]:

@@ -270,5 +270,8 @@ def _finish(job: dict, result: dict, device: str) -> dict:
     }
     entry.update({k: v for k, v in result.items() if k not in entry})
     # How the entry was built: the report says where its arguments came from.
-    entry.update({k: job[k] for k in ("factory", "args", "kwargs", "arguments_from", "timeout") if k in job})
+    entry.update({k: job[k] for k in ("factory", "instance", "args", "kwargs", "arguments_from", "timeout")
+                  if k in job})
+    if job.get("within"):
+        entry["built_inside"] = job["within"].get("name") or job["within"].get("class")
     return entry

@@ -11,7 +11,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import arguments, dataset
+from . import arguments, dataset, within
 
 
 def _emit(path: str, record: dict) -> None:
@@ -147,12 +147,21 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
         notes: dict = {}
         entry["load_notes"] = notes
         target = job.get("factory") or job["class"]
-        torch_cls = load_class(job["original_dir"], job["module"], job.get("instance") or target, notes)
+        if job.get("within"):  # a block as its parent builds it
+            try:
+                sub, entry["within_path"], parent = within.submodule(job, job["original_dir"], load_class, notes,
+                                                                     torch.nn.Module)
+            except within.NotBuilt as exc:
+                return dict(arguments.hint_reason(job, None, f"built only inside another module, and {exc}",
+                                                  inputs=True), load_notes=notes)
+            torch_cls = _returning(sub)
+        else:
+            torch_cls = load_class(job["original_dir"], job["module"], job.get("instance") or target, notes)
         if job.get("instance"):  # a module-level object (`G = nn.Sequential(...)`): checked as it is
             if not isinstance(torch_cls, torch.nn.Module):
                 return {"status": "skipped", "reason": f"{job['instance']} in {job['module']} is not a torch.nn.Module"}
             torch_cls = _returning(torch_cls)
-        if job.get("factory") or job.get("instance"):
+        if job.get("factory") or job.get("instance") or job.get("within"):
             if not callable(torch_cls):
                 return {"status": "error", "reason": f"{target} in {job['module']} is not a function"}
         elif not (isinstance(torch_cls, type) and issubclass(torch_cls, torch.nn.Module)):
@@ -177,6 +186,11 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
             if not job.get("inputs"):
                 entry["inputs"] = dataset.input_specs(entry["dataset_batches"][0])
                 entry["input_source"] = f"dataset {spec['class']}"
+        if not entry.get("inputs") and job.get("within"):
+            phase = at("inputs")
+            entry["inputs"] = _inputs_inside(job, parent, entry["within_path"], sub, torch_device, checks, fw)
+            if entry["inputs"]:
+                entry["input_source"] = f"what {job['within']['class']}'s forward passes {entry['within_path']}"
         if not entry.get("inputs"):
             phase = at("inputs")
             specs, how = checks.infer_inputs(torch_model, torch_device, job.get("shape_hints"))
@@ -186,13 +200,19 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
             entry["inputs"], entry["input_source"] = specs, how
         phase = at("import_converted")
         try:
-            ms_cls = load_class(job["converted_dir"], job["module"], job.get("instance") or target, notes)
+            if job.get("within"):
+                ms_cls = _returning(within.submodule(job, job["converted_dir"], load_class, notes, ms.nn.Cell,
+                                                     path=entry["within_path"])[0])
+            else:
+                ms_cls = load_class(job["converted_dir"], job["module"], job.get("instance") or target, notes)
             if job.get("instance"):
                 ms_cls = _returning(ms_cls)
+        except within.NotBuilt as exc:
+            return {"status": "error", "reason": f"converted tree: {exc}", "inputs": entry["inputs"]}
         except (ImportError, AttributeError) as exc:
             return {"status": "error", "reason": f"converted tree has no {job['module']}.{job['class']}: {exc}",
                     "inputs": entry["inputs"]}
-        if not (job.get("factory") or job.get("instance")) and not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
+        if not (job.get("factory") or job.get("instance") or job.get("within")) and not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
             return {"status": "error", "reason": f"converted {job['class']} is not a mindspore.nn.Cell"}
         phase = at("construct_converted")
         ms_model = ms_cls(*arguments.resolve(job.get("args", []), job["converted_dir"], load_class, notes),
@@ -215,6 +235,8 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
         result = checks.run_entry(entry, torch_model, ms_model, torch_device=torch_device,
                                   root=Path(job["original_dir"]), progress=progress)
         result["load_notes"] = notes
+        if entry.get("within_path"):
+            result["within_path"] = entry["within_path"]
         return result
     except dataset.DatasetError as exc:
         return {"status": "error", "reason": f"dataset {job['dataset']['class']}: {exc}",
@@ -245,6 +267,18 @@ def _original_forward_failure(torch_model, specs: list, torch_device: str, fw) -
     finally:
         torch_model.train(training)
     return ""
+
+
+def _inputs_inside(job: dict, parent, path: str, sub, torch_device: str, checks, fw) -> list | None:
+    """The tensors the parent's forward passes the block, from the parent's own
+    inputs (its call site's, or inferred)."""
+    parent = parent.to(torch_device)
+    specs = job["within"].get("inputs")
+    if not specs:
+        specs, _ = checks.infer_inputs(parent, torch_device, job.get("shape_hints"))
+    if not specs:
+        return None
+    return within.recorded_inputs(parent, path, sub, specs, torch_device, fw)
 
 
 def _returning(obj):

@@ -65,11 +65,32 @@ FILES = {
                 y, h = self.rnn(x, h_state)
                 return self.out(y), h
 
+        class Block(nn.Module):  # its sizes exist only inside Tower
+            def __init__(self, cin, cout):
+                super().__init__()
+                self.fc = nn.Linear(cin, cout)
+
+            def forward(self, x, gate):
+                return self.fc(x) * gate
+
+        class Tower(nn.Module):
+            def __init__(self, block, depth=2):
+                super().__init__()
+                self.width = 4
+                self.blocks = nn.ModuleList([block(self.width, self.width) for _ in range(depth)])
+                self.head = nn.Linear(self.width, 1)
+
+            def forward(self, x):
+                for block in self.blocks:
+                    x = block(x, torch.sigmoid(x))
+                return self.head(x)
+
         G = nn.Sequential(nn.Linear(8, 4), nn.Tanh(), nn.Linear(4, 2))
         criterion = nn.MSELoss()
 
         if __name__ == "__main__":
             model = Net(5)
+            tower = Tower(Block)
             rnn = Recurrent(3, 6)
             x = torch.randn(2, 5, 3)
             h0 = torch.zeros(1, 2, 6)
@@ -171,6 +192,12 @@ def test_module_level_sequential_is_an_entry_and_a_criterion_is_not(course_repo)
     assert ("02 Intro/regression.py", "criterion") not in entries
 
 
+def test_a_block_sized_only_inside_its_parent_is_checked_within_it(course_repo):
+    block = _by_name(discover.candidates(course_repo))[("02 Intro/regression.py", "Block")]
+    assert block["within"]["class"] == "Tower" and block["within"]["args"] == [{"class": "02 Intro/regression.py:Block"}]
+    assert block["arguments_from"].startswith("as Tower builds it (02 Intro/regression.py:")
+
+
 @pytest.mark.slow
 def test_the_whole_course_is_checked_and_passes(course_repo):
     report = check_parity(course_repo, loss_steps=2, timeout_s=600)
@@ -179,6 +206,10 @@ def test_the_whole_course_is_checked_and_passes(course_repo):
     checked = {k: v for k, v in statuses.items() if v[0] in ("pass", "fail")}
     for key in [("1-1.Basics/model.py", "Net"), ("02 Intro/regression.py", "Net"),
                 ("02 Intro/regression.py", "Recurrent"), ("02 Intro/regression.py", "G"),
-                ("blocks.layers", "Gate"), ("blocks.layers", "Gate#2"), ("blocks.layers", "Gate#3")]:
+                ("blocks.layers", "Gate"), ("blocks.layers", "Gate#2"), ("blocks.layers", "Gate#3"),
+                ("02 Intro/regression.py", "Tower"), ("02 Intro/regression.py", "Block")]:
         assert statuses[key][0] == "pass", (key, statuses[key], statuses)
     assert len(checked) == len(statuses), statuses
+    block = next(e for e in report["entry_points"] if e["name"] == "Block")
+    assert block["built_inside"] == "Tower" and block["within_path"] == "blocks.0"
+    assert [i["shape"] for i in block["inputs"]] == [[4, 4], [4, 4]]  # x and gate, as Tower's forward passes them
