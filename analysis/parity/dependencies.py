@@ -36,6 +36,11 @@ from packaging.utils import canonicalize_name
 WORKER_OWNED = frozenset(canonicalize_name(n) for n in (
     "torch", "torchvision", "torchaudio", "torchtext", "mindspore", "triton", "nvidia-cudnn-cu12",
     "nvidia-cublas-cu12"))
+# Other deep-learning frameworks: hundreds of MB each, and nothing a PyTorch model needs to be
+# checked against MindSpore (a tensorboard logger beside it is stubbed instead).
+OTHER_FRAMEWORKS = frozenset(canonicalize_name(n) for n in (
+    "tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "jax", "jaxlib", "paddlepaddle",
+    "paddlepaddle-gpu", "mxnet", "cntk", "onnxruntime-gpu", "nvidia-cuda-runtime-cu12"))
 MAX_PACKAGES = 40  # declared ones plus what they require
 SKIP_DIRS = {".git", ".porting", "__pycache__", "venv", ".venv", "node_modules", "build", "dist", "site-packages"}
 DONE = ".complete"  # a layer is reused only when this marker is there
@@ -192,6 +197,10 @@ def verdict(line: str, policy: DependencyPolicy) -> tuple[Requirement | None, st
         return req, "its environment marker does not apply here"
     if name in WORKER_OWNED:
         return req, "the worker's own framework, kept at the worker's version"
+    if req.name in sys.stdlib_module_names or name in sys.stdlib_module_names:
+        return req, "part of Python's standard library (an old PyPI copy would shadow it)"
+    if name in OTHER_FRAMEWORKS and name not in policy.allow:
+        return req, "another deep-learning framework (hundreds of MB), not needed for the check; allow it by name"
     if name in policy.deny:
         return req, "on this site's deny list"
     if policy.allow and name not in policy.allow:
@@ -249,7 +258,8 @@ def build_layer(root: Path, policy: DependencyPolicy) -> Layer:
     for item in layer.declared:
         req, why = verdict(item["requirement"], policy)
         if why:
-            layer.refused.append({"requirement": item["requirement"], "source": item["source"], "why": why})
+            if item["requirement"] not in {r["requirement"] for r in layer.refused}:  # once, from its first file
+                layer.refused.append({"requirement": item["requirement"], "source": item["source"], "why": why})
         elif req is not None and canonicalize_name(req.name) not in {canonicalize_name(w.name) for w in wanted}:
             wanted.append(req)
     if not wanted:
@@ -308,12 +318,12 @@ def _fetch_and_install(wanted: list[Requirement], policy: DependencyPolicy, work
                                  "needed_by": why_needed})
             continue
         wheel = new[0]
-        total += wheel.stat().st_size
-        if total > policy.max_mb * 1024 * 1024:
+        if total + wheel.stat().st_size > policy.max_mb * 1024 * 1024:
             wheel.unlink()
             layer.failed.append({"requirement": str(req), "needed_by": why_needed,
                                  "why": f"over this site's size cap of {policy.max_mb} MB for one project's layer"})
             continue
+        total += wheel.stat().st_size
         version = wheel.name.split("-")[1]
         wheels.append((wheel, req.name, version))
         for line in _requires(wheel):

@@ -328,7 +328,7 @@ def candidates(root: Path) -> list[dict]:
 def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs) -> list[dict]:
     base = {"module": mod, "class": node.name, "name": node.name, "line": node.lineno, "discovered": True}
     required = _required_params(node)
-    entries, seen, unknown = [], set(), []
+    entries, seen, unknown, partial = [], set(), [], None
     for site in sites:
         source = site.source
         literals = _Literals(site, resolver, _config_parameters(site.function, site.owner, source.module, configs))
@@ -338,6 +338,7 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
         except (ValueError, SyntaxError, TypeError, ArithmeticError, KeyError, IndexError, AttributeError,
                 RecursionError) as exc:
             unknown.append(f"{where}: {exc}")
+            partial = partial or _partial_arguments(node, site.call, literals, where)
             continue
         if required and len(args) + len(kwargs) < len(required):
             continue
@@ -364,9 +365,33 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
                      arguments_from=f"{config[0]}() with its defaults")
     elif required and unknown:
         entry["arguments_unknown"] = unknown[:3]  # call sites whose arguments need the script's own work
-    if required and "kwargs" not in entry:
+        if partial:  # what is known goes in the hint; only the rest reads FILL_IN
+            entry.update(partial)
+    if required and ("kwargs" not in entry or partial):
         entry["needs_arguments"] = True  # a parent that builds it may still check it (_attach_parents)
     return [entry]
+
+
+def _partial_arguments(node: ast.ClassDef, call: ast.Call, literals, where: str) -> dict | None:
+    """The arguments of a call site that are known, by parameter name, and
+    which are not: `RNNLM(vocab_size, embed_size, ...)` where only the
+    vocabulary comes from the data."""
+    init = next((b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+    if init is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    names = [a.arg for a in (init.args.posonlyargs + init.args.args)[1:]]
+    known, missing = {}, []
+    pairs = list(zip(names, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg]
+    for name, value in pairs:
+        try:
+            known[name] = literals.value(value)
+        except (ValueError, SyntaxError, TypeError, ArithmeticError, KeyError, IndexError, AttributeError,
+                RecursionError):
+            missing.append(name)
+    if not known or not missing:
+        return None
+    return {"kwargs": known, "arguments_from": f"{where}, except {', '.join(missing)} (computed from the "
+                                              "script's own data)"}
 
 
 PARENT_KEYS = ("module", "class", "name", "factory", "instance", "args", "kwargs", "within", "inputs")
@@ -404,6 +429,7 @@ def _attach_parents(entries: list[dict], references: dict[str, set[str]]) -> Non
             if parent is None:
                 continue
             entry.pop("needs_arguments")
+            entry.pop("kwargs", None)  # partial call-site values: the parent's build has them all
             entry["within"] = {k: parent[k] for k in PARENT_KEYS if k in parent}
             entry["arguments_from"] = f"as {parent['name']} builds it" + (
                 f" ({parent['arguments_from']})" if parent.get("arguments_from") else "")

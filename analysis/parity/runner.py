@@ -7,6 +7,7 @@ modules dropped from sys.modules afterwards; the classes stay usable.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -195,6 +196,12 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
             phase = at("inputs")
             specs, how = checks.infer_inputs(torch_model, torch_device, job.get("shape_hints"))
             if specs is None:
+                stubs = notes.get("stubbed_modules") or []
+                if stubs and not any(True for _ in torch_model.parameters()):  # built of stubs: nothing to feed
+                    return {"status": "skipped", "missing_modules": stubs, "load_notes": notes,
+                            "reason": f"{how}: the module holds no parameters, its layers come from "
+                                      f"{', '.join(stubs)}, which does not import here and was replaced by a "
+                                      f"stub; {_what_to_add(stubs)}"}
                 return dict(arguments.hint_reason(job, torch_cls, how, inputs=True, forward_of=torch_model),
                             load_notes=notes)
             entry["inputs"], entry["input_source"] = specs, how
@@ -243,11 +250,39 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
     except Exception as exc:
         stubs = (entry.get("load_notes") or {}).get("stubbed_modules")
+        missing = _stub_blamed(stubs or [], f"{exc}\n{traceback.format_exc()}")
+        if missing:  # a library that does not import here, not a conversion error: what to add is the library
+            return {"status": "skipped", "reason": f"{phase}: needs {', '.join(missing)}, which does not import "
+                                                   f"here and was replaced by a stub ({type(exc).__name__}: "
+                                                   f"{str(exc)[:200]}); {_what_to_add(missing)}",
+                    "missing_modules": missing, "load_notes": entry.get("load_notes"),
+                    "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
         hint = (f" (modules replaced by stubs because they do not import here: {', '.join(stubs)})"
                 if stubs and "stub" in f"{exc}{traceback.format_exc()}".lower() else "")
         return {"status": "error", "reason": f"{phase}: {type(exc).__name__}: {exc}{hint}",
                 "load_notes": entry.get("load_notes"),
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
+
+
+def _stub_blamed(stubs: list[str], text: str) -> list[str]:
+    """The stubbed modules an error names (a stub's class is called after its
+    module path: `torchvision.models.resnet152`), or the one stub when the
+    error mentions stubs at all."""
+    named = [s for s in stubs if re.search(rf"(?<![\w.]){re.escape(s)}\.", text)]
+    if named:
+        return named
+    return list(stubs) if len(stubs) == 1 and "stub" in text.lower() else []
+
+
+def _what_to_add(modules: list[str]) -> str:
+    from .dependencies import WORKER_OWNED
+
+    owned = [m for m in modules if m.replace("_", "-").lower() in WORKER_OWNED]
+    if owned:
+        return (f"{', '.join(owned)} belongs to the worker's own installation, which must provide one that imports "
+                "with its torch (a deployment fix)")
+    return (f"declare {', '.join(modules)} in requirements.txt or pyproject.toml so the check installs it "
+            "(with the dependency layer on), or vendor it in the tree")
 
 
 def _original_forward_failure(torch_model, specs: list, torch_device: str, fw) -> str:

@@ -51,6 +51,8 @@ def test_what_is_refused_says_why(tmp_path):
     assert verdict("tqdm", policy)[1] == "on this site's deny list"
     assert verdict("git+https://example.org/x.git", policy)[1].startswith("not a package from the index")
     assert verdict("rich; python_version < '3'", policy)[1] == "its environment marker does not apply here"
+    assert verdict("argparse", policy)[1].startswith("part of Python's standard library")
+    assert verdict("tensorflow>=2", policy)[1].startswith("another deep-learning framework")
     allow_only = DependencyPolicy(cache_dir=tmp_path, allow=frozenset({"toolz"}))
     assert verdict("attrs-nope", allow_only)[1] == "not on this site's allow list"
     assert verdict("toolz>=0.12", allow_only)[1] == ""
@@ -117,7 +119,8 @@ def test_the_box_imports_the_declared_dependency(tmp_path, cache):
     report = check_parity(root, loss_steps=2, dependencies=DependencyPolicy(cache_dir=cache))
     before = {e["name"]: e for e in without["entry_points"]}["Tiny"]
     after = {e["name"]: e for e in report["entry_points"]}["Tiny"]
-    assert before["status"] == "error" and "toolz" in before["load_notes"]["stubbed_modules"]
+    assert before["status"] == "skipped" and "toolz" in before["load_notes"]["stubbed_modules"]
+    assert "declare toolz in requirements.txt" in before["reason"]  # the one thing to add
     assert after["status"] == "pass", after["reason"]
     assert "toolz" not in (after.get("load_notes") or {}).get("stubbed_modules", [])
     assert [i["requirement"] for i in report["dependencies"]["installed"]] == ["toolz"]

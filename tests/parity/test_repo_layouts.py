@@ -213,3 +213,27 @@ def test_the_whole_course_is_checked_and_passes(course_repo):
     block = next(e for e in report["entry_points"] if e["name"] == "Block")
     assert block["built_inside"] == "Tower" and block["within_path"] == "blocks.0"
     assert [i["shape"] for i in block["inputs"]] == [[4, 4], [4, 4]]  # x and gate, as Tower's forward passes them
+
+
+def test_a_size_computed_from_data_is_the_only_value_left_to_give(tmp_path):
+    script = tmp_path / "lm" / "main.py"
+    script.parent.mkdir()
+    script.write_text(textwrap.dedent('''
+        import torch.nn as nn
+        from data_utils import Corpus
+
+        embed_size = 128
+        corpus = Corpus()
+        ids = corpus.get_data("data/train.txt")
+        vocab_size = len(corpus.dictionary)
+
+        class LM(nn.Module):
+            def __init__(self, vocab_size, embed_size, num_layers=1):
+                super().__init__()
+                self.embed = nn.Embedding(vocab_size, embed_size)
+
+        model = LM(vocab_size, embed_size, num_layers=2)
+    ''').lstrip())
+    (entry,) = discover.candidates(tmp_path)
+    assert entry["kwargs"] == {"embed_size": 128, "num_layers": 2}
+    assert entry["arguments_from"] == "lm/main.py:14, except vocab_size (computed from the script's own data)"
