@@ -356,7 +356,14 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
         entries.append(entry)
         if len(entries) == MAX_SITES:
             break
+    if entries and not _builds_layers(node) and not any(e.get("inputs") for e in entries):
+        entries = entries[:1]  # no layer to infer an input from: a parent's forward shows one
+        entries[0]["needs_arguments"] = "optional"
     if entries:
+        shown = [e["inputs"] for e in entries if e.get("inputs")]
+        for entry in entries:  # a site without tensors may still take another site's (tried, never assumed)
+            if not entry.get("inputs") and shown:
+                entry["shape_hints"] = [spec[0]["shape"] for spec in shown if spec[0]["dtype"] == "float32"]
         return entries
     entry = dict(base)
     config = [name for m, name in configs if m == mod]
@@ -369,7 +376,17 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
             entry.update(partial)
     if required and ("kwargs" not in entry or partial):
         entry["needs_arguments"] = True  # a parent that builds it may still check it (_attach_parents)
+    elif not _builds_layers(node):
+        entry["needs_arguments"] = "optional"  # no layer to infer an input from: a parent's forward shows one
     return [entry]
+
+
+def _builds_layers(node: ast.ClassDef) -> bool:
+    """Whether __init__ builds anything (a call of an nn class or of a class)."""
+    init = next((b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+    if init is None:
+        return False
+    return any(isinstance(n, ast.Call) and _dotted(n.func).rsplit(".", 1)[-1][:1].isupper() for n in ast.walk(init))
 
 
 def _partial_arguments(node: ast.ClassDef, call: ast.Call, literals, where: str) -> dict | None:
@@ -428,11 +445,12 @@ def _attach_parents(entries: list[dict], references: dict[str, set[str]]) -> Non
             parent = (passed or named or [None])[0]
             if parent is None:
                 continue
-            entry.pop("needs_arguments")
             entry.pop("kwargs", None)  # partial call-site values: the parent's build has them all
             entry["within"] = {k: parent[k] for k in PARENT_KEYS if k in parent}
             entry["arguments_from"] = f"as {parent['name']} builds it" + (
                 f" ({parent['arguments_from']})" if parent.get("arguments_from") else "")
+            if entry.pop("needs_arguments") == "optional":  # buildable alone: the parent gives it inputs
+                entry["arguments_from"] = f"inputs as {parent['name']}'s forward passes them"
             changed = True
         if not changed:
             break

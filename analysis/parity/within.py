@@ -72,9 +72,11 @@ def recorded_inputs(parent, path: str, sub, parent_inputs: list, device: str, fw
     handle = sub.register_forward_pre_hook(hook, with_kwargs=True)
     training = parent.training
     parent.eval()
+    values = fw.to_torch(fw.make_arrays(parent_inputs, 0), device)
+    names = [spec.get("name") for spec in parent_inputs]
     try:
         with torch.no_grad():
-            parent(*fw.to_torch(fw.make_arrays(parent_inputs, 0), device))
+            parent(*[v for v, n in zip(values, names) if not n], **{n: v for v, n in zip(values, names) if n})
     except Exception:  # user code: no recording, inference takes over
         return None
     finally:
