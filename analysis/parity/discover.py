@@ -342,7 +342,7 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
             continue
         if required and len(args) + len(kwargs) < len(required):
             continue
-        fingerprint = repr((args, kwargs, site.inputs))
+        fingerprint = repr((_bound(node, args, kwargs), site.inputs))  # `Norm(w, b)` and `Norm(w, bias=b)` are one
         if fingerprint in seen:
             continue
         seen.add(fingerprint)
@@ -387,6 +387,20 @@ def _builds_layers(node: ast.ClassDef) -> bool:
     if init is None:
         return False
     return any(isinstance(n, ast.Call) and _dotted(n.func).rsplit(".", 1)[-1][:1].isupper() for n in ast.walk(init))
+
+
+def _bound(node: ast.ClassDef, args: list, kwargs: dict) -> list:
+    """Arguments by parameter name where __init__ names them, sorted."""
+    init = next((b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+    names = [a.arg for a in (init.args.posonlyargs + init.args.args)[1:]] if init is not None else []
+    named = dict(kwargs)
+    extra = []
+    for index, value in enumerate(args):
+        if index < len(names) and not init.args.vararg:
+            named[names[index]] = value
+        else:
+            extra.append(value)
+    return [extra, sorted(named.items(), key=lambda kv: kv[0])]
 
 
 def _partial_arguments(node: ast.ClassDef, call: ast.Call, literals, where: str) -> dict | None:
