@@ -372,8 +372,11 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
                      arguments_from=f"{config[0]}() with its defaults")
     elif required and unknown:
         entry["arguments_unknown"] = unknown[:3]  # call sites whose arguments need the script's own work
-        if partial:  # what is known goes in the hint; only the rest reads FILL_IN
-            entry.update(partial)
+        if partial:  # what is known goes in the hint; only the rest reads FILL_IN (or a stand-in for a count)
+            entry.update({k: v for k, v in partial.items() if k != "complete"})
+            if partial.get("complete"):
+                entry["args"] = []
+                return [entry]
     if required and ("kwargs" not in entry or partial):
         entry["needs_arguments"] = True  # a parent that builds it may still check it (_attach_parents)
     elif not _builds_layers(node):
@@ -421,8 +424,22 @@ def _partial_arguments(node: ast.ClassDef, call: ast.Call, literals, where: str)
             missing.append(name)
     if not known or not missing:
         return None
+    if all(name in STAND_INS for name in missing):  # a count read from the data: any size builds the same layers
+        stand = {name: STAND_INS[name] for name in missing}
+        return {"kwargs": {**known, **stand}, "stand_ins": stand, "complete": True,
+                "arguments_from": f"{where}, with " + ", ".join(f"{k} = {v}" for k, v in stand.items())
+                                  + " standing in for a size the script computes from its data "
+                                    "(give the real one in porting.toml to check that size)"}
     return {"kwargs": known, "arguments_from": f"{where}, except {', '.join(missing)} (computed from the "
                                               "script's own data)"}
+
+
+# Constructor parameters that are a count of the data's symbols or classes: when only these are
+# unknown statically (`len(corpus.dictionary)`), a stand-in builds the same architecture.
+STAND_INS = {**dict.fromkeys(("vocab_size", "n_vocab", "vocab_len", "ntoken", "ntokens", "n_tokens", "num_tokens",
+                              "num_embeddings", "num_words", "n_words", "num_chars", "n_chars"), 100),
+             **dict.fromkeys(("num_classes", "n_classes", "nclass", "nclasses", "num_labels", "n_labels",
+                              "num_class", "n_class"), 10)}
 
 
 PARENT_KEYS = ("module", "class", "name", "factory", "instance", "args", "kwargs", "within", "inputs")

@@ -96,20 +96,44 @@ FILES = {
             h0 = torch.zeros(1, 2, 6)
             out, h = rnn(x, h0)
     ''',
+    "02 Intro/lm.py": '''
+        import torch.nn as nn
+
+        class LM(nn.Module):
+            def __init__(self, vocab, embed, hidden):
+                super().__init__()
+                self.embed = nn.Embedding(vocab, embed)
+                self.lstm = nn.LSTM(embed, hidden, num_layers=2, batch_first=True)
+                self.out = nn.Linear(hidden, vocab)
+
+            def forward(self, x, h):
+                y, (h, c) = self.lstm(self.embed(x), h)
+                return self.out(y), (h, c)
+
+        if __name__ == "__main__":
+            lm = LM(50, 8, 16)  # fed from the data only: the state's shape comes from the LSTM
+    ''',
     "blocks/__init__.py": '''
         from blocks.layers import Gate
     ''',
     "blocks/layers.py": '''
+        import torch
         import torch.nn as nn
+
+        class Halve(nn.Module):  # no layer of its own: only Gate's forward shows what it takes
+            def forward(self, x):
+                a, b = x.chunk(2, dim=-1)
+                return a * torch.sigmoid(b)
 
         class Gate(nn.Module):
             def __init__(self, dim, gated=False):
                 super().__init__()
-                self.proj = nn.Linear(dim, dim)
+                self.proj = nn.Linear(dim, 2 * dim)
+                self.act = Halve()
                 self.gate = nn.Linear(dim, dim) if gated else None
 
             def forward(self, x):
-                y = self.proj(x)
+                y = self.act(self.proj(x))
                 return y * self.gate(x).sigmoid() if self.gate is not None else y
     ''',
     "tests/test_gate.py": '''
@@ -171,7 +195,7 @@ def test_main_block_constants_and_argparse_defaults_give_the_arguments(course_re
 
 def test_call_sites_in_tests_and_readme_give_entries_and_inputs(course_repo):
     entries = _by_name(discover.candidates(course_repo))
-    gates = [e for (module, _), e in entries.items() if module == "blocks.layers"]
+    gates = [e for (module, _), e in entries.items() if module == "blocks.layers" and e["class"] == "Gate"]
     settings = sorted((e["args"], sorted(e["kwargs"].items()), e["inputs"][0]["shape"]) for e in gates)
     assert settings == [([], [("dim", 8), ("gated", False)], [2, 8]),
                         ([], [("dim", 8), ("gated", True)], [2, 8]),
@@ -192,6 +216,12 @@ def test_module_level_sequential_is_an_entry_and_a_criterion_is_not(course_repo)
     assert ("02 Intro/regression.py", "criterion") not in entries
 
 
+def test_a_module_without_layers_takes_its_inputs_from_a_parent(course_repo):
+    halve = _by_name(discover.candidates(course_repo))[("blocks.layers", "Halve")]
+    assert halve["within"]["class"] == "Gate" and halve["within"]["inputs"][0]["shape"] == [3, 16]
+    assert halve["arguments_from"] == "inputs as Gate's forward passes them"
+
+
 def test_a_block_sized_only_inside_its_parent_is_checked_within_it(course_repo):
     block = _by_name(discover.candidates(course_repo))[("02 Intro/regression.py", "Block")]
     assert block["within"]["class"] == "Tower" and block["within"]["args"] == [{"class": "02 Intro/regression.py:Block"}]
@@ -207,12 +237,18 @@ def test_the_whole_course_is_checked_and_passes(course_repo):
     for key in [("1-1.Basics/model.py", "Net"), ("02 Intro/regression.py", "Net"),
                 ("02 Intro/regression.py", "Recurrent"), ("02 Intro/regression.py", "G"),
                 ("blocks.layers", "Gate"), ("blocks.layers", "Gate#2"), ("blocks.layers", "Gate#3"),
-                ("02 Intro/regression.py", "Tower"), ("02 Intro/regression.py", "Block")]:
+                ("02 Intro/regression.py", "Tower"), ("02 Intro/regression.py", "Block"), ("blocks.layers", "Halve"),
+                ("02 Intro/lm.py", "LM")]:
         assert statuses[key][0] == "pass", (key, statuses[key], statuses)
     assert len(checked) == len(statuses), statuses
     block = next(e for e in report["entry_points"] if e["name"] == "Block")
     assert block["built_inside"] == "Tower" and block["within_path"] == "blocks.0"
     assert [i["shape"] for i in block["inputs"]] == [[4, 4], [4, 4]]  # x and gate, as Tower's forward passes them
+    lm = next(e for e in report["entry_points"] if e["name"] == "LM")
+    assert lm["inputs"][1] == {"tuple": [{"shape": [2, 4, 16], "dtype": "float32"}] * 2}  # (h0, c0): 2 layers, batch 4
+    assert lm["input_source"].endswith("the state from LSTM 'lstm''s sizes")
+    halve = next(e for e in report["entry_points"] if e["name"] == "Halve")
+    assert [i["shape"] for i in halve["inputs"]] == [[3, 32]]  # Gate(16)'s projection, fed the README's input
 
 
 def test_a_size_computed_from_data_is_the_only_value_left_to_give(tmp_path):
@@ -220,20 +256,32 @@ def test_a_size_computed_from_data_is_the_only_value_left_to_give(tmp_path):
     script.parent.mkdir()
     script.write_text(textwrap.dedent('''
         import torch.nn as nn
-        from data_utils import Corpus
+        from data_utils import Corpus, load_tags
 
         embed_size = 128
         corpus = Corpus()
         ids = corpus.get_data("data/train.txt")
         vocab_size = len(corpus.dictionary)
+        n_tags = len(load_tags())
 
         class LM(nn.Module):
             def __init__(self, vocab_size, embed_size, num_layers=1):
                 super().__init__()
                 self.embed = nn.Embedding(vocab_size, embed_size)
 
+        class Tagger(nn.Module):
+            def __init__(self, embed_size, tags):
+                super().__init__()
+                self.out = nn.Linear(embed_size, tags)
+
         model = LM(vocab_size, embed_size, num_layers=2)
+        tagger = Tagger(embed_size, n_tags)
     ''').lstrip())
-    (entry,) = discover.candidates(tmp_path)
-    assert entry["kwargs"] == {"embed_size": 128, "num_layers": 2}
-    assert entry["arguments_from"] == "lm/main.py:14, except vocab_size (computed from the script's own data)"
+    entries = {e["class"]: e for e in discover.candidates(tmp_path)}
+    # A vocabulary size only sets how many rows the table has: a stand-in builds the same layers, and says so.
+    assert entries["LM"]["kwargs"] == {"embed_size": 128, "num_layers": 2, "vocab_size": 100}
+    assert entries["LM"]["stand_ins"] == {"vocab_size": 100}
+    assert "vocab_size = 100 standing in for a size the script computes from its data" in entries["LM"]["arguments_from"]
+    # Any other value from the data is the one thing left to give.
+    assert entries["Tagger"]["kwargs"] == {"embed_size": 128}
+    assert entries["Tagger"]["arguments_from"] == "lm/main.py:21, except tags (computed from the script's own data)"
