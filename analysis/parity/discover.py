@@ -312,9 +312,6 @@ def candidates(root: Path) -> list[dict]:
     entries = []
     for mod, node in found:
         entries += _class_entries(mod, node, by_class.get(f"{mod}:{node.name}", []), resolver, configs)
-    by_module = {s.module: s for s in sources}
-    _attach_parents(entries, {f"{mod}:{node.name}": _references(node, by_module[mod], resolver)
-                              for mod, node in found})
     for source in sources:
         hints = _shape_hints(source.tree)
         for entry in entries:
@@ -322,6 +319,9 @@ def candidates(root: Path) -> list[dict]:
                 entry["shape_hints"] = hints
         entries += _factories(source.module, source.tree, module_classes, hints)
         entries += _instances(source, nn_names[source.module], hints)
+    by_module = {s.module: s for s in sources}
+    _attach_parents(entries, {f"{mod}:{node.name}": _references(node, by_module[mod], resolver)
+                              for mod, node in found})
     return entries
 
 
@@ -442,7 +442,7 @@ STAND_INS = {**dict.fromkeys(("vocab_size", "n_vocab", "vocab_len", "ntoken", "n
                               "num_class", "n_class"), 10)}
 
 
-PARENT_KEYS = ("module", "class", "name", "factory", "instance", "args", "kwargs", "within", "inputs")
+PARENT_KEYS = ("module", "class", "name", "factory", "instance", "args", "kwargs", "within", "inputs", "shape_hints")
 
 
 def _references(node: ast.ClassDef, source, resolver) -> set[str]:

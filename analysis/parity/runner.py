@@ -310,7 +310,7 @@ def _inputs_inside(job: dict, parent, path: str, sub, torch_device: str, checks,
     parent = parent.to(torch_device)
     specs = job["within"].get("inputs")
     if not specs:
-        specs, _ = checks.infer_inputs(parent, torch_device, job.get("shape_hints"))
+        specs, _ = checks.infer_inputs(parent, torch_device, job["within"].get("shape_hints"))
     if not specs:
         return None
     return within.recorded_inputs(parent, path, sub, specs, torch_device, fw)

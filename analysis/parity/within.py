@@ -85,6 +85,7 @@ def recorded_inputs(parent, path: str, sub, parent_inputs: list, device: str, fw
     if not seen:
         return None
     args, kwargs = seen[0]
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}  # `mask=None` passed on: the default anyway
     values = list(args) + list(kwargs.values())
     if not values or not all(isinstance(v, torch.Tensor) for v in values):
         return None
