@@ -81,7 +81,7 @@ def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tu
             except PermissionError:  # a sandbox refusal is an answer, not a wrong size
                 raise
             except Exception as exc:  # user code: any failure means "try the next size"
-                errors.append(f"{specs[0]['shape']}: {type(exc).__name__}: {exc}")
+                errors.append(f"{_spec_text(specs[0])}: {type(exc).__name__}: {exc}")
                 continue
             how = f"inferred from {kind} '{name}'" if index < from_layer else "from a literal shape in the repository"
             if state is not None and specs[-1] is state:
@@ -708,12 +708,21 @@ def _release(torch_model) -> None:
         pass
 
 
+def _spec_text(spec: dict) -> str:
+    """[4, 8], or (…, …) for a tuple input such as an LSTM's (h0, c0)."""
+    if "tuple" in spec:
+        return "(" + ", ".join(_spec_text(s) for s in spec["tuple"]) + ")"
+    if "dict" in spec:
+        return "{" + ", ".join(f"{k}: {_spec_text(s)}" for k, s in spec["dict"].items()) + "}"
+    return str(spec.get("shape"))
+
+
 def _curve_description(curve: dict) -> str:
     """One sentence for the page: which data, loss, optimizer, how many steps."""
     batches, opt = curve["batches"], curve["optimizer"]["torch"]
     data = (f"{batches['count']} batches of {batches['batch_size']} from {batches['class']}"
             if batches["source"] == "dataset" else f"{batches['count']} random batches of shape "
-            f"{', '.join(str(s['shape']) for s in batches['spec'])}")
+            f"{', '.join(_spec_text(s) for s in batches['spec'])}")
     opt_text = opt.get("name", "SGD") + "(" + ", ".join(f"{k}={v}" for k, v in opt.items() if k != "name") + ")"
     sched = curve["optimizer"].get("scheduler")
     sched_text = f", {sched['name']} schedule" if sched else ""
