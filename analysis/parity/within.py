@@ -85,12 +85,33 @@ def recorded_inputs(parent, path: str, sub, parent_inputs: list, device: str, fw
     if not seen:
         return None
     args, kwargs = seen[0]
-    kwargs = {k: v for k, v in kwargs.items() if v is not None}  # `mask=None` passed on: the default anyway
+    kwargs = {k: v for k, v in kwargs.items() if not _is_default(sub, k, v)}  # `mask=None` passed on
     values = list(args) + list(kwargs.values())
     if not values or not all(isinstance(v, torch.Tensor) for v in values):
         return None
     names = [None] * len(args) + list(kwargs)
     return [_spec(v, name) for v, name in zip(values, names)]
+
+
+def _is_default(module, name: str, value) -> bool:
+    """A keyword the parent passes that equals forward()'s own default (None,
+    `inverted_attention=False`): leaving it out changes nothing."""
+    import inspect
+
+    import torch
+
+    if value is None:
+        return True
+    if isinstance(value, torch.Tensor):
+        return False
+    try:
+        param = inspect.signature(module.forward).parameters.get(name)
+    except (TypeError, ValueError):
+        return False
+    try:
+        return param is not None and param.default is not inspect.Parameter.empty and bool(param.default == value)
+    except Exception:  # an exotic default's __eq__
+        return False
 
 
 DTYPES = {"torch.float32": "float32", "torch.float64": "float64", "torch.float16": "float16",
