@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             fw.seed_all(0)
             torch_model, ms_model = torch_cls(), ms_cls()
             started = time.perf_counter()
-            result = checks.run_entry(entry, torch_model, ms_model, torch_device="cpu", root=None)
+            result = checks.run_and_judge(entry, torch_model, ms_model, torch_device="cpu")
             full = time.perf_counter() - started
             assert result["status"] == "pass", result["reason"]
             assert result["reference"]["float64"], "the float64 reference must be part of the measured check"

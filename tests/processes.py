@@ -55,10 +55,14 @@ class WorkerProcess:
     """`celery -A workers worker` in its own session, so the whole pool can be SIGKILLed."""
 
     def __init__(self, workdir: Path, env: dict, broker_url: str = "", queues: str = "analysis,parity.cpu",
-                 extra_args: tuple[str, ...] = ()):
+                 extra_args: tuple[str, ...] = (), user: str | None = None, python: str = sys.executable):
         # broker_url: kept for callers' clarity; the worker reads its broker from env.
         # extra_args: more `celery worker` options, e.g. ("-I", "tests.module") for test-only tasks.
+        # user: run the worker as this uid (setpriv; the test runs as root), as production does
+        # (Dockerfile USER), with `python` an interpreter that user can run.
         self.extra_args = tuple(extra_args)
+        self.user = user
+        self.python = python
         self.workdir = workdir
         self.env = env
         self.queues = queues
@@ -70,10 +74,13 @@ class WorkerProcess:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.hostname = f"test-{os.getpid()}-{time.monotonic_ns()}@{socket.gethostname()}"
         log = open(self.log_path, "ab")
+        argv = [self.python, "-m", "celery", "--workdir", str(REPO_ROOT), "-A", "workers", "worker",
+                "-Q", self.queues, "-c", "2", "-n", self.hostname, "--without-gossip", "--without-mingle",
+                "--loglevel", "INFO", *self.extra_args]
+        if self.user:
+            argv = ["setpriv", f"--reuid={self.user}", f"--regid={self.user}", "--clear-groups", *argv]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "--workdir", str(REPO_ROOT), "-A", "workers", "worker",
-             "-Q", self.queues, "-c", "2", "-n", self.hostname, "--without-gossip", "--without-mingle",
-             "--loglevel", "INFO", *self.extra_args],
+            argv,
             cwd=self.workdir, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         log.close()

@@ -6,45 +6,12 @@ matching machine picks it up.
 """
 from __future__ import annotations
 
-import logging
-
 from celery import chain, chord
 from django.conf import settings
-
-log = logging.getLogger(__name__)
 
 
 def parity_queue(device: str) -> str:
     return settings.PARITY_QUEUES.get(device, settings.PARITY_QUEUES["cpu"])
-
-
-def pipeline_start(run_id: int) -> None:
-    from .tasks import unpack_run
-
-    unpack_run.apply_async(args=[run_id], queue="analysis")
-
-
-def kb_recheck_enqueue(recheck_id: int) -> None:
-    from .tasks import kb_recheck_run
-
-    kb_recheck_run.apply_async(kwargs={"recheck_id": recheck_id}, queue="analysis")
-
-
-def tasks_revoke(task_ids: list[str]) -> None:
-    """Stop these tasks: dropped if still queued, their pool process sent SIGTERM if running.
-
-    A broker that cannot broadcast (the embedded SQLite one) or is down leaves
-    the tasks running; the run is cancelled anyway, the parity stage sees it
-    within a second and kills its sandbox, and later stages skip.
-    """
-    from .celery_app import app
-
-    if not task_ids:
-        return
-    try:
-        app.control.revoke(list(task_ids), terminate=True, signal="SIGTERM")
-    except Exception:  # noqa: BLE001 - cancelling must not fail because the broker did
-        log.warning("could not revoke tasks %s", task_ids, exc_info=True)
 
 
 def after_unpack(run_id: int, batches: list[list[str]]):

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from analysis.fingerprint import fingerprint_tree
+from analysis.links import links_under, skipped_message
 from analysis.report.json import to_json
 from analysis.report.notebook_lines import notebook_locator
 from analysis.report.sarif import to_sarif
@@ -24,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="a .py file, a .ipynb notebook or a directory")
     parser.add_argument("--target", choices=("classic", "mint"), default="classic",
                         help="MindSpore API family to map to (default classic)")
-    parser.add_argument("--ms-version", default="2.4", help="MindSpore release the port targets (default 2.4)")
+    parser.add_argument("--ms-version", default="2.10", help="MindSpore release the port targets (default 2.10, the release the product checks against)")
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     parser.add_argument("--output", default=None, help="write the report here instead of standard output")
     parser.add_argument("--jobs", type=int, default=None, help="parallel workers (default: up to 2)")
@@ -35,12 +36,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(options: dict, stdout: TextIO) -> int:
     path = Path(options["path"])
+    if path.is_symlink():
+        stdout.write(f"error: {path} is a symbolic link; links are never read\n")
+        return 2
     if not path.exists():
         stdout.write(f"error: {path} does not exist\n")
         return 2
+    if path.is_dir() and (skipped := skipped_message(links_under(path))):
+        sys.stderr.write(skipped + "\n")  # stdout may be the JSON or SARIF report
     try:
         reports = analyze_tree(path, target=options.get("target") or "classic",
-                               ms_version=str(options.get("ms_version") or "2.4"), jobs=options.get("jobs"),
+                               ms_version=str(options.get("ms_version") or "2.10"), jobs=options.get("jobs"),
                                cache_dir=Path(options["cache_dir"]) if options.get("cache_dir") else None)
     except (OSError, ValueError) as exc:
         stdout.write(f"error: {exc}\n")

@@ -13,7 +13,9 @@ from typing import TextIO
 from analysis.convert import convert_source, convert_tree
 from analysis.convert.core.result import TreeConversion
 from analysis.convert.notebook import convert_notebook
+from analysis.convert.support import helpers, placement
 from analysis.convert.tree import write_reports
+from analysis.links import links_under, skipped_message
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", choices=("classic", "mint"), default="classic",
                         help="classic mindspore.nn/ops (default) or mindspore.mint where mapped")
     parser.add_argument("--report", default=None, help="also write the conversion report to this JSON file")
-    parser.add_argument("--ms-version", default="2.4", help="MindSpore version the output targets (default 2.4)")
+    parser.add_argument("--ms-version", default="2.10", help="MindSpore version the output targets (default 2.10, the release the product checks against)")
     parser.add_argument("--jobs", type=int, default=None, help="parallel workers (default: all cores)")
 
 
@@ -30,7 +32,10 @@ def run(options: dict, stdout: TextIO) -> int:
     src = Path(options["src"])
     out = Path(options["out"])
     target = options.get("target") or "classic"
-    ms_version = options.get("ms_version") or "2.4"
+    ms_version = options.get("ms_version") or "2.10"
+    if src.is_symlink():
+        stdout.write(f"error: {src} is a symbolic link; links are never read\n")
+        return 2
     if not src.exists():
         stdout.write(f"error: {src} does not exist\n")
         return 2
@@ -53,6 +58,8 @@ def run(options: dict, stdout: TextIO) -> int:
         f"({summary['changes']} changes, {summary['unconverted']} left for review, "
         f"{summary['copied_files']} other file(s) copied) in {summary['seconds']:.2f}s\n"
     )
+    if src.is_dir() and (skipped := skipped_message(links_under(src))):
+        stdout.write(skipped + "\n")
     for result in report.files:
         for item in result.unconverted:
             where = f"cell {item.cell}, line {item.line}" if hasattr(item, "cell") else item.line
@@ -61,19 +68,43 @@ def run(options: dict, stdout: TextIO) -> int:
 
 
 def _convert_file(src: Path, out: Path, target: str, ms_version: str) -> TreeConversion:
+    """One file (or notebook) converted; the helpers it calls go into the support module beside it,
+    which keeps those of files converted into the same folder before."""
     import time
 
     started = time.perf_counter()
     if out.is_dir():
         out = out / src.name
+    support = _support_name(src, out)
     convert = convert_notebook if src.suffix == ".ipynb" else convert_source
-    result = convert(src.read_text(encoding="utf-8"), path=src.name, target=target, ms_version=ms_version)
+    result = convert(src.read_text(encoding="utf-8"), path=src.name, target=target, ms_version=ms_version,
+                     support=support)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(result.text, encoding="utf-8")
     report = TreeConversion(src=str(src), dst=str(out), target=target, files=[result])
+    if result.support_names:
+        module = out.parent / f"{support}.py"
+        earlier = helpers.support_names(module.read_text(encoding="utf-8")) if module.is_file() else []
+        module.write_text(helpers.support_module({*earlier, *result.support_names}), encoding="utf-8")
+        report.support.append(module.name)
     report.seconds = time.perf_counter() - started
     write_reports(report, out.parent)
     return report
+
+
+def _support_name(src: Path, out: Path) -> str:
+    """The support module's name: ms_support unless a file of the source's folder, or one in the output
+    folder that is not a support module this converter wrote, has it."""
+    def foreign(folder: Path, name: str) -> bool:
+        path = folder / f"{name}.py"
+        if (folder / name).exists() or (path.exists() and folder == src.parent):
+            return True
+        return path.is_file() and not helpers.support_names(path.read_text(encoding="utf-8", errors="replace"))
+
+    name, number = placement.BASE, 2
+    while foreign(src.parent, name) or foreign(out.parent, name):
+        name, number = f"{placement.BASE}_{number}", number + 1
+    return name
 
 
 def main(argv: list[str] | None = None) -> int:

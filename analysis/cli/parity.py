@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from analysis.links import links_under, skipped_message
 from analysis.parity import check_parity
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(options: dict, stdout) -> int:
     original = Path(options["original_dir"])
+    for tree in (original, Path(options["converted"]) if options.get("converted") else None):
+        if tree is not None and tree.is_dir() and (skipped := skipped_message(links_under(tree))):
+            sys.stderr.write(f"{tree}: {skipped}\n")  # stdout may be the JSON report
     if not original.is_dir():
         stdout.write(f"parity: {original} is not a directory\n")
         return 2

@@ -16,7 +16,7 @@ from .core.layout import relayout
 from .core.names import dotted, resolve
 from .core.walk import GRAD_CONTEXTS, WalkState
 from .data import loaders, model_zoo, vision
-from .modules import containers, layercalls, layers, receivers, state
+from .modules import containers, layercalls, layers, pretrained, receivers, state
 from .modules import transposed  # transposed convs (issue 15)
 from .modules.layermap import NOT_LAYERS, self_path
 from .tensors import methods, numeric_info, outargs, scatter
@@ -52,6 +52,7 @@ HANDLERS.update({**exact_forms.HANDLERS, **scatter.HANDLERS, **argfixes.HANDLERS
 HANDLERS.update(compositions.HANDLERS)  # forms MindSpore's namesake computes differently -> local helpers
 HANDLERS.update(transposed.HANDLERS)  # ConvTranspose padding tuples
 HANDLERS.update(thirdparty.HANDLERS)  # einops.layers.torch's layers -> MindSpore cells
+HANDLERS.update(pretrained.HANDLERS)  # nn.Embedding.from_pretrained (issue 29)
 
 
 class CallRewrites(WalkState):
@@ -158,6 +159,9 @@ class CallRewrites(WalkState):
                 new = relayout(updated, new)
             if handler is loaders.dataloader:
                 self.loaders.add(id(new))
+                source = loaders.loader_source(updated)
+                if source is not None:
+                    self.loader_sources[id(new)] = source
             if qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[1][:1].isupper() and isinstance(new, cst.Call) \
                     and qualified not in NOT_LAYERS:
                 self._layer(original, updated, new, qualified)
@@ -206,6 +210,10 @@ class CallRewrites(WalkState):
 
     # -- names used as values: dtypes, classes, functions passed around -------------------------
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        if id(original) not in self.attribute_stores:  # loader.dataset of a converted loader
+            source = loaders.dataset_attribute(self.ctx, original)
+            if source is not None:
+                return source
         if id(original) in self.skip:
             return updated
         if original.attr.value in DATASET_ATTRS \

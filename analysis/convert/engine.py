@@ -42,10 +42,13 @@ def unified_diff(before: str, after: str, path: str) -> str:
 
 def convert_source(
     source: str, *, path: str = "<string>", target: str = "classic", ms_version: str = "2.4",
+    support: str | None = None,
 ) -> ConversionResult:
     """Convert one PyTorch source file to MindSpore.
 
-    The result's text always parses: a file that does not parse, or that the
+    support: the module the text imports its helpers from (`ms_support`, or `..ms_support` inside a
+    package; the caller writes it, see support/helpers.py); None writes them into the text, which then
+    stands alone. The result's text always parses: a file that does not parse, or that the
     converter fails on, comes back unchanged with one unconverted item saying so."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
@@ -64,7 +67,7 @@ def convert_source(
     aliases = gather_aliases(module)
     if not aliases and not ("einops" in source and thirdparty.uses_einops(_tree(source))):
         return ConversionResult(path=path, text=source, diff="")  # (einops alone: its MindSpore backend)
-    ctx = ConversionContext.create(target=target, ms_version=ms_version, aliases=aliases)
+    ctx = ConversionContext.create(target=target, ms_version=ms_version, aliases=aliases, support=support)
     ctx.uses_scheduler = "lr_scheduler" in source
     ctx.foreign = foreign_table(module)  # the analyzer reads the same table: a non-torch call is left alone on both sides
     hot: set[str] = set()
@@ -101,6 +104,7 @@ def convert_source(
         changes=ctx.changes,
         unconverted=ctx.unconverted,
         layer_map=ctx.layer_map,
+        support_names=sorted(ctx.helpers) if support is not None else [],
     )
 
 

@@ -79,8 +79,9 @@ def _parses(text: str) -> bool:
 
 
 def convert_notebook(source: str, *, path: str = "<notebook>", target: str = "classic",
-                     ms_version: str = "2.4") -> ConversionResult:
-    """Convert one notebook's text; the result's text is the converted notebook (JSON)."""
+                     ms_version: str = "2.4", support: str | None = None) -> ConversionResult:
+    """Convert one notebook's text; the result's text is the converted notebook (JSON). support: as for
+    convert_source (the import goes into the cell holding the MindSpore imports)."""
     try:
         doc = json.loads(source)
         cells = doc["cells"]
@@ -117,8 +118,10 @@ def convert_notebook(source: str, *, path: str = "<notebook>", target: str = "cl
         line += 1 + hidden.rstrip("\n").count("\n") + 1
     changes: list[Change] = []
     unconverted: list[Unconverted] = list(skipped)
+    support_names: list[str] = []
     if program:
-        result = convert_source("\n".join(program) + "\n", path=path, target=target, ms_version=ms_version)
+        result = convert_source("\n".join(program) + "\n", path=path, target=target, ms_version=ms_version,
+                                support=support)
         if not result.diff and not result.unconverted and not skipped:
             return ConversionResult(path=path, text=source, diff="")  # no PyTorch in it: the notebook as it was
         pieces = _cut(result.text)
@@ -137,6 +140,7 @@ def convert_notebook(source: str, *, path: str = "<notebook>", target: str = "cl
             for index, text in pieces.items():
                 cells[index]["source"] = _lines(_show_magics(text, magics))
             changes = [_in_cell(c, starts, CellChange) for c in result.changes]
+            support_names = result.support_names
             unconverted += [_in_cell(u, starts, CellUnconverted) for u in result.unconverted]
     for cell in cells:
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
@@ -145,7 +149,7 @@ def convert_notebook(source: str, *, path: str = "<notebook>", target: str = "cl
     text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     unconverted.sort(key=lambda u: (u.cell, u.line))
     return ConversionResult(path=path, text=text, diff=unified_diff(source, text, path), changes=changes,
-                            unconverted=unconverted)
+                            unconverted=unconverted, support_names=support_names)
 
 
 def _cut(text: str) -> dict[int, str] | None:

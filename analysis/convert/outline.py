@@ -29,7 +29,7 @@ from .training.idioms import hot_names
 from .training.optimizers import STEP_METHODS
 
 # Method names the transformer acts on whatever their receiver (besides `relevant`, the tensor methods).
-ACTED_ON = STEP_METHODS | PARAMETER_ATTRS | {"add_module"} | TRAVERSALS.keys()
+ACTED_ON = STEP_METHODS | PARAMETER_ATTRS | {"add_module", "dataset"} | TRAVERSALS.keys()
 
 _COMPOUND = {ast.If: "If", ast.For: "For", ast.AsyncFor: "For", ast.While: "While", ast.With: "With",
              ast.AsyncWith: "With", ast.Try: "Try", ast.FunctionDef: "FunctionDef",

@@ -9,6 +9,7 @@ import re
 
 import libcst as cst
 
+from .apis import partials
 from .core import rules
 from .core.imports import rewrite_imports
 from .core.names import code, dotted, resolve
@@ -38,7 +39,7 @@ class StatementRewrites(WalkState):
                 and isinstance(node.body[0], (cst.Assign, cst.AnnAssign)):
             value = node.body[0].value
             if value is not None and self.ctx.device_call.search(code(value)) \
-                    and _calls_any(value, self.ctx.aliases, ("torch.device",)):
+                    and _device_valued(value, self.ctx.aliases):
                 targets = [t.target for t in node.body[0].targets] if isinstance(node.body[0], cst.Assign) \
                     else [node.body[0].target]
                 names = [dotted(t) for t in targets]
@@ -160,6 +161,14 @@ def _calls_any(node: cst.CSTNode, aliases: dict[str, str], names: tuple[str, ...
 
     node.visit(_Find())
     return found
+
+
+def _device_valued(node: cst.CSTNode, aliases: dict[str, str]) -> bool:
+    """Whether the value holds a torch.device(...) and is no partial() binding a function's keywords
+    (`functools.partial(torch.arange, device=torch.device("cpu"))` is no device variable)."""
+    if isinstance(node, cst.Call) and partials.is_partial(node):
+        return False
+    return _calls_any(node, aliases, ("torch.device",))
 
 
 # switches that turn gradient recording off (set_grad_enabled(flag) and enable_grad are left as they were)

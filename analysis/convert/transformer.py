@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .apis import partials
 from .apis.functional import provided
 from .calls import CallRewrites
 from .core.codegen import verbatim
@@ -84,7 +85,8 @@ class Converter(ScriptIdioms, ParameterNames, CellRewrites, CallRewrites, LayerM
             if comments:
                 result = self._attach(result, comments)
                 self.edits += 1
-            if id(original) in self.train_before:
+            if id(original) in self.train_before or id(original) in self.hoist_before \
+                    or id(original) in self.ctx.before_statement:
                 result = self._train_mode(original, result, within)
                 self.edits += 1
             if self.entry_edits.pop() == self.edits and kind is cst.SimpleStatementLine:
@@ -143,6 +145,8 @@ class Converter(ScriptIdioms, ParameterNames, CellRewrites, CallRewrites, LayerM
 
     def visit_Call(self, node: cst.Call) -> None:
         self.skip.add(id(node.func))
+        if partials.is_partial(node):  # placement keywords partial() binds are dropped: not converted or marked
+            self.unwalked.update(id(a) for a in partials.placement_args(node, self.ctx.aliases))
         if provided(node, self.ctx.aliases):  # a feature check that becomes True: its torch module is no use
             self.skip.add(id(node.args[0].value))
         # x.detach().cpu().numpy(): the inner calls are folded into asnumpy() by the outer one
@@ -159,9 +163,10 @@ class Converter(ScriptIdioms, ParameterNames, CellRewrites, CallRewrites, LayerM
     def visit_Decorator(self, node: cst.Decorator) -> None:
         self.grad_items.add(id(node.decorator))
 
-    def visit_Arg(self, node: cst.Arg) -> None:
+    def visit_Arg(self, node: cst.Arg) -> bool:
         if node.keyword is not None:
             self.skip.add(id(node.keyword))
+        return id(node) not in self.unwalked
 
     def visit_Param(self, node: cst.Param) -> None:
         self.skip.add(id(node.name))

@@ -1,5 +1,6 @@
 """convert_tree: mirror a directory, converting every .py file and every notebook (.ipynb: its code
-cells as one program, see notebook.py) and copying the rest.
+cells as one program, see notebook.py) and copying the rest. The helpers the converted files call are
+written once per tree into a support module they import (support/placement.py says where).
 
 Files are converted in a pool of worker processes forked once (no per-file
 start-up); inside a daemonic process (a Celery prefork child), which may not
@@ -15,9 +16,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
+from analysis.links import read_regular
+
 from .core.result import ConversionResult, TreeConversion
 from .engine import TARGETS, convert_source
 from .notebook import convert_notebook
+from .support import helpers, placement
 
 SKIP_DIRS = {".git", "__pycache__", ".porting", ".hg", ".svn", ".venv", "node_modules", ".mypy_cache", ".pytest_cache"}
 SERIAL_BELOW = 16  # files: below this a pool costs more than it saves
@@ -25,27 +29,29 @@ CHUNK = 32
 
 
 def _read(path: Path) -> str:
-    data = path.read_bytes()
+    data = read_regular(path)  # never through a link
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
 
 
-def _convert_batch(batch: list[tuple[str, str]], target: str, ms_version: str) -> list[ConversionResult]:
+def _convert_batch(batch: list[tuple[str, str, str]], target: str, ms_version: str) -> list[ConversionResult]:
     out = []
-    for rel, full in batch:
+    for rel, full, support in batch:
         convert = convert_notebook if rel.endswith(".ipynb") else convert_source
-        out.append(convert(_read(Path(full)), path=rel, target=target, ms_version=ms_version))
+        out.append(convert(_read(Path(full)), path=rel, target=target, ms_version=ms_version, support=support))
     return out
 
 
 def _walk(src: Path) -> tuple[list[Path], list[Path]]:
     python, other = [], []
-    for root, dirs, files in os.walk(src):
+    for root, dirs, files in os.walk(src):  # a linked folder is listed, never entered
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for name in sorted(files):
             path = Path(root) / name
+            if path.is_symlink():
+                continue  # never read nor copied (links_under names it)
             (python if name.endswith((".py", ".ipynb")) else other).append(path)
     return python, other
 
@@ -87,7 +93,10 @@ def convert_tree(
     started = time.perf_counter()
     python, other = _walk(src)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-    items = [(p.relative_to(src).as_posix(), str(p)) for p in python]
+    every = [p.relative_to(src).as_posix() for p in (*python, *other)]
+    support, package_dirs = placement.module_name(every), placement.packages(every)
+    items = [(rel, str(p), placement.import_spec(rel, package_dirs, support))
+             for rel, p in ((p.relative_to(src).as_posix(), p) for p in python)]
     # Someone watching progress gets about four reports per worker, never batches over CHUNK.
     size = CHUNK if on_converted is None else max(1, min(CHUNK, -(-len(items) // (4 * max(jobs, 1)))))
     batches = [items[i:i + size] for i in range(0, len(items), size)]
@@ -111,8 +120,15 @@ def convert_tree(
     for path in other:
         rel = path.relative_to(src)
         (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, dst / rel)
+        shutil.copy2(path, dst / rel, follow_symlinks=False)
         report.copied.append(rel.as_posix())
+    users = [r.path for r in results if r.support_names]
+    if users:
+        text = helpers.support_module({name for r in results for name in r.support_names})
+        for rel in placement.locations(users, package_dirs, support):
+            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            (dst / rel).write_text(text, encoding="utf-8")
+            report.support.append(rel)
     report.seconds = time.perf_counter() - started
     write_reports(report, dst)
     return report

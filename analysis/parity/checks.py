@@ -1,11 +1,18 @@
-"""All checks for one entry point, in the sandboxed child: configuration,
-forward (eval, then train with Dropout off), gradients, state after one step,
-loss curves. Each check names the first layer at fault."""
+"""Every measurement of one entry point, in the sandboxed child:
+configuration, forward (eval, then train with Dropout off), gradients, state
+after one step, loss curves.
+
+The child measures and judges nothing: each pair of tensors to compare
+(PyTorch's, MindSpore's) goes to the parent as data through the sink
+(`measure.Sink`), and the rows of the result only point at those pairs.
+Tolerances, statuses, the first layer at fault and the verdict are the
+parent's (verdict.py)."""
 from __future__ import annotations
 
 import copy
 import gc
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +23,7 @@ import mindspore as ms
 from . import frameworks as fw
 from . import tables
 from .align import align, map_path, transfer_weights
-from .compare import Capture, Tolerances, metrics, noise_of, output_figures
+from .compare import Capture, noise_of, spec_text
 from .config import compare_config
 from .dataset import Batch, DatasetError
 from .snapshot import InitialState
@@ -24,6 +31,8 @@ from .sources import layer_source
 
 STATE_STEP_LR = 0.1  # plain SGD step used to expose buffer/update errors
 RELEASE_ABOVE_BYTES = 64 << 20  # models whose float32 weights pass this get freed memory returned between phases
+CHECKPOINT_INSIDE = "/sandbox/checkpoint.ckpt"  # written here, then sent to the parent's output slot
+_sink = None  # the measurement sink of the entry being checked (set by run_entry)
 
 
 def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tuple[list[dict] | None, str]:
@@ -81,7 +90,7 @@ def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tu
             except PermissionError:  # a sandbox refusal is an answer, not a wrong size
                 raise
             except Exception as exc:  # user code: any failure means "try the next size"
-                errors.append(f"{_spec_text(specs[0])}: {type(exc).__name__}: {exc}")
+                errors.append(f"{spec_text(specs[0])}: {type(exc).__name__}: {exc}")
                 continue
             how = f"inferred from {kind} '{name}'" if index < from_layer else "from a literal shape in the repository"
             if state is not None and specs[-1] is state:
@@ -121,20 +130,51 @@ def _tensor_arguments(model) -> int:
 
 
 def run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Path | None,
-              progress=None) -> dict:
-    """Every check of one entry point. `progress(result, next_phase)` gets the
-    result so far after each phase, so a timeout later keeps what was done."""
+              progress=None, sink=None) -> dict:
+    """Every measurement of one entry point; the compared tensors go to
+    `sink` as they are taken. `progress(result, next_phase)` gets the result
+    so far after each phase, so a timeout later keeps what was done."""
+    global _sink
+    _sink = sink
     try:
         return _run_entry(entry, torch_model, ms_model, torch_device=torch_device, root=root, progress=progress)
     finally:
         fw.REPLAY.stop()
+        _sink = None
+
+
+def run_and_judge(entry: dict, torch_model, ms_model, *, torch_device: str, root: Path | None = None) -> dict:
+    """Measure and judge in this one process: for benchmarks and tests of the trusted code
+    on trusted models. Parity on uploaded code always judges in the parent (engine.py)."""
+    with judged_here(entry) as judge:
+        return judge.judge(run_entry(entry, torch_model, ms_model, torch_device=torch_device, root=root,
+                                     sink=_sink))
+
+
+@contextmanager
+def judged_here(job: dict):
+    """A Judge fed directly by the measurements taken inside the block (see run_and_judge)."""
+    from .measure import Sink
+    from .verdict import Judge
+
+    global _sink
+    judge = Judge(job)
+    _sink = Sink(lambda record, arrays=None: judge.pair(record, arrays), "local")
+    try:
+        yield judge
+    finally:
+        _sink = None
+
+
+def _pair(role: str, reference: Capture, candidate: Capture, noise=None, *, kind: str = "",
+          layer: str | None = None, figures: bool = False) -> dict:
+    return _sink.pair(role, reference, candidate, noise, kind=kind, layer=layer, figures=figures)
 
 
 def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: Path | None, progress) -> dict:
     timings: dict[str, float] = {}
     started = time.perf_counter()
     result: dict = {"inputs": entry["inputs"], "input_source": entry.get("input_source", "manifest")}
-    tols = Tolerances(entry.get("tolerance"), entry.get("layer_tolerance"))
     loss_name = entry.get("loss", "mse")
     layer_map = entry.get("layer_map") or []
 
@@ -148,10 +188,10 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
     transfer_weights(torch_model, ms_model, alignment)
     result["weights"] = alignment.to_dict()
     timings["align_transfer"] = time.perf_counter() - started
-    if entry.get("checkpoint_path"):
+    if entry.get("checkpoint"):
         # The transferred weights as a MindSpore checkpoint, before any step changes them.
-        ms.save_checkpoint(ms_model, entry["checkpoint_path"])
-        result["checkpoint"] = entry["checkpoint_path"]
+        ms.save_checkpoint(ms_model, CHECKPOINT_INSIDE)
+        result["checkpoint_saved"] = True
 
     lines = _lines(torch_model, alignment, layer_map, root)
     result["config_mismatches"] = [dict(m, **_where(lines, m["layer"])) for p in alignment.pairs for m in compare_config(p)]
@@ -171,9 +211,8 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
     # Forward, eval mode.
     t0 = time.perf_counter()
     fw.train_mode(torch_model, ms_model, False, *([ref] if ref is not None else []))
-    eval_out = _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, lines, ref)
-    result.update(layers=eval_out["layers"], metrics=eval_out["metrics"], outputs=eval_out["outputs"])
-    result.update({k: eval_out[k] for k in ("output_sample", "abs_error_histogram") if k in eval_out})
+    eval_out = _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, lines, ref)
+    result.update(layers=eval_out["layers"], outputs=eval_out["outputs"])
     timings["forward_eval"] = time.perf_counter() - t0
     if eval_out["crash"]:
         result["crash"] = eval_out["crash"]
@@ -190,13 +229,13 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
         if entry.get("functional_dropout_off"):
             result["random_parts_off"].append({"side": "both", "layer": "", "what": "functional dropout is the identity: "
                                                + ", ".join(entry["functional_dropout_off"])})
-        step = _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, tols, lines,
+        step = _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, lines,
                            loss_name, seed, ref)
         result.update(step)
         timings["train_step"] = time.perf_counter() - t0
         steps = int(entry.get("loss_steps", 20))
         if steps > 0 and not trainable:
-            result["loss_curve"] = {"status": "skipped", "reason": "no parameters: nothing to train", "steps": 0}
+            result["loss_curve"] = {"skipped": "no parameters: nothing to train", "steps": 0}
         elif steps > 0:
             report("loss_curve")
             t0 = time.perf_counter()
@@ -207,7 +246,7 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
                                                seed, steps, handed)
             timings["loss_curve"] = time.perf_counter() - t0
     result["timings_s"] = {k: round(v, 4) for k, v in timings.items()}
-    _verdict(result, alignment, lines)
+    result["layer_order"] = [p.torch_path for p in alignment.pairs]  # the parent orders culprits by it
     return result
 
 
@@ -247,8 +286,8 @@ def _where(lines: dict, layer: str) -> dict:
     return {"file": where.get("file"), "line": where.get("line")}
 
 
-def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, lines, ref=None) -> dict:
-    t_rec, m_rec, comparer = _recorders(hooked, tols, lines)
+def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, lines, ref=None) -> dict:
+    t_rec, m_rec, comparer = _recorders(hooked, lines)
     m_out, crash = None, None
     try:
         fw.REPLAY.reset()
@@ -263,16 +302,9 @@ def _forward_compare(torch_model, ms_model, hooked, arrays, torch_device, tols, 
     finally:
         t_rec.detach()
         m_rec.detach()
-    layers, first = comparer.layers()
-    if crash:
-        outputs = [{"index": 0, "status": "fail", "label": crash}]
-        figures = {}
-    else:
-        outputs = _compare_outputs(t_out, m_out, tols, r_out)
-        t_arrays, m_arrays = fw.flat_tensors(t_out, "torch"), fw.flat_tensors(m_out, "ms")
-        figures = output_figures(t_arrays[0], m_arrays[0]) if t_arrays and m_arrays else {}
-    return {"layers": layers, "first": first, "metrics": _headline(outputs), "outputs": outputs, "crash": crash,
-            "reference_error": comparer.reference_error, **figures}
+    layers = comparer.layers()
+    outputs = [{"index": 0, "crash": crash}] if crash else _compare_outputs(t_out, m_out, r_out, figures=True)
+    return {"layers": layers, "outputs": outputs, "crash": crash, "reference_error": comparer.reference_error}
 
 
 def _reference_run(ref, hooked, t_rec, comparer, call):
@@ -304,44 +336,33 @@ def _reference_run(ref, hooked, t_rec, comparer, call):
     return out
 
 
-def _compare_outputs(t_out, m_out, tols, r_out=None) -> list[dict]:
+def _compare_outputs(t_out, m_out, r_out=None, figures: bool = False) -> list[dict]:
+    """Output rows: each a measured pair, or a note that one side has no such output."""
     t_arrays, m_arrays = fw.flat_tensors(t_out, "torch"), fw.flat_tensors(m_out, "ms")
     r_arrays = fw.flat_tensors(r_out, "torch") if r_out is not None else []
     outputs = []
     for index, t in enumerate(t_arrays):
         if index >= len(m_arrays):
-            outputs.append({"index": index, "status": "fail", "label": "missing in MindSpore output"})
+            outputs.append({"index": index, "missing": "mindspore"})
             continue
-        atol, rtol, used = tols.pick("output", str(t.dtype))
         noise = noise_of(Capture(t), Capture(r_arrays[index])) if index < len(r_arrays) else None
-        outputs.append(dict(index=index, **metrics(Capture(t), Capture(m_arrays[index]), atol, rtol, noise),
-                            tolerance=used))
+        outputs.append(dict(index=index, **_pair("output", Capture(t), Capture(m_arrays[index]), noise,
+                                                  kind="output", figures=figures and index == 0)))
     if len(m_arrays) > len(t_arrays):
-        outputs.append({"index": len(t_arrays), "status": "fail", "label": "extra MindSpore output"})
+        outputs.append({"index": len(t_arrays), "missing": "torch"})
     return outputs
 
 
-def _headline(outputs: list[dict]) -> dict:
-    if not outputs:
-        return {"status": "fail", "label": "no tensor output"}
-    head = dict(outputs[0])
-    head["status"] = "pass" if all(o.get("status") == "pass" for o in outputs) else "fail"
-    return {k: v for k, v in head.items() if k not in ("index",)}
-
-
-ROOT_LAYER = "(root)"  # how the report names the entry module's own forward
-
-
 class LayerComparer:
-    """Called from the MindSpore hooks: compares each call with the PyTorch
-    capture of the same layer and call index, then frees both tensors.
+    """Called from the MindSpore hooks: sends each call's tensors with the
+    PyTorch capture of the same layer and call index, then frees both.
     `noise[(path, call)]` holds PyTorch's own float32-vs-float64 error of that
     call's (input, output) when the float64 reference ran."""
 
-    def __init__(self, torch_recorder, hooked, tols, lines, training: bool = False) -> None:
+    def __init__(self, torch_recorder, hooked, lines, training: bool = False) -> None:
         self.torch = torch_recorder
         self.pairs = {p.torch_path: p for p in hooked}
-        self.tols, self.lines = tols, lines
+        self.lines = lines
         self.training = training
         self.rows: dict[tuple[str, int], dict] = {}
         self.noise: dict[tuple[str, int], tuple[float | None, float | None]] = {}
@@ -355,30 +376,20 @@ class LayerComparer:
         noise_in, noise_out = self.noise.get((path, call), (None, None))
         row: dict = {}
         if t_out is None or m_out is None:
-            row.update(status="skipped", label="no tensor output")
+            row["no_tensor"] = True
         else:
             pair = self.pairs[path]
-            atol, rtol, used = self.tols.pick(pair.torch_type, t_out.dtype, path)
-            out = metrics(t_out, m_out, atol, rtol, noise_out)
-            row["tolerance"] = used
-            input_ok = True
+            row["out"] = _pair("layer", t_out, m_out, noise_out, kind=pair.torch_type, layer=path)["pair"]
             if t_in is not None and m_in is not None:
-                in_atol, in_rtol, _ = self.tols.pick("input", t_in.dtype)
-                inm = metrics(t_in, m_in, in_atol, in_rtol, noise_in)
-                input_ok = inm["status"] == "pass"
-                row["input_max_abs"] = inm.get("max_abs")
-            status = out["status"]
-            if status == "fail" and not input_ok:
-                status = "propagated"  # its input already differed: not this layer's fault
-            row.update({k: v for k, v in out.items() if k != "status"}, status=status)
+                row["in"] = _pair("input", t_in, m_in, noise_in, kind="input")["pair"]
         for capture in (t_in, t_out):
             if capture is not None:
                 capture.release()
         self.rows[(path, call)] = row
 
-    def layers(self) -> tuple[list[dict], str | None]:
-        """Rows in PyTorch execution order, and the first layer at fault."""
-        layers, first = [], None
+    def layers(self) -> list[dict]:
+        """Rows in PyTorch execution order (the parent judges them)."""
+        layers = []
         for path, call in self.torch.order:
             pair = self.pairs[path]
             row = {"path": path, "call": call, "torch_type": pair.torch_type, "mindspore_type": pair.ms_type,
@@ -387,27 +398,21 @@ class LayerComparer:
                 row["root"] = True
             found = self.rows.get((path, call))
             if found is None:
-                row.update(status="missing", label="not called (this many times) in MindSpore")
+                row["missing"] = True  # not called (this many times) in MindSpore
             else:
                 row.update(found)
-            if row["status"] == "fail" and any(
-                    l["status"] == "fail" and (not path or l["path"].startswith(path + ".")) for l in layers):
-                # A container (the root included) whose own child already failed inherits that fault.
-                row["status"] = "propagated"
             layers.append(row)
-            if row["status"] == "fail" and first is None:
-                first = path or ROOT_LAYER
-        return layers, first
+        return layers
 
 
-def _recorders(hooked, tols, lines, training: bool = False):
+def _recorders(hooked, lines, training: bool = False):
     t_rec = fw.Recorder("torch").attach([(p.torch_path, p.module) for p in hooked])
-    comparer = LayerComparer(t_rec, hooked, tols, lines, training)
+    comparer = LayerComparer(t_rec, hooked, lines, training)
     m_rec = fw.Recorder("ms", on_call=comparer).attach([(p.torch_path, p.cell) for p in hooked])
     return t_rec, m_rec, comparer
 
 
-def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, tols, lines, loss_name, seed,
+def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, lines, loss_name, seed,
                 ref=None):
     """One train-mode forward (hooked), backward and plain SGD step on both
     sides and on the float64 reference; compares layer outputs, gradients
@@ -416,7 +421,7 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
     t_loss_fn, m_loss_fn = fw.LOSSES[loss_name]
     t_inputs = fw.to_torch(arrays, torch_device, grad=True)
     m_inputs = fw.to_ms(arrays)
-    t_rec, m_rec, comparer = _recorders(hooked, tols, lines, training=True)
+    t_rec, m_rec, comparer = _recorders(hooked, lines, training=True)
     params = [link for link in alignment.links if link.kind == "parameter" and link.ms_param.requires_grad]
     ms_weights = [link.ms_param for link in params]
     float_pos = tuple(i for i, a in enumerate(arrays) if isinstance(a, np.ndarray) and np.issubdtype(a.dtype, np.floating))
@@ -473,19 +478,18 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
         m_in_grads = m_in_grads if isinstance(m_in_grads, tuple) else (m_in_grads,)
     m_grads_raw, m_w_grads = None, list(m_w_grads)  # a list: each gradient is freed once stepped
 
-    layers, _first = comparer.layers()
+    layers = comparer.layers()
     r_first = box.get("out") if ref is not None else None
-    outputs = _compare_outputs(t_out, m_out_holder[0] if m_out_holder else None, tols, r_first)
+    outputs = _compare_outputs(t_out, m_out_holder[0] if m_out_holder else None, r_first)
     kinds = {p.torch_path: p.torch_type for p in alignment.pairs}
     gradients = []
     for link, m_grad in zip(params, m_w_grads):
         t_arr = _grad_array(link)
         m_arr = m_grad.asnumpy().reshape(t_arr.shape) if m_grad.size == t_arr.size else m_grad.asnumpy()
-        atol, rtol, used = tols.pick(kinds.get(link.layer, ""), str(t_arr.dtype), link.layer, tables.GRADIENT_FACTOR)
         gradients.append({"name": link.torch_name, "mindspore_name": link.ms_name, "layer": link.layer,
                           **_where(lines, link.layer),
-                          **metrics(Capture(t_arr), Capture(m_arr), atol, rtol, grad_noise.get(link.torch_name)),
-                          "tolerance": used})
+                          **_pair("gradient", Capture(t_arr), Capture(m_arr), grad_noise.get(link.torch_name),
+                                  kind=kinds.get(link.layer, ""), layer=link.layer)})
         del m_arr
     input_gradients = []
     for pos, m_grad in zip(float_pos, m_in_grads):
@@ -495,8 +499,8 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
         r_grad = r_inputs[pos].grad if r_inputs is not None else None
         t_cap = Capture(t_grad.cpu().numpy())
         noise = noise_of(t_cap, Capture(r_grad.cpu().numpy())) if r_grad is not None else None
-        atol, rtol, _ = tols.pick("input", "float32", None, tables.GRADIENT_FACTOR)
-        input_gradients.append({"input": pos, **metrics(t_cap, Capture(m_grad.asnumpy()), atol, rtol, noise)})
+        input_gradients.append({"input": pos, **_pair("input_gradient", t_cap, Capture(m_grad.asnumpy()), noise,
+                                                      kind="input")})
 
     # The same plain SGD step on MindSpore (PyTorch took it above), then every linked tensor compared
     # (parameters and buffers).
@@ -509,14 +513,14 @@ def _train_step(torch_model, ms_model, alignment, hooked, arrays, torch_device, 
         t_arr = link.tensor.detach().cpu().numpy()
         m_arr = link.ms_param.asnumpy().reshape(t_arr.shape)
         noise = state_noise.get(link.torch_name)
-        atol, rtol, used = tols.pick(kinds.get(link.layer, ""), str(t_arr.dtype), link.layer, tables.GRADIENT_FACTOR)
         state.append({"name": link.torch_name, "mindspore_name": link.ms_name, "layer": link.layer, "kind": link.kind,
-                      **_where(lines, link.layer), **metrics(Capture(t_arr), Capture(m_arr), atol, rtol, noise),
-                      "tolerance": used})
+                      **_where(lines, link.layer),
+                      **_pair("state", Capture(t_arr), Capture(m_arr), noise, kind=kinds.get(link.layer, ""),
+                              layer=link.layer)})
     loss_pair = {"torch": float(t_loss.item()), "mindspore": float(m_loss.asnumpy())}
     if ref is not None and r_loss is not None:
         loss_pair["torch_float64"] = float(r_loss.item())
-    step = {"layers_train": layers, "metrics_train": _headline(outputs), "loss_train_step": loss_pair,
+    step = {"layers_train": layers, "outputs_train": outputs, "loss_train_step": loss_pair,
             "gradients": gradients, "input_gradients": input_gradients, "state_after_step": state}
     if not params:
         step["gradients_note"] = "no parameters: forward and buffers checked, nothing to differentiate"
@@ -642,31 +646,13 @@ def _loss_curve(entry, torch_model, ms_model, alignment, torch_device, loss_name
                 sched.step()
         t_curve.append(float(t_loss.item()))
         m_curve.append(float(m_loss.asnumpy()))
-    rtol = float((entry.get("tolerance") or {}).get("loss_rtol", tables.LOSS_CURVE_RTOL))
-    rel = [abs(a - b) / max(abs(a), 1e-8) for a, b in zip(t_curve, m_curve)]
-    allowed = [rtol] * len(rel)
-    noise_rel = []
-    if r_curve:
-        # Round-off compounds over steps: the band at a step is the largest
-        # float32-vs-float64 gap so far, times the noise factor.
-        worst = 0.0
-        for a, r in zip(t_curve, r_curve):
-            gap = abs(a - r) / max(abs(r), 1e-8)
-            noise_rel.append(gap)
-            worst = max(worst, gap)
-            allowed[len(noise_rel) - 1] = max(rtol, tables.NOISE_FACTOR * worst)
-    first_bad = next((i for i, (r, a) in enumerate(zip(rel, allowed)) if not r <= a), None)
-    curve = {"torch": t_curve, "mindspore": m_curve, "relative_difference": rel, "rtol": rtol,
-             "max_relative_difference": max(rel) if rel else 0.0, "first_diverging_step": first_bad,
-             "status": "pass" if first_bad is None else "fail", "steps": steps,
+    curve = {"torch": t_curve, "mindspore": m_curve, "steps": steps,
              "optimizer": {"torch": torch_spec, "mindspore": ms_spec, "mindspore_class": m_opt_name,
                            "scheduler": entry.get("scheduler"),
                            "converted_scheduler": entry.get("converted_scheduler") or entry.get("scheduler")},
              "loss": loss_name, "batches": origin, "mode": "train, random parts off"}
     if r_curve:
-        curve.update(torch_float64=r_curve, noise_relative=noise_rel, allowed_relative=allowed,
-                     noise_factor=tables.NOISE_FACTOR)
-    curve["description"] = _curve_description(curve)
+        curve["torch_float64"] = r_curve
     return curve
 
 
@@ -708,28 +694,6 @@ def _release(torch_model) -> None:
         pass
 
 
-def _spec_text(spec: dict) -> str:
-    """[4, 8], or (…, …) for a tuple input such as an LSTM's (h0, c0)."""
-    if "tuple" in spec:
-        return "(" + ", ".join(_spec_text(s) for s in spec["tuple"]) + ")"
-    if "dict" in spec:
-        return "{" + ", ".join(f"{k}: {_spec_text(s)}" for k, s in spec["dict"].items()) + "}"
-    return str(spec.get("shape"))
-
-
-def _curve_description(curve: dict) -> str:
-    """One sentence for the page: which data, loss, optimizer, how many steps."""
-    batches, opt = curve["batches"], curve["optimizer"]["torch"]
-    data = (f"{batches['count']} batches of {batches['batch_size']} from {batches['class']}"
-            if batches["source"] == "dataset" else f"{batches['count']} random batches of shape "
-            f"{', '.join(_spec_text(s) for s in batches['spec'])}")
-    opt_text = opt.get("name", "SGD") + "(" + ", ".join(f"{k}={v}" for k, v in opt.items() if k != "name") + ")"
-    sched = curve["optimizer"].get("scheduler")
-    sched_text = f", {sched['name']} schedule" if sched else ""
-    return (f"{curve['steps']} {opt_text} steps{sched_text} on {data}, {curve['loss']} loss against "
-            f"{batches.get('targets', 'targets')}; train mode with dropout off")
-
-
 def dataset_target(loss_name: str, label: np.ndarray, output: np.ndarray) -> np.ndarray:
     """A dataset's labels as the loss's target: class ids for cross entropy,
     the output's float dtype otherwise; shapes checked against the model's
@@ -742,51 +706,3 @@ def dataset_target(loss_name: str, label: np.ndarray, output: np.ndarray) -> np.
         raise DatasetError(f"labels of shape {list(target.shape)} do not fit the {loss_name} loss on the model's "
                            f"output of shape {list(output.shape)} (it needs {list(want)})")
     return target
-
-
-def _verdict(result: dict, alignment, lines) -> None:
-    """Overall status, the reasons, and the first layer at fault."""
-    reasons, culprits = [], []
-    if result.get("crash"):
-        reasons.append(result["crash"])
-    first_eval = next((l["path"] or ROOT_LAYER for l in result.get("layers", []) if l["status"] == "fail"), None)
-    if result["metrics"].get("status") == "fail" or first_eval:
-        reasons.append(f"eval forward differs{f' from layer {first_eval}' if first_eval else ''}")
-        culprits.append(first_eval)
-    first_train = next((l["path"] or ROOT_LAYER for l in result.get("layers_train", []) if l["status"] == "fail"),
-                       None)
-    if result.get("metrics_train", {}).get("status") == "fail" or first_train:
-        reasons.append(f"train forward differs{f' from layer {first_train}' if first_train else ''}")
-        culprits.append(first_train)
-    order = {p.torch_path: i for i, p in enumerate(alignment.pairs)}
-    bad_state = sorted((s for s in result.get("state_after_step", []) if s["status"] == "fail"),
-                       key=lambda s: order.get(s["layer"], 1 << 30))
-    bad_grads = sorted((g for g in result.get("gradients", []) if g["status"] == "fail"),
-                       key=lambda g: order.get(g["layer"], 1 << 30))
-    if bad_grads:
-        reasons.append("gradients differ: " + ", ".join(g["name"] for g in bad_grads[:5]))
-        # Gradients flow backwards: the deepest failing layer is the origin.
-        culprits.append(bad_grads[-1]["layer"])
-    if any(g["status"] == "fail" for g in result.get("input_gradients", [])):
-        reasons.append("input gradient differs")
-    if bad_state:
-        reasons.append("state after one step differs: " + ", ".join(s["name"] for s in bad_state[:5]))
-        culprits.append(bad_state[0]["layer"])
-    unmatched = result["weights"]["unmatched_torch"]
-    if unmatched:
-        reasons.append("weights not transferred: " + ", ".join(u["name"] for u in unmatched[:5]))
-        culprits.append(unmatched[0]["layer"])
-    mismatches = result["config_mismatches"]
-    if mismatches:
-        reasons.append("configuration differs: " + "; ".join(f"{m['layer']}.{m['field']}" for m in mismatches[:5]))
-        culprits.append(mismatches[0]["layer"])
-    curve = result.get("loss_curve")
-    if curve and curve["status"] == "fail":
-        reasons.append(f"loss curves part at step {curve['first_diverging_step']} "
-                       f"(max relative difference {curve['max_relative_difference']:.3g})")
-    result["status"] = "fail" if reasons else "pass"
-    result["reason"] = "; ".join(reasons)
-    # A config mismatch at a layer explains numbers diverging there: prefer
-    # the numeric culprit, but fall back through the list in order.
-    culprits = [ROOT_LAYER if c == "" else c for c in culprits]  # tensors directly on the root module
-    result["first_diverging_layer"] = next((c for c in culprits if c), None)

@@ -41,6 +41,17 @@ class Capture:
         self.values = None
 
 
+def spec_text(spec) -> str:
+    """[4, 8], or (..., ...) for a tuple input such as an LSTM's (h0, c0)."""
+    if not isinstance(spec, dict):
+        return str(spec)[:80]
+    if isinstance(spec.get("tuple"), list):
+        return "(" + ", ".join(spec_text(s) for s in spec["tuple"]) + ")"
+    if isinstance(spec.get("dict"), dict):
+        return "{" + ", ".join(f"{k}: {spec_text(s)}" for k, s in spec["dict"].items()) + "}"
+    return str(spec.get("shape"))
+
+
 def summary(values: np.ndarray) -> dict:
     if values.size == 0:
         return {"min": 0.0, "max": 0.0, "mean": 0.0, "std": 0.0, "norm": 0.0}

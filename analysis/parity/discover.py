@@ -27,6 +27,8 @@ def _dotted(node: ast.AST) -> str:
 def python_files(root: Path) -> list[Path]:
     files = []
     for path in sorted(root.rglob("*.py")):
+        if path.is_symlink():
+            continue  # never read (rglob enters no linked folder)
         rel = path.relative_to(root)
         if any(part in SKIP_DIRS or part.startswith(".") for part in rel.parts[:-1]):
             continue

@@ -1,14 +1,19 @@
-"""Parent side of a parity run: pick the entry points, hand them to sandboxed
-children, and turn whatever comes back (or doesn't) into the report.
+"""Parent side of a parity run: pick the entry points, hand each to a fresh
+sandboxed child, judge what it measured, and turn that (or its absence) into
+the report.
 
-One child checks many entry points in a row (importing torch and MindSpore
-costs seconds); when a child dies or hangs, the entry point it was on is
-reported as an error with the stderr tail and a fresh child takes the rest.
+One box per entry point: a verdict never depends on what ran before it (an
+earlier entry's code cannot patch the checks, the frameworks or the next
+model), and each box has one deadline the parent fixed. The price is the
+frameworks' import per entry (see README, Sandbox). The child sends data
+only; the statuses are computed here (verdict.py).
 """
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -19,6 +24,7 @@ from ..sandbox import SandboxLimits, run_sandboxed
 from . import dependencies as deps
 from . import discover
 from .manifest import ManifestError, find_manifest, load_manifest
+from .verdict import Judge
 
 DEVICES = ("cpu", "gpu", "ascend")
 # CUDA and Ascend runtimes reserve address space far beyond what they touch
@@ -40,6 +46,7 @@ def check_parity(
     checkpoint_dir: Path | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_progress: Callable[[dict], None] | None = None,
+    max_timeout_s: float | None = None,
     dependencies: deps.DependencyPolicy | None = None,
 ) -> dict:
     """Check every entry point of `original_dir` against its converted cell.
@@ -53,16 +60,18 @@ def check_parity(
     pyproject, setup.cfg/setup.py) is installed, wheels only, into a cached
     read-only layer on the box's path; the report's "dependencies" says what
     was installed, refused and why.
-    Never raises for problems in user code; they become entry points with
-    status "error". `on_progress` gets {"event": "planned", "entries": [...]},
-    then "running" (the entries a child starts on) and "finished" (an entry's
-    status) as they happen, for live progress.
+    A manifest's per-entry `timeout` is honoured up to `max_timeout_s`
+    (default: `timeout_s`, the caller's limit). Never raises for problems in
+    user code; they become entry points with status "error". `on_progress`
+    gets {"event": "planned", "entries": [...]}, then "running" (the entry a
+    box starts on) and "finished" (an entry's status) as they happen, for
+    live progress.
     """
     return check_parity_many(
         [(Path(original_dir), Path(converted_dir) if converted_dir else None, manifest)],
         device=device, timeout_s=timeout_s, memory_mb=memory_mb, loss_steps=loss_steps,
         checkpoint_dir=checkpoint_dir, should_stop=should_stop, on_progress=on_progress,
-        dependencies=dependencies,
+        max_timeout_s=max_timeout_s, dependencies=dependencies,
     )[0]
 
 
@@ -76,10 +85,10 @@ def check_parity_many(
     checkpoint_dir: Path | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_progress: Callable[[dict], None] | None = None,
+    max_timeout_s: float | None = None,
     dependencies: deps.DependencyPolicy | None = None,
 ) -> list[dict]:
-    """Several (original, converted, manifest) checks sharing sandboxed
-    children: one report per tree, in order."""
+    """Several (original, converted, manifest) checks: one report per tree, in order."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)}")
     reports, jobs, cleanup = [], [], []
@@ -107,18 +116,27 @@ def check_parity_many(
                        site_paths=site_paths)
             job.setdefault("loss_steps", loss_steps)
             if checkpoint_dir is not None:
+                # The child is told only that a checkpoint is wanted; the path is the parent's.
                 Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
-                job["checkpoint_path"] = str(Path(checkpoint_dir).resolve() / f"{entry['module']}.{entry['class']}.ckpt")
+                job["checkpoint"] = True
+                job["checkpoint_path"] = str(Path(checkpoint_dir).resolve() / _checkpoint_name(entry))
             jobs.append((report, job))
     tell = on_progress or (lambda event: None)
     tell({"event": "planned", "entries": [_label(job) for _, job in jobs]})
     try:
         _run_jobs(jobs, device=device, timeout_s=timeout_s, memory_mb=memory_mb, should_stop=should_stop,
-                  tell=tell)
+                  max_timeout_s=max_timeout_s, tell=tell)
     finally:
         for path in cleanup:
             shutil.rmtree(path.parent, ignore_errors=True)
     return reports
+
+
+def _checkpoint_name(entry: dict) -> str:
+    """`<module>.<Class>.ckpt` in the outbox's allowed characters (a module
+    named by file path, `01-basics/cnn/main.py`, has slashes and maybe spaces)."""
+    name = re.sub(r"[^A-Za-z0-9_.\-]", "_", f"{discover.dotted(entry['module'])}.{entry['class']}")
+    return re.sub(r"^[^A-Za-z0-9_]+", "", name)[:190] + ".ckpt"
 
 
 def _dependency_layer(original: Path, policy: deps.DependencyPolicy | None, report: dict) -> list[str]:
@@ -160,65 +178,93 @@ def _convert(original: Path) -> Path:
     return target
 
 
+def entry_timeout(job: dict, default_s: float, maximum_s: float | None) -> tuple[float, str]:
+    """The seconds an entry gets: its manifest `timeout` when finite and
+    positive, never above the caller's maximum; and a note when it was not
+    taken as written."""
+    limit = float(maximum_s if maximum_s is not None else default_s)
+    asked = job.get("timeout")
+    if asked is None:
+        return min(float(default_s), limit), ""
+    if isinstance(asked, bool) or not isinstance(asked, (int, float)) or not math.isfinite(asked) or asked <= 0:
+        return min(float(default_s), limit), f"manifest timeout {asked!r} ignored (not a finite positive number)"
+    if asked > limit:
+        return limit, f"manifest timeout {asked:g} s cut to the limit of {limit:g} s"
+    return float(asked), ""
+
+
 def _label(job: dict) -> str:
     return f"{job['module']}.{job.get('name', job['class'])}" if job.get("module") else job.get("name", job["class"])
 
 
 def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, memory_mb: int,
-              should_stop: Callable[[], bool] | None = None, tell=lambda event: None) -> None:
-    # An entry's own `timeout` (manifest) gets a child of its own limit.
-    groups: dict[float, list] = {}
-    for item in jobs:
-        groups.setdefault(float(item[1].get("timeout") or timeout_s), []).append(item)
-    if len(groups) > 1:
-        for group_timeout, group in groups.items():
-            _run_jobs(group, device=device, timeout_s=group_timeout, memory_mb=memory_mb, should_stop=should_stop,
-                      tell=tell)
-        return
-    timeout_s = next(iter(groups), timeout_s)
-    pending = list(jobs)
+              should_stop: Callable[[], bool] | None = None, max_timeout_s: float | None = None,
+              tell=lambda event: None) -> None:
     threads = max(1, min(4, os.cpu_count() or 1))
-    while pending:
-        payload = {"device": device, "threads": threads, "jobs": [job for _, job in pending]}
-        limits = SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb, threads=threads,
-                               cpu_s=int(timeout_s * threads * (len(pending) + 1)),
-                               address_space_mb=ACCELERATOR_ADDRESS_SPACE_MB if device != "cpu" else None)
-        # The child imports the original tree's packages; their parent dirs go first on its path.
-        # The box sees only these trees (read-only) and the checkpoint directories (copied out afterwards).
-        jobs_now = [job for _, job in pending]
-        tell({"event": "running", "entries": [_label(job) for job in jobs_now]})
-        outcome = run_sandboxed(
-            RUNNER, payload, limits=limits, should_stop=should_stop, device=device,
-            read_only=sorted({job[k] for job in jobs_now for k in ("original_dir", "converted_dir")}
-                             | {p for job in jobs_now for p in job.get("site_paths", [])}),
-            sys_path=sorted({p for job in jobs_now for p in job.get("site_paths", [])}),
-            writable=sorted({str(Path(job["checkpoint_path"]).parent) for job in jobs_now
-                             if job.get("checkpoint_path")}))
-        results = {r["key"]: r["result"] for r in outcome.records if r.get("event") == "result"}
-        partials = {r["key"]: r for r in outcome.records if r.get("event") == "partial"}  # the last one wins
-        started = [r["key"] for r in outcome.records if r.get("event") == "start"]
-        remaining = []
-        for report, job in pending:
-            report["protections"] = outcome.protections
-            told = len(report["entry_points"])
-            if job["key"] in results:
-                report["entry_points"].append(_finish(job, results[job["key"]], device))
-            elif outcome.stopped:  # nothing else runs after a stop request
-                report["entry_points"].append(_finish(job, {
-                    "status": "skipped", "reason": "the check was stopped before it finished"}, device))
-            elif job["key"] in started or not started:
-                # The child died on this entry (or before any): blame it, move on.
-                reason = outcome.failure_reason() or "the check process ended without a result"
-                report["entry_points"].append(_finish(job, _cut_short(job, reason, partials.get(job["key"]), outcome),
-                                                      device))
-                # Nothing ran at all (not started): the same would happen again, so the rest fail too.
-            else:
-                remaining.append((report, job))
-            if len(report["entry_points"]) > told:
-                tell({"event": "finished", "entry": _label(job), "status": report["entry_points"][-1]["status"]})
-        if outcome.stopped or len(remaining) == len(pending):
-            break
-        pending = remaining
+    stopped = False
+    for report, job in jobs:
+        if stopped:
+            report["entry_points"].append(_finish(job, {
+                "status": "skipped", "reason": "the check was stopped before it finished"}, device))
+            tell({"event": "finished", "entry": _label(job), "status": "skipped"})
+            continue
+        seconds, note = entry_timeout(job, timeout_s, max_timeout_s)
+        tell({"event": "running", "entries": [_label(job)]})
+        entry, outcome = _run_one(job, device=device, timeout_s=seconds, memory_mb=memory_mb, threads=threads,
+                                  should_stop=should_stop)
+        if note:
+            entry["timeout_note"] = note
+        report["protections"] = outcome.protections
+        report["entry_points"].append(entry)
+        tell({"event": "finished", "entry": _label(job), "status": entry["status"]})
+        stopped = outcome.stopped
+
+
+def _run_one(job: dict, *, device: str, timeout_s: float, memory_mb: int, threads: int,
+             should_stop: Callable[[], bool] | None):
+    """One entry point in a box of its own, judged here from the data it sent."""
+    judge = Judge(job)
+    seen: dict = {"result": None, "results": 0, "partial": None}
+
+    def on_record(record: dict, arrays: dict) -> None:
+        if record.get("key") != job["key"]:
+            return  # another entry's key: nothing a box says is about anything but its own entry
+        event = record.get("event")
+        if event == "pair":
+            judge.pair(record, arrays)
+        elif event == "result":
+            seen["results"] += 1
+            seen["result"] = record.get("result")
+        elif event == "partial":
+            seen["partial"] = record  # the last one wins; only the last is kept
+
+    # No host path the box does not need enters it: the checkpoint's target and the layer are the parent's.
+    child_job = {k: v for k, v in job.items() if k not in ("checkpoint_path", "site_paths")}
+    limits = SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb, threads=threads,
+                           cpu_s=int(timeout_s * threads * 2),
+                           address_space_mb=ACCELERATOR_ADDRESS_SPACE_MB if device != "cpu" else None)
+    outputs = {"checkpoint": job["checkpoint_path"]} if job.get("checkpoint_path") else {}
+    # The box sees only the two trees and the dependency layer (read-only, the layer on the child's
+    # path); the checkpoint comes back through the channel.
+    site_paths = sorted(set(job.get("site_paths") or []))
+    outcome = run_sandboxed(
+        RUNNER, {"device": device, "threads": threads, "job": child_job}, limits=limits, should_stop=should_stop,
+        device=device, read_only=sorted({job["original_dir"], job["converted_dir"], *site_paths}),
+        sys_path=site_paths, outputs=outputs, on_record=on_record)
+    if outcome.stopped:
+        return _finish(job, {"status": "skipped", "reason": "the check was stopped before it finished"},
+                       device), outcome
+    if seen["results"] == 1 and outcome.ok:
+        result = judge.judge(seen["result"])
+    elif seen["results"] > 1:
+        result = {"status": "error", "reason": "the box sent more than one result for its entry point"}
+    else:
+        reason = outcome.failure_reason() or "the check process ended without a result"
+        result = _cut_short(job, reason, seen["partial"], outcome, judge)
+    result.pop("checkpoint_saved", None)
+    if "checkpoint" in outcome.outputs:
+        result["checkpoint"] = job["checkpoint_path"]
+    return _finish(job, result, device), outcome
 
 
 PHASES = {
@@ -230,11 +276,18 @@ PHASES = {
 }
 
 
-def _cut_short(job: dict, reason: str, partial: dict | None, outcome) -> dict:
-    """An entry whose child died or hung: what it had finished is kept, and
-    the reason says which phase was cut short."""
-    result = dict((partial or {}).get("result") or {})
+def _cut_short(job: dict, reason: str, partial: dict | None, outcome, judge: Judge | None = None) -> dict:
+    """An entry whose child died or hung: what it had finished is kept (judged
+    here, like a whole result), and the reason says which phase was cut short."""
+    sent = (partial or {}).get("result")
+    result = {}
+    if isinstance(sent, dict) and sent:
+        judge = judge or Judge(job)
+        result = judge.judge(sent) if "outputs" in sent else {k: v for k, v in sent.items() if k == "inputs"}
+        if "timings_s" in sent:
+            result["timings_s"] = sent["timings_s"]
     phase = (partial or {}).get("phase")
+    phase = phase if isinstance(phase, str) else None
     where = f" during {PHASES.get(phase, phase)}" if phase else ""
     kept = " (the results of the phases before it are kept)" if result else ""
     if "memory limit" in reason:

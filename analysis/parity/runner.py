@@ -1,4 +1,10 @@
-"""Child-process entry of a parity run (started by analysis.sandbox).
+"""Child-process entry of a parity run (started by analysis.sandbox): one
+entry point per box, so nothing a previous entry's code did is still there.
+
+It measures and sends data through the channel (analysis/sandbox/channel.py):
+the compared tensors as they are taken (measure.py), the result so far after
+each phase, the final result, and the checkpoint as a file for the one slot
+the parent declared. The parent judges (verdict.py).
 
 The original and converted trees usually share package names (models.lenet
 in both), so each side is imported with its tree alone on sys.path and its
@@ -7,6 +13,7 @@ modules dropped from sys.modules afterwards; the classes stay usable.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import traceback
@@ -14,13 +21,31 @@ from pathlib import Path
 
 from . import arguments, dataset, within
 
+FILE_CHUNK = 16 << 20
+CHECKPOINT_SLOT = "checkpoint"
 
-def _emit(path: str, record: dict) -> None:
+
+def _sender(channel):
     from .compare import json_safe
 
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(json_safe(record), default=str) + "\n")
-        fh.flush()
+    def send(record: dict, arrays: dict | None = None) -> None:
+        channel.send(json_safe(record), arrays)
+
+    return send
+
+
+def _send_file(channel, path: str, slot: str) -> None:
+    """A file of the box's home to the parent's slot, in chunks; removed here after."""
+    import numpy as np
+
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(FILE_CHUNK)
+            last = len(chunk) < FILE_CHUNK
+            channel.send({"event": "file", "slot": slot, "last": last}, {"data": np.frombuffer(chunk, np.uint8)})
+            if last:
+                break
+    os.unlink(path)
 
 
 def _purge(tree: str) -> None:
@@ -75,7 +100,7 @@ def load_class(tree: str, module: str, class_name: str, notes: dict | None = Non
     return found
 
 
-def main(payload_path: str, records_path: str) -> None:
+def main(payload_path: str, channel) -> None:
     payload = json.loads(Path(payload_path).read_text())
     from analysis.sandbox import lockdown
 
@@ -86,7 +111,9 @@ def main(payload_path: str, records_path: str) -> None:
 
     from . import checks
     from . import frameworks as fw
+    from .measure import Sink
 
+    send = _sender(channel)
     torch.set_num_threads(int(payload.get("threads", 2)))
     device = payload.get("device", "cpu")
     unavailable, devices = None, {}
@@ -95,24 +122,45 @@ def main(payload_path: str, records_path: str) -> None:
         devices = {"torch": torch_device, "mindspore": ms_target}
     except fw.DeviceUnavailable as exc:
         unavailable = f"device {device} not available on this worker: {exc}"
+    if unavailable is None:
+        _warm_up(torch_device)
     dropout_off = fw.disable_functional_dropout()  # every random part off, on both sides
     dropout_off.append("random draws replayed from one seeded generator: " + ", ".join(fw.REPLAY.install()))
-    _emit(records_path, {"protections": lockdown()})
-    for job in payload["jobs"]:
-        _emit(records_path, {"event": "start", "key": job["key"], "reset_timeout": True})
-        if unavailable:
-            _emit(records_path, {"event": "result", "key": job["key"],
-                                 "result": {"status": "error", "reason": unavailable}})
-            continue
-        job["functional_dropout_off"] = dropout_off
-        try:
-            result = run_job(job, torch_device, checks, fw, _progress(records_path, job["key"]))
-        except Exception as exc:  # user code failed somewhere: report, go on
-            result = {"status": "error", "reason": f"{type(exc).__name__}: {exc}",
-                      "traceback": traceback.format_exc()[-4000:]}
-        result["resources"] = _resources()
-        result["devices"] = devices
-        _emit(records_path, {"event": "result", "key": job["key"], "result": result})
+    send({"protections": lockdown()})
+    job = payload["job"]
+    send({"event": "start", "key": job["key"]})
+    if unavailable:
+        send({"event": "result", "key": job["key"], "result": {"status": "error", "reason": unavailable}})
+        return
+    job["functional_dropout_off"] = dropout_off
+    try:
+        result = run_job(job, torch_device, checks, fw, _progress(send, job["key"]), Sink(send, job["key"]))
+    except Exception as exc:  # user code failed somewhere: report
+        result = {"status": "error", "reason": f"{type(exc).__name__}: {exc}",
+                  "traceback": traceback.format_exc()[-4000:]}
+    result["resources"] = _resources()
+    result["devices"] = devices
+    if result.get("checkpoint_saved"):
+        _send_file(channel, checks.CHECKPOINT_INSIDE, CHECKPOINT_SLOT)
+    send({"event": "result", "key": job["key"], "result": result})
+
+
+def _warm_up(torch_device: str) -> None:
+    """A tiny forward, gradient and step on both sides before the entry's clock starts:
+    the frameworks' first-call set-up (kernel selection, autograd, optimizer graphs)
+    belongs to the startup allowance, not to the entry's timeout, now that every entry
+    has a fresh box."""
+    import numpy as np
+    import torch
+
+    import mindspore as ms
+
+    layer = torch.nn.Linear(4, 2).to(torch_device)
+    layer(torch.ones(3, 4, device=torch_device)).sum().backward()
+    cell = ms.nn.Dense(4, 2)
+    grad_fn = ms.value_and_grad(lambda x: cell(x).sum(), None, weights=cell.trainable_params())
+    _, grads = grad_fn(ms.Tensor(np.ones((3, 4), np.float32)))
+    ms.nn.SGD(cell.trainable_params(), learning_rate=0.1)(grads)
 
 
 PHASE_WORDS = {
@@ -122,15 +170,15 @@ PHASE_WORDS = {
 }
 
 
-def _progress(records_path: str, key: str):
+def _progress(send, key: str):
     """The result so far after each phase, so a timeout keeps it."""
     def emit(result: dict, next_phase: str) -> None:
-        _emit(records_path, {"event": "partial", "key": key, "phase": next_phase, "result": result})
+        send({"event": "partial", "key": key, "phase": next_phase, "result": result})
 
     return emit
 
 
-def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
+def run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None) -> dict:
     import torch
 
     import mindspore as ms
@@ -240,7 +288,7 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None) -> dict:
                                   f"{failure}"}
         phase = "running the checks"
         result = checks.run_entry(entry, torch_model, ms_model, torch_device=torch_device,
-                                  root=Path(job["original_dir"]), progress=progress)
+                                  root=Path(job["original_dir"]), progress=progress, sink=sink)
         result["load_notes"] = notes
         if entry.get("within_path"):
             result["within_path"] = entry["within_path"]

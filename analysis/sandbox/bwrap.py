@@ -38,6 +38,7 @@ DEFAULT_BWRAP = "/usr/bin/bwrap"
 BOX_UID = BOX_GID = 65534
 BOX_HOME = "/sandbox"  # the private work directory, as the child sees it
 TMP_SIZE = 256 << 20  # /tmp inside is a tmpfs of this size (it counts against the host's memory)
+SHM_SIZE = 64 << 20  # /dev/shm likewise
 CLONE_NEWUSER = 0x10000000
 
 # Shared libraries and the loader's cache; nothing else of the host's /usr or /etc.
@@ -67,7 +68,6 @@ class BoxPlan:
     argv: list[str]
     pass_fds: list[int]
     read_only: list[str]
-    writable: dict[str, str]  # inside path -> host path
     host_uid: int
     drops_in_child: bool  # the child's bootstrap switches to BOX_UID (root worker)
     notes: list[str] = field(default_factory=list)
@@ -103,10 +103,13 @@ def _parents(path: str, made: set[str]) -> list[str]:
     return args
 
 
-def build(*, command: list[str], env: dict[str, str], box_host_dir: Path, read_only: list[str],
-          writable: dict[str, str], device: str = "cpu", seccomp_fd: int, userns_fd: int | None) -> BoxPlan:
+def build(*, command: list[str], env: dict[str, str], home_size: int, data_files: dict[str, int],
+          read_only: list[str], device: str = "cpu", seccomp_fd: int, userns_fd: int | None,
+          keep_fds: list[int] = ()) -> BoxPlan:
     """The bwrap argv around `command`; binds are made at the same path inside as outside,
-    so the paths in a payload need no translation."""
+    so the paths in a payload need no translation. The home (BOX_HOME) is a tmpfs of
+    `home_size` bytes holding `data_files` (inside path -> fd, copied in read-only);
+    `keep_fds` stay open in the child (the channel)."""
     root_worker = userns_fd is not None
     argv = [bwrap_path()]
     if root_worker:
@@ -128,7 +131,11 @@ def build(*, command: list[str], env: dict[str, str], box_host_dir: Path, read_o
         elif os.path.isdir(link) and link not in ("/bin", "/sbin"):
             argv += _parents(link + "/x", made) + ["--ro-bind", link, link]
     # Before the binds: a tree under /tmp is bound on top of this tmpfs, not hidden by it.
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMP_SIZE), "--perms", "1777", "--tmpfs", "/tmp"]
+    # /proc/1 (bwrap's init, which has the child's uid when the worker is not root) is covered by an
+    # empty read-only tmpfs: its environment and command line are not the child's to read.
+    argv += ["--proc", "/proc", "--size", "4096", "--perms", "0555", "--tmpfs", "/proc/1", "--remount-ro", "/proc/1",
+             "--dev", "/dev", "--size", str(SHM_SIZE), "--perms", "1777", "--tmpfs", "/dev/shm",
+             "--size", str(TMP_SIZE), "--perms", "1777", "--tmpfs", "/tmp"]
     made.update(("/proc", "/dev", "/tmp"))
     bound: list[str] = []
     system = [p for p in SYSTEM_RO if os.path.exists(p)]
@@ -148,12 +155,13 @@ def build(*, command: list[str], env: dict[str, str], box_host_dir: Path, read_o
     for pattern in DEVICE_NODES.get(device, ()):
         for node in sorted(glob.glob(pattern)):
             argv += _parents(node, made) + ["--dev-bind", node, node]
-    argv += _parents(BOX_HOME + "/x", made) + ["--bind", str(box_host_dir), BOX_HOME]
-    for inside, host in writable.items():  # staging directories, copied out after the child ends
-        argv += _parents(inside, made) + ["--bind", host, inside]
+    argv += ["--remount-ro", "/dev"]  # after the device nodes' mount points are made: nothing else lands there
+    argv += _parents(BOX_HOME + "/x", made) + ["--size", str(home_size), "--perms", "0777", "--tmpfs", BOX_HOME]
+    for inside, fd in data_files.items():
+        argv += ["--perms", "0444", "--ro-bind-data", str(fd), inside]
     argv += ["--chdir", "/", "--seccomp", str(seccomp_fd), "--"] + command
-    fds = [seccomp_fd] + ([userns_fd] if root_worker else [])
-    return BoxPlan(argv=argv, pass_fds=fds, read_only=bound, writable=dict(writable),
+    fds = [seccomp_fd, *data_files.values(), *keep_fds] + ([userns_fd] if root_worker else [])
+    return BoxPlan(argv=argv, pass_fds=fds, read_only=bound,
                    host_uid=BOX_UID if root_worker else os.getuid(), drops_in_child=root_worker)
 
 

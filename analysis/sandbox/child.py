@@ -78,7 +78,9 @@ def main(config_path: str) -> None:
     os.environ["SANDBOX_PROTECTIONS"] = json.dumps(prot)
     import importlib
 
-    importlib.import_module(cfg["module"]).main(cfg["payload"], cfg["records"])
+    from .channel import Writer
+
+    importlib.import_module(cfg["module"]).main(cfg["payload"], Writer(cfg["channel_fd"]))
 
 
 if __name__ == "__main__":

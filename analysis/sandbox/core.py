@@ -11,25 +11,28 @@ sockets (a second layer, not the wall). The parent enforces a wall-clock
 deadline and a resident-memory ceiling over the whole process tree and kills
 it; the PID namespace takes every process in the box with it.
 
-Results travel as JSON lines on a file in the private work directory, so
-whatever the child managed to report before dying is still returned.
+Data travels one way, child to parent, as frames on a pipe (`channel.py`),
+read as a stream under hard limits; whatever the child sent before dying is
+still returned. The child names no host path and moves no deadline: the
+parent owns both. Files (checkpoints) come out the same way (`outbox.py`).
 """
 from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bwrap, seccomp
+from . import bwrap, channel, seccomp
+from .outbox import Outbox, OutboxError
 from .support import isolation_problem
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -72,19 +75,25 @@ BLOCKED_AUDIT_EVENTS = frozenset(
 STDERR_TAIL_CHARS = 4000
 STOP_POLL_S = 1.0  # how often should_stop() is asked
 MEMORY_POLL_S = 0.5  # how often the box's resident memory is summed (a /proc scan: ~7 ms of CPU)
-OUTPUT_FILE_LIMIT = 64  # files copied back out of each writable directory
+RECORDS_KEPT = 2000  # records kept in SandboxResult.records when no on_record consumer is given
+CHUNK_BYTES = 1 << 20
+CHUNKS_PER_POLL = 64  # the deadline and memory are looked at again after this many reads
+HOME_SLACK_MB = 64  # /sandbox holds one output file (the size limit) and this much besides
+# bwrap's own environment (and so the box's init's): nothing of the worker's.
+BWRAP_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
 @dataclass
 class SandboxLimits:
-    timeout_s: float = 300.0  # wall clock, restarted by records with "reset_timeout"
-    startup_s: float = 120.0  # extra allowance before the first reset (framework imports)
+    timeout_s: float = 300.0  # wall clock; with startup_s the one deadline, fixed by the parent
+    startup_s: float = 120.0  # extra allowance for the framework imports, ended early by a "start" record
     memory_mb: int = 6144  # resident set of the whole box, enforced by the parent
     cpu_s: int | None = None  # RLIMIT_CPU per process; default: 4x the wall timeout
     address_space_mb: int | None = None  # RLIMIT_AS; default: memory_mb + overhead
     max_processes: int = 512  # RLIMIT_NPROC inside the box: processes and threads of the box's uid
     threads: int = 2  # OMP/MKL thread pools
-    file_size_mb: int = 1024  # RLIMIT_FSIZE
+    file_size_mb: int = 1024  # RLIMIT_FSIZE, and the cap on each output file
+    channel_mb: int = 4096  # everything the child may send, in all
 
 
 @dataclass
@@ -99,11 +108,15 @@ class SandboxResult:
     stdout_tail: str = ""
     wall_s: float = 0.0
     protections: dict = field(default_factory=dict)
+    channel_error: str = ""  # the child's stream broke a rule: the box was killed there
+    records_dropped: int = 0  # records past RECORDS_KEPT (only counted)
+    outputs: list[str] = field(default_factory=list)  # output slots received whole
+    reported_protections: dict | None = None  # what the child's first report said was in force
 
     @property
     def ok(self) -> bool:
         return (self.returncode == 0 and not self.timed_out and not self.memory_exceeded and not self.stopped
-                and not self.refused)
+                and not self.refused and not self.channel_error)
 
     def failure_reason(self) -> str:
         if self.refused:
@@ -114,6 +127,8 @@ class SandboxResult:
             return "timed out (wall-clock limit reached, every process in the sandbox killed)"
         if self.memory_exceeded:
             return "memory limit exceeded (every process in the sandbox killed)"
+        if self.channel_error:
+            return f"the sandbox's data channel was refused ({self.channel_error}; every process in it killed)"
         if self.returncode is not None and self.returncode < 0:
             name = signal.Signals(-self.returncode).name if -self.returncode in signal.Signals._value2member_map_ else ""
             hint = " (CPU-time limit)" if name == "SIGXCPU" else ""
@@ -160,36 +175,6 @@ def child_environment(home: str, threads: int) -> dict[str, str]:
         GLOG_logtostderr="1",
     )
     return env
-
-
-def _read_records(path: Path, offset: int, records: list[dict]) -> tuple[int, bool]:
-    """Append complete JSON lines written since `offset`; report whether any of
-    them asked for the deadline to restart. The file lives in the box's writable
-    directory: a link planted there is not followed."""
-    reset = False
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except (FileNotFoundError, OSError):
-        return offset, False
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return offset, False
-        fh.seek(offset)
-        data = fh.read()
-    end = data.rfind(b"\n")
-    if end < 0:
-        return offset, False
-    for line in data[: end + 1].splitlines():
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-            reset = reset or bool(record.get("reset_timeout"))
-    return offset + end + 1, reset
 
 
 def _process_tree(root: int) -> list[int]:
@@ -242,24 +227,29 @@ def run_sandboxed(
     *,
     sys_path: Sequence[str | Path] = (),
     read_only: Sequence[str | Path] = (),
-    writable: Sequence[str | Path] = (),
+    outputs: Mapping[str, str | Path] | None = None,
     device: str = "cpu",
     limits: SandboxLimits | None = None,
     python: str = sys.executable,
-    keep_workdir: bool = False,
     should_stop: Callable[[], bool] | None = None,
+    on_record: Callable[[dict, dict], None] | None = None,
 ) -> SandboxResult:
-    """Run `module.main(payload_path, records_path)` in the box.
+    """Run `module.main(payload_path, channel)` in the box, `channel` a
+    `channel.Writer` on the one pipe the parent reads.
 
     `module` must be importable from the project (it is trusted code); user
     code is only imported by it. `read_only` are the directories the child may
     read (bound at the same path inside); `sys_path` entries are prepended to
-    the child's path and should lie in them. Each `writable` directory appears
-    empty and writable inside; the regular files the child leaves at its top
-    level are copied to the real directory afterwards. `device` ("gpu",
-    "ascend") binds that accelerator's device nodes. Never raises for
-    anything the child does; where the box cannot be built it runs nothing and
-    returns a result whose `refused` says why.
+    the child's path and should lie in them. The child's home (/sandbox) and
+    /tmp are size-capped tmpfs mounts: nothing of the box is on the host's
+    disk. `outputs` maps slot names to host files the child may send (see
+    outbox.py); the child never names a path. Each record the child sends
+    goes to `on_record(record, arrays)`, or, without it, into `records` (the
+    first RECORDS_KEPT). `device` ("gpu", "ascend") binds that accelerator's
+    device nodes. Never raises for anything the child does; where the box
+    cannot be built it runs nothing and returns a result whose `refused` says
+    why. Whatever happens in the parent (an exception, a stop), every process
+    of the box is killed before this returns or raises.
     """
     limits = limits or SandboxLimits()
     result = SandboxResult(returncode=None)
@@ -269,22 +259,13 @@ def run_sandboxed(
         result.stderr_tail = f"sandbox: {problem}"
         result.protections = {"isolation": f"unavailable: {problem}", "user_code_ran": False}
         return result
-    workdir = Path(tempfile.mkdtemp(prefix="sandbox-"))
-    box_dir = workdir / "box"  # the child's home; the rest of workdir is the parent's
-    box_dir.mkdir()
+    workdir = Path(tempfile.mkdtemp(prefix="sandbox-"))  # the parent's: stdout and stderr of the box
     root_worker = os.geteuid() == 0
-    staging = {}
-    for index, target in enumerate(dict.fromkeys(str(Path(p).resolve()) for p in writable)):
-        staging[target] = box_dir / f".out{index}"
-        staging[target].mkdir()
-    if root_worker:
-        for path in [box_dir, *staging.values()]:
-            os.chown(path, bwrap.BOX_UID, bwrap.BOX_GID)
     home = bwrap.BOX_HOME
     config = {
         "module": module,
         "payload": f"{home}/payload.json",
-        "records": f"{home}/records.jsonl",
+        "channel_fd": None,
         "home": home,
         "uid": bwrap.BOX_UID,
         "gid": bwrap.BOX_GID,
@@ -294,80 +275,144 @@ def run_sandboxed(
         "nproc": limits.max_processes,
         "fsize": limits.file_size_mb << 20,
     }
-    (box_dir / "payload.json").write_text(json.dumps(payload))
-    (box_dir / "sandbox.json").write_text(json.dumps(config))
-    records_path = box_dir / "records.jsonl"
     stdout_path, stderr_path = workdir / "stdout.txt", workdir / "stderr.txt"
     trusted = [PROJECT_ROOT / pkg for pkg in dict.fromkeys((*TRUSTED_PACKAGES, module.split(".")[0]))]
     fds: list[int] = []
     started = time.monotonic()
-    plan = None
+    plan, proc, outbox, read_fd = None, None, None, None
     try:
-        fds.append(seccomp.program_fd())
-        if root_worker:
-            fds.append(bwrap.root_user_namespace())
+        outbox = Outbox(outputs or {}, limits.file_size_mb << 20)
+        read_fd, write_fd = os.pipe2(os.O_CLOEXEC)
+        fds.append(write_fd)
+        config["channel_fd"] = write_fd
+        data_fds = {f"{home}/payload.json": _data_fd(json.dumps(payload).encode()),
+                    f"{home}/sandbox.json": _data_fd(json.dumps(config).encode())}
+        fds += data_fds.values()
+        seccomp_fd = seccomp.program_fd()
+        fds.append(seccomp_fd)
+        userns_fd = bwrap.root_user_namespace() if root_worker else None
+        if userns_fd is not None:
+            fds.append(userns_fd)
         plan = bwrap.build(
             command=[python, "-I", "-c", _BOOTSTRAP, str(PROJECT_ROOT), f"{home}/sandbox.json"],
-            env=child_environment(home, limits.threads), box_host_dir=box_dir,
-            read_only=[str(p) for p in (*trusted, *read_only) if Path(p).exists()],
-            writable={target: str(path) for target, path in staging.items()},
-            device=device, seccomp_fd=fds[0], userns_fd=fds[1] if root_worker else None,
+            env=child_environment(home, limits.threads), home_size=(limits.file_size_mb + HOME_SLACK_MB) << 20,
+            data_files=data_fds, read_only=[str(p) for p in (*trusted, *read_only) if Path(p).exists()],
+            device=device, seccomp_fd=seccomp_fd, userns_fd=userns_fd, keep_fds=[write_fd],
         )
         with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
+            # bwrap gets an environment of its own: the worker's (secrets included) never enters the box.
             proc = subprocess.Popen(plan.argv, cwd=workdir, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    start_new_session=True, close_fds=True, pass_fds=plan.pass_fds)
+                                    env=BWRAP_ENV, start_new_session=True, close_fds=True, pass_fds=plan.pass_fds)
         for fd in fds:
             os.close(fd)
         fds = []
-        _watch(proc, result, records_path, limits, should_stop)
-    except (OSError, seccomp.SeccompUnavailable, subprocess.SubprocessError) as exc:  # the box could not be built
-        result.refused = f"the sandbox could not be set up: {exc}"
-        result.stderr_tail = f"sandbox: {result.refused}"
+        _watch(proc, result, read_fd, limits, should_stop, started, on_record, outbox)
+    except (OSError, seccomp.SeccompUnavailable, subprocess.SubprocessError, OutboxError) as exc:
+        if proc is None:  # the box could not be built
+            result.refused = f"the sandbox could not be set up: {exc}"
+            result.stderr_tail = f"sandbox: {result.refused}"
+        else:
+            result.channel_error = f"{type(exc).__name__}: {exc}"
     finally:
-        for fd in fds:
+        if proc is not None and proc.returncode is None:
+            _kill_box(proc)  # any exception, a stop, a shutdown: the box never outlives this call
+            result.returncode = result.returncode if result.returncode is not None else proc.wait()
+        for fd in fds + ([read_fd] if read_fd is not None else []):
             os.close(fd)
+        result.outputs = outbox.close() if outbox is not None else []
         result.wall_s = time.monotonic() - started
         result.stderr_tail = result.stderr_tail or _tail(stderr_path)
         result.stdout_tail = _tail(stdout_path)
         result.returncode = _signal_code(result.returncode)
         result.protections = _protections(result, plan, limits)
-        for target, path in staging.items():
-            _copy_out(path, Path(target), limits.file_size_mb << 20)
-        if not keep_workdir:
-            shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(workdir, ignore_errors=True)
     return result
 
 
-def _watch(proc: subprocess.Popen, result: SandboxResult, records_path: Path, limits: SandboxLimits,
-           should_stop: Callable[[], bool] | None) -> None:
-    offset, deadline = 0, time.monotonic() + limits.startup_s + limits.timeout_s
+def _data_fd(data: bytes) -> int:
+    """A file descriptor bwrap copies into the box as a read-only file."""
+    fd = os.memfd_create("sandbox-data")
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _watch(proc: subprocess.Popen, result: SandboxResult, read_fd: int, limits: SandboxLimits,
+           should_stop: Callable[[], bool] | None, started: float, on_record, outbox: Outbox) -> None:
+    """Read the channel until the child ends, the one deadline passes (fixed
+    here, from the limits: nothing the child sends moves it), memory runs
+    over, or a stop is asked; then kill the box."""
+    deadline = started + limits.startup_s + limits.timeout_s
+    budget_end = [deadline]  # a list: deliver() may only ever bring it closer
+    reader = channel.Reader(limits.channel_mb << 20)
     next_stop_poll = time.monotonic() + STOP_POLL_S
     next_memory_poll = time.monotonic()
-    while True:
-        try:
-            result.returncode = proc.wait(timeout=0.2)
-        except subprocess.TimeoutExpired:
-            pass
-        offset, reset = _read_records(records_path, offset, result.records)
-        if reset:
-            deadline = time.monotonic() + limits.timeout_s
-        if result.returncode is not None:
-            break
-        if time.monotonic() > deadline:
-            result.timed_out = True
-        elif time.monotonic() >= next_memory_poll and _rss_mb(_process_tree(proc.pid)) > limits.memory_mb:
-            result.memory_exceeded = True
-        elif should_stop is not None and time.monotonic() >= next_stop_poll:
-            # Works whatever the broker: a cancelled run is seen here within a second or so.
-            next_stop_poll = time.monotonic() + STOP_POLL_S
-            result.stopped = bool(should_stop())
-        if time.monotonic() >= next_memory_poll:
-            next_memory_poll = time.monotonic() + MEMORY_POLL_S
-        if result.timed_out or result.memory_exceeded or result.stopped:
-            _kill_box(proc)
-            result.returncode = proc.wait()
-            offset, _ = _read_records(records_path, offset, result.records)
-            break
+    os.set_blocking(read_fd, False)
+    eof = False
+
+    def deliver(frames) -> None:
+        for record, arrays in frames:
+            if result.reported_protections is None and isinstance(record.get("protections"), dict):
+                result.reported_protections = record["protections"]
+            if record.get("event") == "start":
+                # The child's imports are done: what is left of the startup allowance goes. A record
+                # can only bring the deadline closer, never move it later.
+                budget_end[0] = min(budget_end[0], time.monotonic() + limits.timeout_s)
+            if record.get("event") == "file":
+                outbox.write(record, arrays.get("data"))
+            elif on_record is not None:
+                on_record(record, arrays)
+            elif len(result.records) < RECORDS_KEPT:
+                result.records.append(record)
+            else:
+                result.records_dropped += 1
+
+    def drain(until_eof: bool) -> bool:
+        """Read what is there (all of it once the box is gone); True at end of stream."""
+        budget = CHUNKS_PER_POLL
+        while until_eof or budget:
+            try:
+                chunk = os.read(read_fd, CHUNK_BYTES)
+            except BlockingIOError:
+                return False
+            if not chunk:
+                return True
+            deliver(reader.feed(chunk))
+            budget -= 1
+        return False
+
+    try:
+        while True:
+            if not eof and select.select([read_fd], [], [], 0.2)[0]:
+                eof = drain(False)
+            elif eof:
+                time.sleep(0.05)
+            if proc.poll() is not None:
+                # The box's init is gone, so is every process in it: the rest of the stream is finite.
+                result.returncode = proc.returncode
+                if not eof:
+                    drain(True)
+                break
+            now = time.monotonic()
+            if now > budget_end[0]:
+                result.timed_out = True
+            elif should_stop is not None and now >= next_stop_poll:
+                # Works whatever the broker: a cancelled run is seen here within a second or so.
+                next_stop_poll = now + STOP_POLL_S
+                result.stopped = bool(should_stop())
+            if now >= next_memory_poll:
+                next_memory_poll = now + MEMORY_POLL_S
+                if _rss_mb(_process_tree(proc.pid)) > limits.memory_mb:
+                    result.memory_exceeded = True
+            if result.timed_out or result.memory_exceeded or result.stopped:
+                break
+    except (channel.ChannelError, OutboxError) as exc:
+        result.channel_error = str(exc)
+    if reader.pending and not result.channel_error and result.returncode is not None:
+        result.channel_error = f"the last frame was cut short ({reader.pending} bytes)"
+    if proc.returncode is None:
+        _kill_box(proc)
+        result.returncode = proc.wait()
 
 
 def _kill_box(proc: subprocess.Popen) -> None:
@@ -392,30 +437,6 @@ def _signal_code(code: int | None) -> int | None:
     return code
 
 
-def _copy_out(staging: Path, target: Path, max_bytes: int) -> None:
-    """Regular files from a writable directory of the box to their real place;
-    links and anything else the child planted are ignored, and so is whatever
-    goes past OUTPUT_FILE_LIMIT files or 2x the file-size limit in all."""
-    try:
-        names = sorted(os.listdir(staging))[:OUTPUT_FILE_LIMIT]
-    except OSError:
-        return
-    budget = 2 * max_bytes
-    for name in names:
-        try:
-            fd = os.open(staging / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            continue
-        with os.fdopen(fd, "rb") as src:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > min(max_bytes, budget):
-                continue
-            budget -= info.st_size
-            target.mkdir(parents=True, exist_ok=True)
-            with open(target / name, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-
-
 def _namespace_report(reported: dict) -> dict:
     """Which namespaces differ from the worker's own, as the kernel says."""
     out = {}
@@ -432,7 +453,7 @@ def _protections(result: SandboxResult, plan: bwrap.BoxPlan | None, limits: Sand
     """What the child confirmed was in force, plus what the parent applied."""
     if result.refused:
         return {"isolation": f"unavailable: {result.refused}", "user_code_ran": False}
-    reported = next((r["protections"] for r in result.records if isinstance(r.get("protections"), dict)), None)
+    reported = result.reported_protections
     protections = dict(reported or {})
     if "namespace_ids" in protections:
         protections["namespaces"] = _namespace_report(protections.pop("namespace_ids"))
@@ -441,13 +462,14 @@ def _protections(result: SandboxResult, plan: bwrap.BoxPlan | None, limits: Sand
         isolation=f"bubblewrap ({bwrap.version(bwrap.bwrap_path()) or bwrap.bwrap_path()})",
         host_uid=plan.host_uid if plan else None,
         filesystem="read-only: interpreter, libraries, frameworks, the analysis package and this run's trees; "
-                   "writable: a private work directory and a small /tmp",
+                   "writable: size-capped tmpfs home, /tmp and /dev/shm (nothing on the host's disk)",
+        channel="one pipe, child to parent: size-capped frames of data; files only to slots the parent named",
         proc="own /proc (PID namespace); no host process visible",
         network="own network namespace: loopback only, no host socket mounted",
         seccomp_filter=seccomp.summary(),
         wall_clock_timeout_s=limits.timeout_s,
         resident_memory_mb=limits.memory_mb,
-        environment="cleared; allow-list only",
+        environment="cleared; allow-list only (bwrap itself gets a fixed minimal environment)",
         process_tree="killed with the box (PID namespace)",
     )
     if reported is None:

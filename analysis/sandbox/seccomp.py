@@ -5,8 +5,9 @@ ordinary system calls, so an allow list would break with every release. What
 is denied is what lets code leave or see past its namespaces: debugging other
 processes, mounting, new namespaces, kernel keyrings, eBPF, perf, module and
 kexec loading, io_uring (a second syscall path with its own history of
-escapes), personality flags that weaken ASLR, and every socket family except
-AF_UNIX (no host socket is mounted, so AF_UNIX reaches only the box itself).
+escapes), personality flags that weaken ASLR, memory the parent cannot count
+(memfd_create, SysV shared memory), and every socket family except AF_UNIX
+(no host socket is mounted, so AF_UNIX reaches only the box itself).
 
 The program is compiled by libseccomp (through the ctypes binding pyseccomp),
 which also pins the architecture: a syscall made through another ABI
@@ -36,6 +37,9 @@ DENIED = (
     "swapoff", "acct", "syslog", "quotactl", "quotactl_fd", "iopl", "ioperm", "uselib", "vhangup",
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
     "fanotify_init", "lookup_dcookie", "nfsservctl",
+    # memory the parent's resident-set count cannot see: anonymous files and SysV shared memory
+    # (/tmp, /dev/shm and the home are size-capped tmpfs mounts instead)
+    "memfd_create", "memfd_secret", "shmget", "shmat",
 )
 
 AF_UNIX = 1
@@ -109,5 +113,6 @@ def summary() -> str:
     _, unknown = compiled()
     text = ("deny-list filter: ptrace and process_vm_*, mount/umount and new roots, unshare/setns and namespace "
             "clone flags, keyctl/add_key, bpf, perf_event_open, userfaultfd, io_uring, kexec and module loading, "
-            "ASLR-weakening personality flags, sockets other than AF_UNIX; other architectures killed")
+            "ASLR-weakening personality flags, memfd_create and SysV shared memory, sockets other than AF_UNIX; "
+            "other architectures killed")
     return text + (f" (unknown here, so not listed: {', '.join(unknown)})" if unknown else "")

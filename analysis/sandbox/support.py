@@ -18,6 +18,7 @@ from pathlib import Path
 from . import bwrap, seccomp
 
 PROBE_TIMEOUT_S = 60
+PROBE_ENV = {"PATH": "/usr/bin:/bin"}
 _ok: set[str] = set()
 _lock = threading.Lock()
 
@@ -46,16 +47,14 @@ def _probe(python: str) -> str:
     workdir = Path(tempfile.mkdtemp(prefix="sandbox-probe-"))
     fds: list[int] = []
     try:
-        box = workdir / "box"
-        box.mkdir()
         fds.append(seccomp.program_fd())
         root_worker = os.geteuid() == 0
         if root_worker:
             fds.append(bwrap.root_user_namespace())
         plan = bwrap.build(command=[python, "-I", "-S", "-c", "import os; os.listdir('/proc')"],
-                           env={"PATH": "/nonexistent"}, box_host_dir=box, read_only=[], writable={},
+                           env={"PATH": "/nonexistent"}, home_size=1 << 20, data_files={}, read_only=[],
                            seccomp_fd=fds[0], userns_fd=fds[1] if root_worker else None)
-        done = subprocess.run(plan.argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        done = subprocess.run(plan.argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=PROBE_ENV,
                               timeout=PROBE_TIMEOUT_S, pass_fds=plan.pass_fds, cwd=workdir)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"the isolation boundary could not be set up: {exc}"

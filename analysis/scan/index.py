@@ -14,6 +14,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from analysis.links import read_regular
+
 TORCH_ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
 
 # Bases that make a class a PyTorch module / dataset / autograd function.
@@ -184,7 +186,7 @@ def build_project_index(root: Path, rel_paths: list[str]) -> ProjectIndex:
         if not rel.endswith(".py"):
             continue
         try:
-            source = (Path(root) / rel).read_bytes()
+            source = read_regular(Path(root) / rel)
             tree = ast.parse(source)
         except (OSError, SyntaxError, ValueError, MemoryError, RecursionError):
             continue

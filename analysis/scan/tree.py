@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from analysis.findings import FileReport, Finding
+from analysis.links import read_regular
 from analysis.knowledge.mapping import load_mapping
 from analysis.scan.index import ProjectIndex, build_project_index
 from analysis.scan.source import analyze_source
@@ -22,7 +23,7 @@ def list_sources(root: Path) -> list[str]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         for name in sorted(filenames):
-            if name.endswith((".py", ".ipynb")):
+            if name.endswith((".py", ".ipynb")) and not os.path.islink(os.path.join(dirpath, name)):  # never read
                 found.append(os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/"))
     return found
 
@@ -52,7 +53,7 @@ def _init_worker(state: tuple) -> None:
 def _analyze_one(rel: str) -> dict:
     root, target, ms_version, index = _STATE
     try:
-        data = (Path(root) / rel).read_bytes()
+        data = read_regular(Path(root) / rel)
     except OSError as exc:
         from analysis.scan.source import parse_error_report
 
@@ -81,7 +82,7 @@ def analyze_tree(root: Path, *, target: str = "classic", ms_version: str = "2.4"
     for rel in rels:
         if cache_dir is not None:
             try:
-                data = (root / rel).read_bytes()
+                data = read_regular(root / rel)
             except OSError:
                 continue
             key = _cache_key(data, rel, target, ms_version, index_digest)

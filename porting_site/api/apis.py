@@ -682,6 +682,8 @@ class RunConvertedZipApi(APIView):
             else:  # the tree was cleaned up: the converted Python files are still in the database
                 for row in ConvertedFile.objects.filter(run=run).select_related("file"):
                     archive.writestr(row.file.path, row.text)
+                for path, text in run.support_files.items():  # the helpers those files import
+                    archive.writestr(path, text)
         if not archive.filelist:
             buffer.close()
             return Response({"detail": "the run has no converted files"}, status=status.HTTP_404_NOT_FOUND)

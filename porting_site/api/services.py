@@ -75,9 +75,9 @@ def run_cancel(*, run: Run) -> Run:
     Stage.objects.filter(run=run, status__in=[Stage.Status.PENDING, Stage.Status.RUNNING]).update(
         detail="cancelled", finished_at=now
     )
-    from workers.pipeline import tasks_revoke
+    import workers
 
     task_ids = project_services.run_running_task_ids(run_id=run.pk)
-    transaction.on_commit(lambda: tasks_revoke(task_ids))
+    transaction.on_commit(lambda: workers.revoke(task_ids))
     run.refresh_from_db()
     return run

@@ -145,9 +145,9 @@ def kb_recheck_request(*, run: Run, user=None) -> KbRecheck:
             return pending
         recheck = KbRecheck.objects.create(run=run, kb_before=run.kb_version, kb_after=KNOWLEDGE_BASE_VERSION,
                                            created_by=user, status=KbRecheck.Status.QUEUED)
-        from workers.pipeline import kb_recheck_enqueue
+        import workers
 
-        transaction.on_commit(lambda: kb_recheck_enqueue(recheck.pk))
+        transaction.on_commit(lambda: workers.start("kb_recheck", recheck.pk))
     return recheck
 
 

@@ -72,6 +72,9 @@ class Run(models.Model):
     # Counts that never change once the findings are stored (by file/rule/API/severity, rule,
     # status, severity); written at finalize, backfilled on first use (see tallies.py).
     tallies = models.JSONField(default=dict, blank=True)
+    # The support module(s) the converter wrote into the converted tree ({path: text}): converted
+    # files import their helpers from it, so a download must carry it even after the tree is gone.
+    support_files = models.JSONField(default=dict, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "number"], name="run_number_per_project")]
@@ -200,6 +203,8 @@ class ParityResult(models.Model):
         FAIL = "fail", "Fail"
         SKIPPED = "skipped", "Skipped"
         ERROR = "error", "Error"
+        # The original PyTorch forward fails on the inputs given: checked, proves nothing, counted like an error.
+        TORCH_FAIL = "torch_fail", "PyTorch fails"
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="parity_results")
     name = models.CharField(max_length=255)  # class name

@@ -82,9 +82,9 @@ def run_create(*, project: Project, archive: UploadedFile, user=None, enqueue: b
         Stage(run=run, name=name, position=position) for position, name in enumerate(Stage.ORDER)
     )
     if enqueue:
-        from workers.pipeline import pipeline_start
+        import workers
 
-        transaction.on_commit(lambda: pipeline_start(run.id))
+        transaction.on_commit(lambda: workers.start("run", run.id))
     return run
 
 
@@ -354,9 +354,11 @@ def run_convert(*, run_id: int) -> None:
                 unconverted=data.get("unconverted", []),
             )
         )
+    support = {rel: (dst / rel).read_text(encoding="utf-8") for rel in tree.support}
     with transaction.atomic():
         ConvertedFile.objects.filter(run=run).delete()
         ConvertedFile.objects.bulk_create(rows, batch_size=500)
+        Run.objects.filter(pk=run_id).update(support_files=support)
     Stage.objects.filter(run_id=run_id, name=Stage.Name.CONVERT).update(done=len(rows))
     unconverted = sum(len(r.unconverted) for r in rows)
     # Not "left for a person": that figure is progress.DONE's over the findings, and it moves with marks.

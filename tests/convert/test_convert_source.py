@@ -122,9 +122,10 @@ def test_training_step_becomes_value_and_grad():
         "        print(out.sum(), loss.item())\n"
     ).text
     assert "nn.Adam(model.trainable_params(), learning_rate=0.01, beta1=0.8, beta2=0.9)" in text
-    assert "def forward_fn():" in text and "return loss, out" in text
+    assert "def forward_fn(x, y):" in text and "return loss, out" in text
     assert "grad_fn = mindspore.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)" in text
-    assert "(loss, out), grads = grad_fn()" in text
+    assert "(loss, out), grads = grad_fn(x, y)" in text
+    assert "        loss, out = train_step(x, y, (model.training,))\n        print(out.sum(), loss.item())" in text
     assert "optimizer(grads)" in text
     assert "backward" not in text and "zero_grad" not in text
 
@@ -251,7 +252,8 @@ CLIP_STEP = (
 
 def test_gradient_clipping_between_backward_and_step_acts_on_the_grads():
     norm = convert(CLIP_STEP.format(clip="torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5)"))
-    assert "    loss, grads = grad_fn()\n    grads = ops.clip_by_norm(grads, 0.5)\n    opt(grads)\n" in norm.text
+    # inside the step function defined before the loop, which takes the batch
+    assert "    loss, grads = grad_fn(x)\n    grads = ops.clip_by_norm(grads, 0.5)\n    opt(grads)\n" in norm.text
     assert "clip_grad" not in norm.text and "torch" not in norm.text and not norm.unconverted
     value = convert(CLIP_STEP.format(clip="nn.utils.clip_grad_value_(model.parameters(), 0.25)"))
     assert "    grads = ops.clip_by_value(grads, -0.25, 0.25)\n    opt(grads)\n" in value.text

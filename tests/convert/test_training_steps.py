@@ -268,7 +268,7 @@ def test_forward_holds_exactly_the_computation_from_inputs_to_loss():
     assert "outputs = model(inputs)" in forward
     assert "inputs = x.reshape" not in forward and "inputs = x.reshape" in text  # data prepared before it
     assert "total" not in forward  # the running total stays outside and adds the returned loss
-    assert "grad_fn()\n    total += loss.item()" in text
+    assert "loss = train_step(inputs, (model.training,))\n    total += loss.item()" in text
     assert "zero_grad" not in text and "MIGRATE" not in text
 
 
@@ -295,7 +295,9 @@ def test_data_fetching_stays_outside_the_forward():
     forward = text[text.index("def forward_fn"):text.index("grad_fn =")]
     assert "next(it)" not in forward and "iter(batches)" not in forward and "inputs.reshape" not in forward
     assert "outputs = model(inputs)" in forward
-    assert "(loss, outputs), grads = grad_fn()" in text  # targets is read after, but the forward never sets it
+    # targets is read after the step and given to it; the forward never sets it
+    assert "(loss, outputs), grads = grad_fn(inputs, targets)" in text
+    assert "loss, outputs = train_step(inputs, targets, (model.training,))\n    gaps.append" in text
 
 
 def test_what_reaches_the_parameters_stays_in_the_forward():
@@ -319,7 +321,9 @@ for step in range(3):
     forward = text[text.index("def forward_fn"):text.index("grad_fn =")]
     assert "penalty = sum(" in forward and "feats = prepare(x)" in forward
     text = convert_source(HEAD + SNIPPETS["state_reset_from_the_network_on_some_steps"]).text
-    assert "def forward_fn(h):" in text and "(loss, h, out), grads = grad_fn(h)" in text
+    # h is carried from one iteration to the next; the step reads the loop counter, so it is not compiled
+    assert "def forward_fn(h, step):" in text and "(loss, h, out), grads = grad_fn(h, step)" in text
+    assert "loss, h, out = train_step(h, step)" in text and "@mindspore.jit" not in text
 
 
 def test_two_backward_passes_get_two_forward_functions_and_both_networks_train():

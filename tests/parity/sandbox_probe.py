@@ -1,16 +1,12 @@
 """A trusted runner for the sandbox tests: locks down, then executes the
-untrusted snippet from the payload and reports `result`."""
+untrusted snippet from the payload and reports `result` through the channel
+(`channel`, a `send(record, arrays=None)` writer, is visible to the snippet)."""
 from __future__ import annotations
 
 import json
 
 
-def _emit(path: str, record: dict) -> None:
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(record, default=str) + "\n")
-
-
-def main(payload_path: str, records_path: str) -> None:
+def main(payload_path: str, channel) -> None:
     from analysis.sandbox import lockdown
 
     with open(payload_path, encoding="utf-8") as fh:
@@ -18,11 +14,11 @@ def main(payload_path: str, records_path: str) -> None:
     import os
 
     protections = lockdown() if payload.get("lockdown", True) else json.loads(os.environ["SANDBOX_PROTECTIONS"])
-    _emit(records_path, {"protections": protections})
-    namespace: dict = {}
+    channel.send({"protections": protections})
+    namespace: dict = {"channel": channel}
     try:
         exec(payload["code"], namespace)
     except Exception as exc:  # report, like the parity runner does
-        _emit(records_path, {"error": f"{type(exc).__name__}: {exc}"})
+        channel.send({"error": f"{type(exc).__name__}: {exc}"})
         return
-    _emit(records_path, {"result": namespace.get("result")})
+    channel.send({"result": namespace.get("result")})

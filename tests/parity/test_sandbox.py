@@ -16,11 +16,11 @@ from analysis.sandbox import SandboxLimits, run_sandboxed
 PROBE = "tests.parity.sandbox_probe"
 
 
-def _run(code: str, lockdown: bool = True, read_only=(), writable=(), **limits):
+def _run(code: str, lockdown: bool = True, read_only=(), outputs=None, **limits):
     limits.setdefault("timeout_s", 20)
     limits.setdefault("startup_s", 0)
     return run_sandboxed(PROBE, {"code": code, "lockdown": lockdown}, limits=SandboxLimits(**limits),
-                         read_only=read_only, writable=writable)
+                         read_only=read_only, outputs=outputs)
 
 
 def _last(result, key):
@@ -130,13 +130,18 @@ def test_read_only_trees_are_readable_not_writable(tmp_path):
     assert sorted(os.listdir(tree)) == ["model.py"]
 
 
-def test_writable_directories_are_copied_out_without_links(tmp_path):
+def test_files_come_out_only_through_declared_slots(tmp_path):
+    # The child writes its file in its own home and sends it; the parent alone names the target.
     out = tmp_path / "checkpoints"
-    code = (f"import os\nopen({str(out / 'a.ckpt')!r}, 'wb').write(b'weights')\n"
-            f"os.symlink('/etc/passwd', {str(out / 'link')!r})\nresult = sorted(os.listdir({str(out)!r}))")
-    result = _run(code, writable=[out])
-    assert _last(result, "result") == ["a.ckpt", "link"]
-    assert sorted(os.listdir(out)) == ["a.ckpt"] and (out / "a.ckpt").read_bytes() == b"weights"
+    out.mkdir()
+    code = ("open('a.ckpt', 'wb').write(b'weights')\n"
+            "import numpy as np\n"
+            "channel.send({'event': 'file', 'slot': 'w', 'last': True}, {'data': np.frombuffer(b'weights', np.uint8)})\n"
+            "result = 'sent'")
+    result = _run(code, outputs={"w": out / "Net.ckpt"})
+    assert _last(result, "result") == "sent" and result.outputs == ["w"]
+    assert sorted(os.listdir(out)) == ["Net.ckpt"] and (out / "Net.ckpt").read_bytes() == b"weights"
+    assert (out / "Net.ckpt").stat().st_mode & 0o777 == 0o640
 
 
 def test_child_dies_when_its_worker_is_killed():

@@ -22,11 +22,11 @@ SECRETS = {"DJANGO_SECRET_KEY": "sk-escape-test-1f2e3d", "DATABASE_URL": "postgr
            "REDIS_URL": "redis://:redispw-escape@127.0.0.1:6379/0"}
 
 
-def _run(code: str, *, lockdown: bool = False, read_only=(), writable=(), **limits):
+def _run(code: str, *, lockdown: bool = False, read_only=(), outputs=None, **limits):
     limits.setdefault("timeout_s", 20)
     limits.setdefault("startup_s", 0)
     return run_sandboxed(PROBE, {"code": code, "lockdown": lockdown}, limits=SandboxLimits(**limits),
-                         read_only=read_only, writable=writable)
+                         read_only=read_only, outputs=outputs)
 
 
 def _last(result, key):

@@ -92,14 +92,12 @@ def helper_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, q
             dropped.append(f"{name}=")
         else:
             return _refuse(ctx, original, updated, qualified, entry, f"argument {name}={code(arg.value)} is not handled")
-    local = helpers.use(ctx, entry.helper)
-    ctx.change(original, rules.API_ARGS, qualified, local,
-               f"{qualified} -> {local}(), a local function written into this file"
-               + (f" ({entry.note})" if entry.note else "") + (f", dropped {', '.join(dropped)}" if dropped else ""))
+    new = helpers.call(ctx, original, qualified, entry.helper, fix_commas(kept) if dropped else kept,
+                       why=entry.note, note=f", dropped {', '.join(dropped)}" if dropped else "", template=updated)
     for row in entry.params:  # an output the helper computes otherwise (a decomposition's signs): to check
         if row.kind == "output" and row.relation == "differs":
-            ctx.caution(original, rules.API_DIFF, qualified, f"converted to {local}(), but {row.note}")
-    return updated.with_changes(func=cst.Name(local), args=fix_commas(kept) if dropped else kept)
+            ctx.caution(original, rules.API_DIFF, qualified, f"converted to {code(new.func)}(), but {row.note}")
+    return new
 
 
 def _refuse(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry,
@@ -151,6 +149,6 @@ def reference(ctx: ConversionContext, original: cst.BaseExpression, updated: cst
     (out=, check_stride=): never a silently different call."""
     local = helpers.use(ctx, entry.helper)
     ctx.change(original, rules.API_ARGS, qualified, local,
-               f"{qualified} -> {local}, a local function written into this file (passed as a value; it takes "
+               f"{qualified} -> {local}, {helpers.where(ctx)} (passed as a value; it takes "
                f"{', '.join(helper_parameters(entry.helper)[1])})")
     return cst.Name(local)

@@ -25,7 +25,6 @@ from typing import Callable
 
 import libcst as cst
 
-from ..core import rules
 from ..core.context import ConversionContext
 from ..support import helpers
 from .mapped import convert_call
@@ -132,12 +131,9 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, n
 
 def _helper_call(ctx: ConversionContext, original: cst.Call, qualified: str, helper: str, args: list[cst.Arg],
                  why: str) -> cst.Call:
-    local = helpers.use(ctx, helper)
     if args:
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    ctx.change(original, rules.API_ARGS, qualified, local,
-               f"{qualified.rsplit('.', 1)[1]} -> {local}(), a local function written into this file ({why})")
-    return cst.Call(func=cst.Name(local), args=args)
+    return helpers.call(ctx, original, qualified, helper, args, why=why, shown=qualified.rsplit(".", 1)[1])
 
 
 def _without_output_size(ctx: ConversionContext, call: cst.Call) -> cst.Call:

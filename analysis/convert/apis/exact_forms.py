@@ -79,15 +79,13 @@ def tensor_receiver(ctx: ConversionContext, node: cst.BaseExpression) -> bool:
 def helper_call(ctx: ConversionContext, original: cst.Call, helper: str, values: list[cst.BaseExpression],
                 keywords: dict[str, cst.BaseExpression] | None = None, *, api: str, why: str,
                 rule_id: str = rules.API_ARGS) -> cst.Call:
-    """helper(values..., keyword=value...) with the helper's code written into the file."""
-    local = helpers.use(ctx, helper)
+    """helper(values..., keyword=value...): the bound values as the helper's arguments (helpers.call)."""
     args = [cst.Arg(value=v) for v in values]
     args += [cst.Arg(value=v, keyword=cst.Name(k), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
         for k, v in (keywords or {}).items()]
-    ctx.change(original, rule_id, api, local, f"{api.replace('torch.Tensor.', 'x.')} -> {local}(), a local function "
-                                              f"written into this file ({why})")
-    return cst.Call(func=cst.Name(local), args=fix_commas(args))
+    return helpers.call(ctx, original, api, helper, fix_commas(args), why=why, rule_id=rule_id,
+                        shown=api.replace("torch.Tensor.", "x."))
 
 
 def _literal(node: cst.BaseExpression) -> str | None:
@@ -163,11 +161,8 @@ def einsum(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualif
     """torch.einsum(...) -> einsum(...) with the same arguments: the helper reads every PyTorch form."""
     if not updated.args or any(a.keyword is not None for a in updated.args):
         return convert_call(ctx, original, updated, qualified, entry)
-    local = helpers.use(ctx, "einsum")
-    ctx.change(original, rules.API_ARGS, qualified, local,
-               f"einsum -> {local}(), a local function written into this file (MindSpore's Einsum has no CPU "
-               "kernel): batched matrix products")
-    return updated.with_changes(func=cst.Name(local))
+    return helpers.call(ctx, original, qualified, "einsum", list(updated.args), shown="einsum", template=updated,
+                        why="MindSpore's Einsum has no CPU kernel", note=": batched matrix products")
 
 
 def where(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:

@@ -44,11 +44,8 @@ def helper_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, q
         kept.append(arg)
     if kept and len(kept) < len(updated.args):
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    local = helpers.use(ctx, name)
-    ctx.change(original, rules.API_ARGS, qualified, local,
-               f"{qualified.rsplit('.', 1)[1]} -> {local}(), a local function written into this file with classic "
-               "MindSpore ops (no CPU kernel for the fused one)")
-    return updated.with_changes(func=cst.Name(local), args=kept)
+    return helpers.call(ctx, original, qualified, name, kept, shown=qualified.rsplit(".", 1)[1], template=updated,
+                        why="classic MindSpore ops: no CPU kernel for the fused one")
 
 
 def provided(call: cst.Call, aliases: dict[str, str]) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..core import rules
-from ..core.names import dotted, resolve
+from ..core.names import code, dotted, resolve
 
 
 def drop_device(ctx, original: cst.Call, updated: cst.Call) -> cst.Call | None:
@@ -26,3 +26,17 @@ def drop_device(ctx, original: cst.Call, updated: cst.Call) -> cst.Call | None:
     ctx.change(original, rules.PARTIAL_DEVICE, api, "",
                "device= dropped from functools.partial(...): MindSpore places tensors by its device context")
     return updated.with_changes(args=kept)
+
+
+def is_partial(call: cst.Call) -> bool:
+    """Spelled functools.partial / partial (the walk's check, before the call's arguments are converted)."""
+    return code(call.func) in ("partial", "functools.partial")
+
+
+def placement_args(call: cst.Call, aliases: dict[str, str]) -> list[cst.Arg]:
+    """The device= argument of a partial() over a PyTorch function: drop_device removes it, so it is not
+    walked (a torch.device(...) in it would be marked, and keep torch imported, for nothing)."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star \
+            or not (resolve(call.args[0].value, aliases) or "").startswith("torch."):
+        return []
+    return [a for a in call.args if a.keyword is not None and a.keyword.value == "device"]

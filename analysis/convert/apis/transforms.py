@@ -92,15 +92,12 @@ def convert(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
              if _param_of(a, bound) in dropped]
     notes += [f"{old}= -> {new}=" for old, new in renames.items()
               if any(a.keyword is not None for a in bound.get(old, ()))]
-    if target.startswith("helper:"):
-        local = helpers.use(ctx, target[len("helper:"):])
-        func, shown = cst.Name(local), f"{local}(), a local function over MindSpore's transform"
-    else:
-        func, shown = ctx.ms_expr(target), target
-    ctx.change(original, rules.API_ARGS if notes or target.startswith("helper:") else rules.API_RENAME,
-               qualified, target if not target.startswith("helper:") else local,
-               f"{qualified} -> {shown}" + (f" ({'; '.join(notes)})" if notes else ""))
-    return updated.with_changes(func=func, args=args)
+    if target.startswith("helper:"):  # packaged as torch.func packages it
+        return helpers.call(ctx, original, qualified, target[len("helper:"):], args, template=updated,
+                            why="; ".join(["over MindSpore's transform", *notes]))
+    ctx.change(original, rules.API_ARGS if notes else rules.API_RENAME, qualified, target,
+               f"{qualified} -> {target}" + (f" ({'; '.join(notes)})" if notes else ""))
+    return updated.with_changes(func=ctx.ms_expr(target), args=args)
 
 
 def _bind(call: cst.Call, params: tuple[str, ...]) -> tuple[dict[str, list[cst.Arg]] | None, str]:

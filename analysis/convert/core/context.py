@@ -36,9 +36,11 @@ class ConversionContext:
     marks: list[list[str]] = field(default_factory=list)  # MIGRATE comments per open statement
     uses_scheduler: bool = False  # the file builds LR schedulers: optimizers go experimental
     dataset_names: set[str] = field(default_factory=set)  # variables bound to converted loaders
+    loader_sources: dict[str, str] = field(default_factory=dict)  # loader variable -> its dataset variable (loader.dataset)
     optimizer_names: set[str] = field(default_factory=set)  # variables bound to torch.optim optimizers
     optimizer_models: dict[str, str] = field(default_factory=dict)  # optimizer variable -> network it trains
     optimizer_networks: dict[str, tuple[str, ...]] = field(default_factory=dict)  # ... -> networks whose parts it trains
+    optimizer_kinds: dict[str, str] = field(default_factory=dict)  # optimizer variable -> its torch.optim class name
     optimizer_params: dict[str, str] = field(default_factory=dict)  # optimizer variable -> its params expression
     step_calls: set[int] = field(default_factory=set)  # backward/step/zero_grad calls a training step rewrite takes
     step_optimizers: dict[int, tuple[str, ...]] = field(default_factory=dict)  # block -> optimizers its step rewrites take
@@ -64,19 +66,26 @@ class ConversionContext:
     statement_marks: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)  # statement -> marks
     autocast_decorators: set[int] = field(default_factory=set)  # @autocast(...) calls the definition drops
     step_notes: dict[int, str] = field(default_factory=dict)  # backward()/step() call -> its mark when left
+    hoisted: dict[int, list] = field(default_factory=dict)
+    before_statement: dict[int, list] = field(default_factory=dict)
+    prefixed: set[str] = field(default_factory=set)  # networks whose parameter names got their own prefix  # statement -> statements to write before it  # loop body -> step functions to write before its loop
+    step_names: set[str] = field(default_factory=set)  # names the file uses, and hoisted step functions' names
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
     helpers: dict[str, tuple[str, str]] = field(default_factory=dict)  # helper written into the file -> (name, code)
     data_reach: tuple[set[str], set[str], set[str]] | None = None  # (parameter holders, foreign modules, variables): holders.py
     helper_uses: dict[str, int] = field(default_factory=dict)  # helper -> calls of it the output holds (helpers.release)
+    support: str | None = None  # module the helpers are imported from (`ms_support`, `..ms_support`); None: written in
 
     @classmethod
-    def create(cls, *, target: str, ms_version: str, aliases: dict[str, str]) -> "ConversionContext":
+    def create(cls, *, target: str, ms_version: str, aliases: dict[str, str],
+               support: str | None = None) -> "ConversionContext":
         return cls(
             target=target,
             ms_version=parse_version(ms_version),
             mapping=load_mapping(target),
             classic=load_mapping("classic"),
             aliases=aliases,
+            support=support,
         )
 
     def mint_entry(self, torch_name: str):

@@ -47,6 +47,7 @@ class ConversionResult:
     unconverted: list[Unconverted] = field(default_factory=list)
     layer_map: list[LayerRecord] = field(default_factory=list)
     parse_error: str = ""
+    support_names: list[str] = field(default_factory=list)  # helpers the text imports from the support module
 
     @property
     def changed(self) -> bool:
@@ -63,6 +64,7 @@ class TreeConversion:
     target: str
     files: list[ConversionResult] = field(default_factory=list)
     copied: list[str] = field(default_factory=list)  # non-Python files, relative paths
+    support: list[str] = field(default_factory=list)  # copies of the support module written (support/placement.py)
     seconds: float = 0.0
 
     @property
@@ -89,4 +91,5 @@ class TreeConversion:
             {k: v for k, v in f.to_dict().items() if k not in ("text",)} for f in self.files
         ]
         data["copied"] = list(self.copied)
+        data["support"] = list(self.support)
         return data

@@ -25,6 +25,7 @@ class WalkState(cst.CSTTransformer):
         self.cells: set[str] = set()
         self.layers: dict[int, list[tuple[str, LayerRecord]]] = {}
         self.loaders: set[int] = set()
+        self.loader_sources: dict[int, str] = {}  # converted DataLoader call -> the dataset variable it reads
         self.removed: set[int] = set()
         self.folded: set[int] = set()  # cpu()/detach() calls an outer numpy() rewrites
         self.grad_items: set[int] = set()  # calls used as with-items or decorators
@@ -36,8 +37,11 @@ class WalkState(cst.CSTTransformer):
         self.loop_bodies: set[int] = set()  # bodies of for/while statements (their else: runs once)
         self.scopes: list[tuple[cst.CSTNode, int]] = []  # open function definitions / the module, len(loops) on entry
         self.train_before: dict[int, list[str | None]] = {}  # loop -> networks to switch to training mode before it
+        self.hoist_before: dict[int, list[cst.BaseStatement]] = {}  # loop -> training-step functions defined before it
         self.layer_lists: dict[str, list[tuple[str, LayerRecord]]] = {}  # `name = [layers...]` -> their records
         self.switches: dict[int, str] = {}  # torch.backends.* assignments removed -> the switch
         self.layer_names: dict[str, dict[str, str]] | None = None  # attribute names bound to renamed layers
+        self.unwalked: set[int] = set()  # arguments a rewrite drops whole (partial()'s device=): not walked
+        self.own_statistics: bool | None = None  # the file sets attributes named running_mean/running_var
         self.guarded: dict[int, tuple[str, dict[str, str]]] = {}  # if-body -> (variable, parameter renames)
         self.active_guards: list[tuple[str, dict[str, str]]] = []  # open isinstance()-guarded bodies

@@ -82,6 +82,28 @@ def dataloader(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qu
     return new
 
 
+def loader_source(call: cst.Call) -> str | None:
+    """The dataset variable a DataLoader call reads (`DataLoader(train_set, ...)` -> train_set,
+    `self.data`), kept reachable as `loader.dataset` (a batched MindSpore dataset has no such attribute)."""
+    for index, arg in enumerate(call.args):
+        if (arg.keyword is None and index == 0 and not arg.star) or (arg.keyword is not None and arg.keyword.value == "dataset"):
+            return dotted(arg.value)
+    return None
+
+
+def dataset_attribute(ctx: ConversionContext, original: cst.Attribute) -> cst.BaseExpression | None:
+    """`loader.dataset` of a converted loader -> the dataset variable it was built over."""
+    if original.attr.value != "dataset" or not isinstance(original.value, cst.Name):
+        return None
+    source = ctx.loader_sources.get(original.value.value)
+    if source is None:
+        return None
+    ctx.change(original, rules.DATALOADER, "torch.utils.data.DataLoader.dataset", "",
+               f"{original.value.value}.dataset -> {source} (the dataset the loader was built over; a batched "
+               "MindSpore dataset does not keep it)")
+    return cst.parse_expression(source)
+
+
 def _batch_ms_dataset(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str,
                       values: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
     """DataLoader over a converted TensorDataset or split part: that dataset's own shuffle and batch."""

@@ -35,6 +35,8 @@ class AssignmentBindings(WalkState):
             for target in updated.targets:
                 if isinstance(target.target, cst.Name):
                     self.ctx.dataset_names.add(target.target.value)
+                    if value_id in self.loader_sources:
+                        self.ctx.loader_sources[target.target.value] = self.loader_sources[value_id]
         if value_id in self.ctx.slice_calls:  # a TensorDataset or the parts of its random_split
             for target in updated.targets:
                 names = [target.target] if isinstance(target.target, cst.Name) else \

@@ -20,7 +20,7 @@ def module_dict(ctx: ConversionContext, original: cst.Call, updated: cst.Call, q
         return layers.container(ctx, original, updated, qualified, entry)
     local = helpers.use(ctx, "ModuleDict")
     ctx.change(original, rules.CONTAINERS, qualified, local,
-               f"ModuleDict holding containers ({', '.join(nested)}) -> {local}, a Cell written into this file "
+               f"ModuleDict holding containers ({', '.join(nested)}) -> {local}, {helpers.where(ctx, 'a Cell')} "
                "that keeps each entry as an attribute (CellDict refuses container values)")
     return updated.with_changes(func=cst.Name(local))
 

@@ -133,10 +133,31 @@ def base_init(ctx, class_name: str, original: cst.Call, updated: cst.Call, conve
     new = convert_layer(ctx, original, updated.with_changes(func=expression, args=args), qualified)
     if not isinstance(new, cst.Call) or new is None:
         return None
-    new_args = list(new.args)
+    new_args = _dtype_when_given(list(new.args))
     if explicit:
         target = new.func
         new_args = [self_arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                     if new_args else self_arg.with_changes(comma=cst.MaybeSentinel.DEFAULT), *new_args]
         return updated.with_changes(func=func.with_changes(value=target), args=new_args)
     return updated.with_changes(args=new_args)
+
+
+def _dtype_when_given(args: list[cst.Arg]) -> list[cst.Arg]:
+    """A subclass forwarding its own `dtype=None` default (`super().__init__(i, o, dtype=dtype)`): MindSpore's
+    layers refuse dtype=None, so the keyword is passed only when the caller gave a dtype
+    (`**({"dtype": dtype} if dtype is not None else {})`); a literal None is dropped."""
+    kept: list[cst.Arg] = []
+    for arg in args:
+        if arg.keyword is None or arg.keyword.value != "dtype":
+            kept.append(arg)
+        elif isinstance(arg.value, cst.Name) and arg.value.value != "None":
+            name = arg.value.value
+            value = cst.parse_expression(f'{{"dtype": {name}}} if {name} is not None else {{}}')
+            kept.append(arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, star="**",
+                                         value=cst.parse_expression(f"({code(value)})")))
+        elif not (isinstance(arg.value, cst.Name) and arg.value.value == "None"):
+            kept.append(arg)
+    if kept and args and kept[-1] is not args[-1]:
+        kept[-1] = kept[-1].with_changes(comma=args[-1].comma)
+    return kept
+

@@ -15,9 +15,13 @@ from . import receivers
 
 NORMS = {f"torch.nn.{n}" for n in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
                                    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "SyncBatchNorm")}
-RENAMES = {**{n: {"weight": "gamma", "bias": "beta"} for n in NORMS}, "torch.nn.Embedding": {"weight": "embedding_table"}}
+RENAMES = {**{n: {"weight": "gamma", "bias": "beta"} for n in NORMS}, "torch.nn.Embedding": {"weight": "embedding_table"},
+           "torch.nn.Embedding.from_pretrained": {"weight": "embedding_table"}}
+# A BatchNorm's (and InstanceNorm's) running statistics: named so on every such layer in MindSpore, and on
+# nothing else PyTorch has, so any attribute of these names is renamed unless the file sets its own.
+STATISTICS = {"running_mean": "moving_mean", "running_var": "moving_variance"}
 # Attribute names that make a line worth walking (outline.py)
-PARAMETER_ATTRS = frozenset({"weight", "bias"})
+PARAMETER_ATTRS = frozenset({"weight", "bias", *STATISTICS})
 
 
 class ParameterNames(WalkState):
@@ -51,6 +55,12 @@ class ParameterNames(WalkState):
                                     f"{name}.{original.attr.value} -> {name}.{new_attr} (MindSpore's name for this "
                                     "layer's parameter)")
                     return updated.with_changes(attr=cst.Name(new_attr))
+        if original.attr.value in STATISTICS and id(original) not in self.attribute_stores and not self._own_statistics():
+            new_attr = STATISTICS[original.attr.value]
+            self.ctx.change(original, rules.PARAM_NAMES, f"torch.nn.BatchNorm2d.{original.attr.value}",
+                            f"mindspore.nn.BatchNorm2d.{new_attr}",
+                            f"{original.attr.value} -> {new_attr} (MindSpore's name for a norm layer's running statistic)")
+            return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
         if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Name):
             # a variable every assignment binds to such a layer (emb = nn.Embedding(...); emb.weight)
             bound = self.ctx.bound
@@ -72,6 +82,13 @@ class ParameterNames(WalkState):
                                 "layer's parameter)")
                 return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
         return super().leave_Attribute(original, updated)
+
+    def _own_statistics(self) -> bool:
+        """Whether the file sets an attribute or registers a buffer named like a running statistic (its
+        own normalisation layer or statistics holder, which keeps its names)."""
+        if self.own_statistics is None:
+            self.own_statistics = _sets_statistics(getattr(self.ctx.outline, "tree", None) or self.ctx.tree)
+        return self.own_statistics
 
     def _bound_layers(self) -> dict[str, dict[str, str]]:
         """Attribute or keyword names the file binds only to layers whose parameters are renamed
@@ -102,6 +119,18 @@ def _layer_names(tree, aliases: dict[str, str]) -> dict[str, dict[str, str]]:
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
                     seen.setdefault(key.value, []).append(kind(value))
     return {name: kinds[0] for name, kinds in seen.items() if kinds[0] is not None and all(k == kinds[0] for k in kinds)}
+
+
+def _sets_statistics(tree) -> bool:
+    import ast
+
+    for node in astwalk.nodes(tree) if tree is not None else ():
+        if isinstance(node, ast.Attribute) and node.attr in STATISTICS and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "register_buffer" \
+                and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value in STATISTICS:
+            return True
+    return False
 
 
 def _isinstance_guard(test: cst.BaseExpression, aliases: dict[str, str]) -> tuple[str, dict[str, str]] | None:

@@ -70,7 +70,7 @@ def output_size_call(ctx: ConversionContext, original: cst.Call, updated: cst.Ca
         return updated
     local = helpers.use(ctx, "conv_transpose_output_size")
     ctx.change(original, rules.API_ARGS, f"{kind}.forward", local,
-               f"layer(x, output_size=...) -> {local}(layer, x, ...), a local function written into this file "
+               f"layer(x, output_size=...) -> {local}(layer, x, ...), {helpers.where(ctx)} "
                "(MindSpore's transposed convolution takes the input only)")
     values = [updated.func, bound["input"].value, bound["output_size"].value]
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))

@@ -1111,26 +1111,26 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     return (P if unpack_pivots else empty), (L if unpack_data else empty), (U if unpack_data else empty)
 
 
-def max_all(input):
-    """torch.max(input): the largest element as a 0-d tensor. NaN wherever the input holds one (the
-    MindSpore reduction skips a NaN after the first element); any() for booleans (no bool kernel)."""
+def extreme_all(input, largest):
+    """The largest (or smallest) element of the whole input as a 0-d tensor, as torch.max(input) and
+    torch.min(input) give it: NaN wherever the input holds one (the MindSpore reduction skips a NaN
+    after the first element); any() / all() for booleans (no bool kernel)."""
     if input.dtype == mindspore.bool_:
-        return input.any()
-    value = input.max()
+        return input.any() if largest else input.all()
+    value = input.max() if largest else input.min()
     if input.is_floating_point():
         value = ops.where(ops.isnan(input).any(), ops.full((), float("nan"), dtype=input.dtype), value)
     return value
+
+
+def max_all(input):
+    """torch.max(input): the largest element as a 0-d tensor (extreme_all)."""
+    return extreme_all(input, True)
 
 
 def min_all(input):
-    """torch.min(input): the smallest element as a 0-d tensor. NaN wherever the input holds one (the
-    MindSpore reduction skips a NaN after the first element); all() for booleans (no bool kernel)."""
-    if input.dtype == mindspore.bool_:
-        return input.all()
-    value = input.min()
-    if input.is_floating_point():
-        value = ops.where(ops.isnan(input).any(), ops.full((), float("nan"), dtype=input.dtype), value)
-    return value
+    """torch.min(input): the smallest element as a 0-d tensor (extreme_all)."""
+    return extreme_all(input, False)
 
 
 def median_all(input):

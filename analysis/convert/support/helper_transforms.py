@@ -28,13 +28,18 @@ def check_tensor_arguments(args, positions):
                             "for a tuple, list or dict; pass the tensors it holds as arguments of their own")
 
 
+def func_positions(argnums):
+    """torch.func's argnums as (the positions, MindSpore's grad_position for them)."""
+    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    return positions, positions[0] if len(positions) == 1 else positions
+
+
 def func_grad(func, argnums=0, has_aux=False):
     """torch.func.grad over mindspore.grad: the gradient of func's scalar output with respect to the
     arguments at argnums (an int: one gradient; a tuple: a tuple of them); with has_aux, func returns
     (output, aux) and the result is (gradients, aux)."""
-    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    gradient = mindspore.grad(func, grad_position=positions[0] if len(positions) == 1 else positions,
-                              has_aux=has_aux)
+    positions, grad_position = func_positions(argnums)
+    gradient = mindspore.grad(func, grad_position=grad_position, has_aux=has_aux)
 
     def grad_func(*args):
         check_tensor_arguments(args, positions)
@@ -72,11 +77,12 @@ def func_vjp(func, *primals, has_aux=False):
             *result[2:])
 
 
-def func_jacrev(func, argnums=0, has_aux=False):
-    """torch.func.jacrev over ops.jacrev: the Jacobian of func with respect to the arguments at
-    argnums (output shape + input shape); with has_aux, (jacobian, aux)."""
-    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    jacobian = ops.jacrev(func, grad_position=positions[0] if len(positions) == 1 else positions, has_aux=has_aux)
+def func_jacobian(transform, func, argnums, has_aux):
+    """ops.jacrev or ops.jacfwd packaged as torch.func's: the Jacobian of func with respect to the
+    arguments at argnums (output shape + input shape), a tuple of one for a tuple of one position;
+    with has_aux, (jacobian, aux)."""
+    positions, grad_position = func_positions(argnums)
+    jacobian = transform(func, grad_position=grad_position, has_aux=has_aux)
 
     def jacobian_func(*args):
         check_tensor_arguments(args, positions)
@@ -86,21 +92,16 @@ def func_jacrev(func, argnums=0, has_aux=False):
         return ((out[0],), out[1]) if has_aux else (out,)
 
     return jacobian_func
+
+
+def func_jacrev(func, argnums=0, has_aux=False):
+    """torch.func.jacrev over ops.jacrev (func_jacobian)."""
+    return func_jacobian(ops.jacrev, func, argnums, has_aux)
 
 
 def func_jacfwd(func, argnums=0, has_aux=False):
     """torch.func.jacfwd over ops.jacfwd (forward mode; same results as jacrev)."""
-    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    jacobian = ops.jacfwd(func, grad_position=positions[0] if len(positions) == 1 else positions, has_aux=has_aux)
-
-    def jacobian_func(*args):
-        check_tensor_arguments(args, positions)
-        out = jacobian(*args)
-        if isinstance(argnums, int) or len(positions) > 1:
-            return out
-        return ((out[0],), out[1]) if has_aux else (out,)
-
-    return jacobian_func
+    return func_jacobian(ops.jacfwd, func, argnums, has_aux)
 
 
 def func_hessian(func, argnums=0):

@@ -1,29 +1,39 @@
-"""Helper definitions written into a converted file: where a PyTorch call has no classic-API
-counterpart of the same shape, the call is rewritten to a small local function or class whose code
-(helper_source.py, checked against PyTorch by the tests) is copied after the file's imports. The
-converted file depends on MindSpore alone, never on this product.
+"""Helpers of a converted file: where a PyTorch call has no classic-API counterpart of the same
+shape, the call is rewritten to a small function or class whose code (helper_source.py, checked
+against PyTorch by the tests) the output carries. The converted code depends on MindSpore alone,
+never on this product.
 
-use() gives a helper's local name (stepping aside from the file's own names) and records it, and the
-helpers it calls, on the context; insert() writes the recorded helpers into the module once the
-imports are settled."""
+Two ways to carry them. A converted tree (and a file the CLI converts) imports them from one support
+module the tree writes (ctx.support names it; support_module() writes its text, tree.py places it):
+the user's files hold no helper code. convert_source without a support module gives a text that
+stands alone: the definitions are written into it, after its imports.
+
+use() gives a helper's local name (stepping aside from the file's own names) and records it on the
+context; insert() writes the import of the recorded helpers, or their definitions, into the module once
+the imports are settled."""
 from __future__ import annotations
 
 import ast
 import io
 import tokenize
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 
 import libcst as cst
 
+from ..core import rules
 from ..core.context import ConversionContext
 from ..core.names import dotted
 
 SOURCE = Path(__file__).with_name("helper_source.py")
 # further files of definitions, one per concern (the same rules as helper_source.py)
-MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__).with_name("helper_einops.py"))
+MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__).with_name("helper_einops.py"),
+                Path(__file__).with_name("helper_training.py"))
 # The module names helper code uses -> the MindSpore module each stands for.
 HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
+# How a support module this converter wrote starts (support_names() tells it from a user's file).
+HEADER = "MindSpore helpers of this converted tree, written by porting-dashboard"
 
 
 @lru_cache(maxsize=1)
@@ -45,18 +55,41 @@ def definitions() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 def use(ctx: ConversionContext, name: str) -> str:
-    """The local name helper `name` gets in this file; its code (and that of the helpers it calls) is
-    written by insert()."""
+    """The local name helper `name` gets in this file; insert() imports it from the support module,
+    or writes its code (and that of the helpers it calls) into the file."""
     ctx.helper_uses[name] = ctx.helper_uses.get(name, 0) + 1
     if name in ctx.helpers:
         return ctx.helpers[name][0]
     text, calls = definitions()[name]
     local = _free_name(ctx, name)
+    if ctx.support is not None:  # the helpers it calls live beside it in the support module
+        ctx.helpers[name] = (local, "")
+        return local
     ctx.helpers[name] = (local, "")  # reserved before the helpers it calls pick their names
     renames = {called: use(ctx, called) for called in calls}
     renames[name] = local
     ctx.helpers[name] = (local, _rename(ctx, text, renames))
     return local
+
+
+def call(ctx: ConversionContext, original: cst.Call, api: str, helper: str, args: list[cst.Arg], *,
+         why: str = "", note: str = "", shown: str | None = None, template: cst.Call | None = None,
+         rule_id: str = rules.API_ARGS) -> cst.Call:
+    """The one way a rewrite calls a helper: the call of PyTorch's `api` (original) becomes
+    helper(args), args being its bound arguments in the helper's order; the helper is registered for
+    the output (use()) and one change record says where it lives. template: a call whose other parts
+    (parentheses, spacing) the result keeps; shown: how the record names the PyTorch call."""
+    local = use(ctx, helper)
+    ctx.change(original, rule_id, api, local,
+               f"{shown or api} -> {local}(), {where(ctx)}" + (f" ({why})" if why else "") + note)
+    return (template or cst.Call(func=cst.Name(local))).with_changes(func=cst.Name(local), args=args)
+
+
+def where(ctx: ConversionContext, what: str = "a local function") -> str:
+    """What a helper is and where this file's helpers live, as the change records say it."""
+    if ctx.support is None:
+        return f"{what} written into this file"
+    return f"{what} imported from {ctx.support.lstrip('.')}"
 
 
 def release(ctx: ConversionContext, name: str) -> None:
@@ -66,8 +99,9 @@ def release(ctx: ConversionContext, name: str) -> None:
     if ctx.helper_uses[name] > 0 or name not in ctx.helpers:
         return
     del ctx.helpers[name]
-    for called in definitions()[name][1]:
-        release(ctx, called)
+    if ctx.support is None:  # written into the file: so were the helpers it calls
+        for called in definitions()[name][1]:
+            release(ctx, called)
 
 
 def _rename(ctx: ConversionContext, text: str, renames: dict[str, str]) -> str:
@@ -106,9 +140,14 @@ def _free_name(ctx: ConversionContext, name: str) -> str:
 
 
 def insert(module: cst.Module, ctx: ConversionContext) -> cst.Module:
-    """The module with the helpers used written after its leading imports."""
+    """The module with the helpers used imported from the support module, or written, after its
+    leading imports."""
     if not ctx.helpers:
         return module
+    if ctx.support is not None:
+        body = list(module.body)
+        at = _after_imports(body)
+        return module.with_changes(body=[*body[:at], import_statement(ctx), *body[at:]])
     blank = [cst.EmptyLine(), cst.EmptyLine()]
     added = []
     # functions first: a class statement runs when the module loads and may call one for its base
@@ -160,3 +199,68 @@ def _imports_mindspore(stmt: cst.BaseStatement) -> bool:
         if any((dotted(name) or "").split(".")[0] == "mindspore" for name in names):
             return True
     return False
+
+
+def import_statement(ctx: ConversionContext) -> cst.SimpleStatementLine:
+    """`from <support> import a, b as ms_b`: the helpers this file uses, under their local names."""
+    names = [name if local == name else f"{name} as {local}" for name, (local, _) in sorted(ctx.helpers.items())]
+    line = f"from {ctx.support} import {', '.join(names)}"
+    if len(line) > 100:
+        line = f"from {ctx.support} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+    return cst.parse_statement(line + "\n")
+
+
+def closure(names) -> list[str]:
+    """names and the helpers they call: functions, then classes (a class statement runs on import and
+    may call one for its base), each in the order of their definition files."""
+    wanted, stack = set(), list(names)
+    while stack:
+        name = stack.pop()
+        if name not in wanted:
+            wanted.add(name)
+            stack.extend(definitions()[name][1])
+    ordered = [name for name in definitions() if name in wanted]
+    return sorted(ordered, key=lambda name: isinstance(ast.parse(definitions()[name][0]).body[0], ast.ClassDef))
+
+
+def release_name() -> str:
+    """This product's release, for the support module's header."""
+    try:
+        return metadata.version("porting-dashboard")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unreleased"
+
+
+def support_module(names) -> str:
+    """The text of a tree's support module: the definitions of names (and of the helpers they call),
+    as helper_source.py spells them, under a header saying what the file is."""
+    helpers = closure(names)
+    listed = "".join(f"    {name!r},\n" for name in helpers)
+    body = "\n\n".join(definitions()[name][0].rstrip("\n") + "\n" for name in helpers)
+    return (
+        f'"""{HEADER} {release_name()}.\n\n'
+        "Each stands in for a PyTorch call that has no one-call MindSpore counterpart; the converted files\n"
+        "import what they use from here. Generated from the converter's tested definitions: converting the\n"
+        'tree again rewrites this file."""\n'
+        "import mindspore\n"
+        "from mindspore import nn, ops\n\n"
+        f"__all__ = [\n{listed}]\n\n\n{body}"
+    )
+
+
+def support_names(text: str) -> list[str]:
+    """The helpers a support module this converter wrote holds (its __all__); [] for any other file."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    doc = ast.get_docstring(tree) or ""
+    if not doc.startswith(HEADER):
+        return []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["__all__"]:
+            try:
+                return [name for name in ast.literal_eval(node.value) if name in definitions()]
+            except ValueError:
+                return []
+    return []

@@ -31,7 +31,7 @@ HINTS = {
 
 # In-place methods that work as they are on MindSpore (or change no values)
 KEEP = frozenset({"copy_", "requires_grad_", "share_memory_", "retain_grad_", "fill_diagonal_", "scatter_",
-                  "cauchy_"})  # the last three: the mapping tables' own entries (mapped() below)
+                  "cauchy_"})  # the last three: the mapping tables' own entries (_mapped() below)
 SHAPE = frozenset({"unsqueeze_", "squeeze_", "t_", "transpose_", "resize_", "resize_as_", "swapaxes_",
                    "swapdims_", "as_strided_", "set_"})
 RANDOM = frozenset({"uniform_", "normal_", "bernoulli_", "random_", "exponential_", "geometric_", "log_normal_"})
@@ -114,7 +114,17 @@ def _target(ctx: ConversionContext, original: cst.Call, receiver: cst.BaseExpres
     return "part", receiver
 
 
-def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, mapped) -> cst.BaseExpression | None:
+def method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, out_of_place, known):
+    """The one entry for a tensor method call, in place or not. An in-place method the tables do not
+    map: its out-of-place form, converted by out_of_place(ctx, original, call, name), written back
+    (_rewrite). Any other: known(finish) converts it as the tables say and hands the result to finish,
+    which writes it back when the tables turned an in-place method into an out-of-place one (_mapped)."""
+    if is_in_place(name) and ctx.classic.get(f"torch.Tensor.{name}") is None:
+        return _rewrite(ctx, original, updated, name, out_of_place)
+    return known(lambda new: _mapped(ctx, original, name, new))
+
+
+def _rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, mapped) -> cst.BaseExpression | None:
     """x.op_(args) -> x.assign_value(<x.op(args) converted>); marked when that cannot be said;
     None when op is no tensor method the tables know (another object's method) or one measured to mutate."""
     api = f"torch.Tensor.{name}"
@@ -180,7 +190,7 @@ def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name:
     return _write_back(ctx, original, updated, receiver, value, name, base, kind)
 
 
-def mapped(ctx: ConversionContext, original: cst.Call, name: str, new):
+def _mapped(ctx: ConversionContext, original: cst.Call, name: str, new):
     """An in-place method the tables map to an out-of-place one (x.fill_diagonal_(v) -> x.fill_diagonal(v),
     a new tensor that leaves x alone): written back to x the same way."""
     if not (isinstance(new, cst.Call) and name.endswith("_") and not name.endswith("__")
@@ -233,7 +243,7 @@ def _write_back(ctx, original, updated, receiver, value, name: str, base: str, k
 
 def write_in_place(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, base: str, value_of):
     """x.name(...) whose new value value_of(source) builds (source: the receiver as the value's input, or
-    None from value_of when it marked the call): written back as rewrite() writes an out-of-place value."""
+    None from value_of when it marked the call): written back as _rewrite() writes an out-of-place value."""
     receiver = updated.func.value  # type: ignore[union-attr]
     kind, target = _target(ctx, original, receiver)
     if kind == "grad" or _mentions_grad(a.value for a in updated.args):

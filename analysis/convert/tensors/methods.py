@@ -59,12 +59,16 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         new = exact(ctx, original, updated, name)
         if new is not None:
             return new
+    return inplace.method(ctx, original, updated, name,
+                          lambda c, o, u, n: _mapped_method(c, o, u, n, ambiguous=frozenset()),
+                          lambda finish: _known_method(ctx, original, updated, name, finish))
+
+
+def _known_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, finish):
+    """A method the tables (or this module) know; finish() takes the mapped result (inplace.method)."""
     receiver = _receiver(updated)
     args = updated.args
     positional = [a for a in args if a.keyword is None and not a.star]
-    if inplace.is_in_place(name) and ctx.classic.get(f"torch.Tensor.{name}") is None:
-        return inplace.rewrite(ctx, original, updated, name,
-                               lambda c, o, u, n: _mapped_method(c, o, u, n, ambiguous=frozenset()))
     refused = ctx.classic.manual.get(f"torch.Tensor.{name}")
     if refused and ctx.classic.get(f"torch.Tensor.{name}") is None and code(receiver) not in ("self", "cls") \
             and not code(receiver).startswith("self."):
@@ -202,7 +206,7 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
     new = _mapped_method(ctx, original, updated, name)
     if new is None and updated is not original and code(updated) != code(original):
         new = updated
-    return inplace.mapped(ctx, original, name, new)
+    return finish(new)
 
 
 # Tensor methods the tables do not list whose MindSpore namesake does something else, by the

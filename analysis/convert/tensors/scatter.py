@@ -21,8 +21,7 @@ from . import inplace
 METHODS = {"scatter": (False, False), "scatter_": (False, True), "scatter_add": (True, False),
            "scatter_add_": (True, True)}
 FUNCTIONS = {"torch.scatter": False, "torch.scatter_add": True}
-WHY = ("a local function written into this file (MindSpore's scatter kernels on CPU need src shaped like index "
-       "and ignore reduce=)")
+WHY = "MindSpore's scatter kernels on CPU need src shaped like index and ignore reduce="
 
 
 def _bound(args, add: bool, with_input: bool) -> dict[str, cst.BaseExpression] | None:
@@ -67,7 +66,7 @@ def function(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qual
     if value is None:
         return updated
     local = value.func.value  # type: ignore[union-attr]
-    ctx.change(original, rules.API_ARGS, qualified, local, f"{qualified} -> {local}(), {WHY}")
+    ctx.change(original, rules.API_ARGS, qualified, local, f"{qualified} -> {local}(), {helpers.where(ctx)} ({WHY})")
     return value
 
 
@@ -93,7 +92,7 @@ def method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: 
     if value is None:
         return updated
     local = value.func.value  # type: ignore[union-attr]
-    ctx.change(original, rules.TENSOR_METHOD, api, local, f"x.{name}(...) -> {local}(x, ...), {WHY}")
+    ctx.change(original, rules.TENSOR_METHOD, api, local, f"x.{name}(...) -> {local}(x, ...), {helpers.where(ctx)} ({WHY})")
     return value
 
 

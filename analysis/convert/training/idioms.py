@@ -244,7 +244,8 @@ class ScriptIdioms(WalkState):
             return new
         helper = helpers.use(self.ctx, "int64_indices")
         self.ctx.change(original, rules.API_DIFF, "torch.topk", helper,
-                        f"top-k indices made int64 ({helper}, written into this file): MindSpore's are int32")
+                        f"top-k indices made int64 ({helper}, {helpers.where(self.ctx, 'a function')}): "
+                        "MindSpore's are int32")
         return cst.Call(func=cst.Name(helper), args=[cst.Arg(value=new)])
 
     def _int64_result(self, original: cst.Call, updated: cst.Call, api: str) -> cst.BaseExpression:
@@ -287,7 +288,8 @@ class ScriptIdioms(WalkState):
             return updated
         helper = helpers.use(self.ctx, "cast_cell")
         self.ctx.change(original, rules.CELL_API, f"torch.nn.Module.{method}", helper,
-                        f".{method}() on a network -> {helper}(net, mindspore.{dtype}), written into this file "
+                        f".{method}() on a network -> {helper}(net, mindspore.{dtype}), "
+                        f"{helpers.where(self.ctx, 'a function')} "
                         "(casts its floating-point parameters and buffers)")
         return cst.Call(func=cst.Name(helper), args=[
             cst.Arg(value=updated.func.value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),

@@ -7,7 +7,7 @@ import libcst as cst
 from ..core import rules
 from ..core.result import Change, Unconverted
 from ..core.walk import WalkState
-from . import accumulation, optimizers
+from . import accumulation, hoist, optimizers
 
 
 class LoopRewrites(WalkState):
@@ -53,20 +53,29 @@ class LoopRewrites(WalkState):
         models = [model] if model is not None else list(self.ctx.optimizer_networks.get(optimizer, ())) or [None]
         if models == [None] and receivers:
             return
-        wanted = self.train_before.setdefault(id(self.loops[base]), [])
+        # a network the outer loop builds (a fold's fresh model) is switched before the loop that trains it
+        built = hoist.loop_frame(self.loops[base]).varying if len(self.loops) > base + 1 else frozenset()
+        target = self.loops[-1] if any((m or "").split(".")[0] in built for m in models) else self.loops[base]
+        wanted = self.train_before.setdefault(id(target), [])
         for model in models:
             if model not in receivers and model not in wanted:
                 wanted.append(model)
 
     def _train_mode(self, original: cst.CSTNode, result, within):
-        """model.set_train(True) above the outermost loop of a scope that trains model (or a mark
-        when the file does not say which network the optimizer updates)."""
+        """Before the outermost loop of a scope that trains: the training steps' functions defined once
+        (hoist.py), then model.set_train(True) for each network trained (or a mark when the file does
+        not say which network the optimizer updates)."""
+        before = self.ctx.before_statement.pop(id(original), None)
+        if before and isinstance(result, cst.SimpleStatementLine):  # e.g. parameter names prefixed before an optimizer
+            return cst.FlattenSentinel([before[0].with_changes(leading_lines=result.leading_lines), *before[1:],
+                                        result.with_changes(leading_lines=[])])
         if not isinstance(result, (cst.For, cst.While)):
             return result
         kept = len(original.leading_lines)  # blank lines and comments above the loop go above the new line
         above, own = list(result.leading_lines[:kept]), list(result.leading_lines[kept:])
-        statements: list[cst.BaseStatement] = []
-        for model in self.train_before.pop(id(original)):
+        statements: list[cst.BaseStatement] = list(self.hoist_before.pop(id(original), ()))
+        hoisted = len(statements)
+        for model in self.train_before.pop(id(original), ()):
             if model is None:
                 action = ("a Cell starts in inference mode: call set_train(True) on the network this loop trains "
                           "(PyTorch modules start in training mode)")
@@ -81,6 +90,15 @@ class LoopRewrites(WalkState):
             self.ctx.changes.append(change)
             self.ctx.located.append((change, original, within))
             statements.append(cst.parse_statement(f"{model}.set_train(True)"))
+        if hoisted:  # the step's functions first; the loop's comments stay above what follows them
+            blank = cst.EmptyLine(indent=False)
+            head, statements = statements[:hoisted], statements[hoisted:]
+            head[0] = head[0].with_changes(leading_lines=[line for line in above if line.comment is None])
+            above = [blank, *(line for line in above if line.comment is not None)]
+            if not statements:
+                return cst.FlattenSentinel([*head, result.with_changes(leading_lines=[*above, *own])])
+            statements[0] = statements[0].with_changes(leading_lines=above)
+            return cst.FlattenSentinel([*head, *statements, result.with_changes(leading_lines=own)])
         if not statements:
             return result.with_changes(leading_lines=[*above, *own])
         statements[0] = statements[0].with_changes(leading_lines=above)
@@ -104,10 +122,17 @@ class LoopRewrites(WalkState):
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
         if id(original) in self.loop_bodies:
             self.ctx.loop_depth -= 1
-        scope = self.scopes[-1][0] if self.scopes else None
+        scope, base = self.scopes[-1] if self.scopes else (None, 0)
+        in_loop = id(original) in self.loop_bodies
+        # the scope's outermost loop around this block: the step's functions are written once before it
+        outer = self.loops[base] if in_loop and len(self.loops) > base else None
+        frame = hoist.loop_frame(outer) if outer is not None else None
         updated = accumulation.before_step(self.ctx, original, updated)
-        updated, stepped = optimizers.rewrite_step(self.ctx, original, updated, scope, id(original) in self.loop_bodies)
+        updated, stepped = optimizers.rewrite_step(self.ctx, original, updated, scope, in_loop, frame)
         updated = accumulation.after_step(self.ctx, original, updated)
+        hoisted = self.ctx.hoisted.pop(id(original), None)
+        if hoisted:
+            self.hoist_before.setdefault(id(outer), []).extend(hoisted)
         for optimizer in stepped:
             self._needs_train_mode(optimizer)
         if not updated.body:

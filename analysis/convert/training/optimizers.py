@@ -28,7 +28,9 @@ from ..core.context import ConversionContext
 from ..core.layout import relayout, same_line
 from ..core.names import code, resolve
 from ..core.result import Change
-from .steps import STEP_METHODS, expr_call, is_zero_grad, plan_steps, read_counts, split_region
+from . import hoist
+from .steps import (STEP_METHODS, _free_reads, assigned_names, definite_writes, expr_call, is_zero_grad, plan_steps,
+                    read_counts, read_names, split_region)
 
 # PyTorch optimizer keyword -> classic mindspore.nn optimizer keyword.
 OPTIMIZER_ARGS = {"lr": "learning_rate", "amsgrad": "use_amsgrad"}
@@ -46,6 +48,7 @@ ADAM_EPS_NOTE = ("review: MindSpore's Adam classes add eps to the uncorrected se
 
 def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry: ApiEntry | None):
     name = qualified.rsplit(".", 1)[1]
+    _prefix_parameter_names(ctx, original, qualified)
     experimental = f"mindspore.experimental.optim.{name}"
     note = f"; {ADAM_EPS_NOTE}" if name == "Adam" and _eps_changed(updated) else ""
     if entry is not None and experimental in entry.mindspore and (ctx.uses_scheduler or name not in CLASSIC_FAITHFUL):
@@ -89,6 +92,32 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     ctx.change(original, rules.OPTIMIZER, qualified, classic,
                f"{qualified} -> {classic} (lr -> learning_rate; parameters() -> trainable_params(){note})")
     return updated.with_changes(func=ctx.ms_expr(classic), args=args)
+
+
+def _prefix_parameter_names(ctx: ConversionContext, original: cst.Call, qualified: str) -> None:
+    """An optimizer over the parameters of several networks (`list(encoder.parameters()) +
+    list(decoder.parameters())`): MindSpore names a parameter by its path inside its own network, so two
+    networks with an `embedding` layer each give two `embedding.embedding_table`, which an optimizer
+    refuses. Each network's names get its variable as prefix first (update_parameters_name), as PyTorch's
+    would have under a module holding both."""
+    params = next((a.value for a in original.args if a.keyword is None or a.keyword.value == "params"), None)
+    owners = [o for o in _parameters_owners(params) if o != "self"] if params is not None else []
+    if isinstance(params, cst.Name) and not owners:  # params = list(a.parameters()) + list(b.parameters())
+        owners = list(_networks_of(ctx, params))
+    if len(owners) < 2 or not ctx.statements or not all(dotted_name(o) for o in owners):
+        return
+    statement = ctx.statements[-1][0]
+    lines = [cst.parse_statement(f'{o}.update_parameters_name("{o.split(".")[-1]}.")') for o in owners]
+    ctx.before_statement.setdefault(id(statement), []).extend(lines)
+    ctx.prefixed.update(owners)
+    ctx.change(original, rules.OPTIMIZER, qualified, "mindspore.nn.Cell.update_parameters_name",
+               f"parameter names of {', '.join(owners)} prefixed with each network's name before the optimizer "
+               "gathers them (MindSpore names parameters within their own network; an optimizer refuses two of "
+               "the same name); checkpoints saved from these networks carry the prefix")
+
+
+def dotted_name(text: str) -> bool:
+    return all(part.isidentifier() for part in text.split("."))
 
 
 def _experimental_args(call: cst.Call, entry: ApiEntry) -> tuple[list[cst.Arg], list[str], str]:
@@ -159,9 +188,9 @@ def note_step(ctx: ConversionContext, block: cst.Module | cst.IndentedBlock) -> 
     plans = plan_steps(body, ctx.optimizer_names)
     if not plans:
         return
-    ctx.step_optimizers[id(block)] = tuple(p.opt for p in plans)  # the rewrite takes the same ones
+    ctx.step_optimizers[id(block)] = tuple(o for p in plans for o in (p.opt, *p.others))  # the rewrite takes the same ones
     for plan in plans:
-        for index in (plan.back, plan.step):
+        for index in (plan.back, *range(plan.step, plan.last + 1)):
             ctx.step_calls.add(id(expr_call(body[index])))
         for index in range(plan.back + 1, plan.step):
             call = expr_call(body[index])
@@ -198,11 +227,16 @@ def note_optimizer(ctx: ConversionContext, assign: cst.Assign) -> None:
     trains and the expression giving its parameters."""
     call = assign.value
     params = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "params"), None)
-    model = _parameters_owner(params) if params is not None else None
-    networks = _networks_of(ctx, params) if model is None and isinstance(params, cst.Name) else ()
+    owners = _parameters_owners(params) if params is not None else []
+    model = owners[0] if len(owners) == 1 else None
+    # `list(encoder.parameters()) + list(decoder.parameters())` trains both networks
+    networks = tuple(o for o in owners if o != "self") if len(owners) > 1 else \
+        _networks_of(ctx, params) if isinstance(params, cst.Name) else ()
+    kind = (resolve(call.func, ctx.aliases) or "").rsplit(".", 1)[-1]
     for target in assign.targets:
         name = code(target.target)
         ctx.optimizer_names.add(name)
+        ctx.optimizer_kinds[name] = kind
         if model is not None:
             ctx.optimizer_models[name] = model
         elif networks:
@@ -231,17 +265,23 @@ def _networks_of(ctx: ConversionContext, params: cst.Name) -> tuple[str, ...]:
 
 def _parameters_owner(node: cst.CSTNode) -> str | None:
     """X for the first `X.parameters()` call in node (list(...), filter(...) and the like included)."""
+    found = _parameters_owners(node)
+    return found[0] if found else None
+
+
+def _parameters_owners(node: cst.CSTNode) -> list[str]:
+    """X for every `X.parameters()` call in node, in order, each once."""
     found: list[str] = []
 
     class _Find(cst.CSTVisitor):
         def visit_Call(self, call: cst.Call) -> bool:
-            if not found and not call.args and isinstance(call.func, cst.Attribute) \
-                    and call.func.attr.value == "parameters":
+            if not call.args and isinstance(call.func, cst.Attribute) and call.func.attr.value == "parameters" \
+                    and code(call.func.value) not in found:
                 found.append(code(call.func.value))
-            return not found
+            return True
 
     node.visit(_Find())
-    return found[0] if found else None
+    return found
 
 
 def mode_set_before(scope: cst.CSTNode, loop: cst.CSTNode) -> set[str]:
@@ -357,10 +397,12 @@ def _number(node: cst.BaseExpression) -> float | None:
 
 
 def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cst.CSTNode | None = None,
-                 loop: bool = False):
+                 loop: bool = False, frame: hoist.LoopFrame | None = None):
     """Rewrite the backward()/step() pairs in a block (an indented block or the module) and drop its
     zero_grad() statements. scope: the enclosing function or module (the forward returns the names it
-    assigns that are read there, outside the forward); loop: the block is a loop's body. Returns the block and the optimizers it
+    assigns that are read there, outside the forward); loop: the block is a loop's body; frame: the
+    scope's outermost loop around the block, before which the step's functions are written once
+    (hoist.py; the statements go to ctx.hoisted[id(original)]). Returns the block and the optimizers it
     rewrote steps for."""
     body = [s for s in block.body if not _dropped_zero_grad(ctx, s)]
     if len(body) != len(block.body):
@@ -378,8 +420,10 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
     done = 0
     kept = [s for s in original.body if id(s) not in ctx.zero_grads]
     originals = plan_steps(kept, chosen)
+    log: list[tuple[set[str], cst.BaseStatement | None]] = []  # the block's writes in run order (forwards' statements)
     for n, plan in enumerate(plans):
         new_body += body[done:plan.lo]
+        log += [(assigned_names(s), None) for s in body[done:plan.lo]]
         # names read outside this region: the scope's reads less the region's own (the scope is the
         # original code, the region converted code: torch names differ, the user's names do not)
         # the original region when it was planned alike: conversion can add reads (`labels` twice in a
@@ -387,42 +431,165 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
         region = kept[originals[n].lo:originals[n].back] if n < len(originals) else body[plan.lo:plan.back]
         outside = scope_reads - read_counts(region)
         seg = split_region(body, plan, {k for k, v in outside.items() if v > 0}, loop, ctx.fetches_data)
-        name, grad_name = ("forward_fn", "grad_fn") if n == 0 else (f"forward_fn{n + 1}", f"grad_fn{n + 1}")
+        statements = [body[i] for i in seg.forward]
+        log += [(assigned_names(body[i]), None) for i in seg.before]
+        recomputed, stale = recompute(log, statements)
+        if stale:
+            ctx.caution(kept[originals[n].back] if n < len(originals) else original, rules.TRAIN_LOOP,
+                        "torch.Tensor.backward",
+                        f"{', '.join(sorted(stale))}, computed in an earlier step, carries no gradient into this "
+                        f"one ({plan.loss}): compute it inside this step from inputs kept for it")
+        statements = recomputed + statements
+        log += [(assigned_names(s), s) for s in statements]
+        log += [(assigned_names(body[i]), None) for i in (*seg.after, *range(plan.back + 1, plan.last + 1))]
+        between = range(plan.back + 1, plan.step)
+        opts = (plan.opt, *plan.others)
+        hoisted = frame is not None and id(original) not in ctx.accumulation and not set(opts) & frame.varying \
+            and all(id(expr_call(body[i])) in ctx.clip_rewrites for i in between)
+        # a network the loop builds again (a fold's fresh model) would be an argument: the step stays in the loop
+        if hoisted and not hoist.networks_built_in(ctx, hoist.forward_params(statements, seg.params, frame)):
+            params_list = hoist.forward_params(statements, seg.params, frame)
+            taken = ctx.step_names if ctx.step_names else ctx.step_names.update(_file_names(ctx)) or ctx.step_names
+            name, grad_name, step_name = (hoist.unique(n_, taken) for n_ in ("forward_fn", "grad_fn", "train_step"))
+        else:
+            hoisted = False
+            params_list = seg.params
+            name, grad_name = ("forward_fn", "grad_fn") if n == 0 else (f"forward_fn{n + 1}", f"grad_fn{n + 1}")
         returned = ", ".join(seg.returned)
-        params = ", ".join(seg.params)
+        params = ", ".join(params_list)
+        lead = statements[0].leading_lines if statements else body[plan.back].leading_lines
         forward = cst.FunctionDef(
             name=cst.Name(name),
             params=cst.parse_expression(f"lambda {params}: 0").params,
-            body=cst.IndentedBlock(body=[*(body[i] for i in seg.forward), cst.parse_statement(f"return {returned}")]),
-            leading_lines=body[seg.forward[0]].leading_lines if seg.forward else body[plan.back].leading_lines,
+            body=cst.IndentedBlock(body=[*statements, cst.parse_statement(f"return {returned}")]),
+            leading_lines=[] if hoisted else lead,
         )
-        if seg.forward:
-            first = seg.forward[0]
+        if statements:
             forward = forward.with_changes(body=forward.body.with_changes(body=[
-                body[first].with_changes(leading_lines=[]), *forward.body.body[1:]]))
+                statements[0].with_changes(leading_lines=[]), *forward.body.body[1:]]))
         has_aux = ", has_aux=True" if len(seg.returned) > 1 else ""
         outputs = f"({returned})" if len(seg.returned) > 1 else plan.loss
         new_body += [body[i] for i in seg.before]
-        new_body += [forward,
-                     cst.parse_statement(f"{grad_name} = {vg}({name}, None, {plan.opt}.parameters{has_aux})"),
-                     cst.parse_statement(f"{outputs}, grads = {grad_name}({params})")]
+        weights = " + ".join(f"{o}.parameters" for o in opts)
+        grad_line = cst.parse_statement(f"{grad_name} = {vg}({name}, None, {weights}{has_aux})")
+        applied = _apply_grads(opts)
+        if hoisted:
+            blocker = hoist.jit_blocker(statements, params_list, frame) or hoist.name_clash(ctx, statements) \
+                or _python_state(ctx, opts)
+            step = [f"{outputs}, grads = {grad_name}({params})"]
+            step += [ctx.clip_rewrites[id(expr_call(body[i]))] for i in between]
+            step += [*applied, f"return {returned}"]
+            decorator = "" if blocker else f"@{ctx.ms('mindspore.jit')}\n"
+            modes = "" if blocker else hoist.modes_argument(ctx, statements)
+            step_params = ", ".join([*params_list, "training_modes"] if modes else params_list)
+            call_args = ", ".join([*params_list, modes] if modes else params_list)
+            step_def = cst.parse_statement(f"{decorator}def {step_name}({step_params}):\n"
+                                           + "".join(f"    {line}\n" for line in step))
+            ctx.hoisted.setdefault(id(original), []).extend([forward, grad_line, step_def])
+            new_body.append(cst.parse_statement(f"{returned} = {step_name}({call_args})").with_changes(leading_lines=lead))
+            new_body += [body[i] for i in seg.after]
+            done = plan.last + 1
+            where = kept[originals[n].back] if n < len(originals) else original
+            how = (f"compiled with mindspore.jit" if not blocker else f"not compiled: {blocker}; it runs op by op")
+            ctx.change(where, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
+                       f"zero_grad/backward/{'/'.join(f'{o}.step()' for o in opts)} -> {step_name}({params}), defined "
+                       f"once before the loop: {name} (the computation from the inputs to {plan.loss}) + value_and_grad"
+                       f" + {'; '.join(applied)}, "
+                       f"{how}" + (f"; {', '.join(sorted(assigned_names_of(recomputed)))} recomputed inside it "
+                                   "(computed by an earlier step, its gradient must reach this step's parameters)"
+                                   if recomputed else ""))
+            continue
+        new_body += [forward, grad_line, cst.parse_statement(f"{outputs}, grads = {grad_name}({params})")]
         new_body += [body[i] for i in seg.after]
-        for i in range(plan.back + 1, plan.step + 1):
+        for i in range(plan.back + 1, plan.last + 1):
             stmt = body[i]
             if i == plan.step:
-                new_body.append(cst.parse_statement(f"{plan.opt}(grads)").with_changes(leading_lines=stmt.leading_lines))
+                new_body += [cst.parse_statement(line) for line in applied]
+                new_body[-len(applied)] = new_body[-len(applied)].with_changes(leading_lines=stmt.leading_lines)
+            elif i > plan.step:
+                continue  # another optimizer's step(): applied above
             elif id(expr_call(stmt)) in ctx.clip_rewrites:
                 statement = ctx.clip_rewrites[id(expr_call(stmt))]
                 new_body.append(cst.parse_statement(statement).with_changes(leading_lines=stmt.leading_lines))
             else:
                 new_body.append(stmt)
-        done = plan.step + 1
+        done = plan.last + 1
         where = kept[originals[n].back] if n < len(originals) else original  # the record points at backward()
         ctx.change(where, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
-                   f"zero_grad/backward/{plan.opt}.step() -> {name} (the computation from the inputs to "
-                   f"{plan.loss}) + value_and_grad + {plan.opt}(grads)")
+                   f"zero_grad/backward/{'/'.join(f'{o}.step()' for o in opts)} -> {name} (the computation from the "
+                   f"inputs to {plan.loss}) + value_and_grad + {'; '.join(applied)}"
+                   + (f"; {', '.join(sorted(assigned_names_of(recomputed)))} recomputed inside it (computed by an "
+                      "earlier step, its gradient must reach this step's parameters)" if recomputed else ""))
     new_body += body[done:]
-    return block.with_changes(body=new_body), tuple(p.opt for p in plans)
+    return block.with_changes(body=new_body), tuple(o for p in plans for o in (p.opt, *p.others))
+
+
+def _python_state(ctx: ConversionContext, opts: tuple[str, ...]) -> str:
+    """Why an optimizer cannot be stepped inside a compiled graph: mindspore.experimental.optim keeps each
+    group's lr in Python dicts that schedulers and loops change between steps (a graph would keep the value
+    it was compiled with; measured on a loop setting group['lr'])."""
+    experimental = [o for o in opts if ctx.uses_scheduler or ctx.optimizer_kinds.get(o, "") not in CLASSIC_FAITHFUL]
+    return f"{experimental[0]} keeps its learning rate in Python state" if experimental else ""
+
+
+def _apply_grads(opts: tuple[str, ...]) -> list[str]:
+    """`opt(grads)`, or for several optimizers each given its share of the grads (in the order their
+    parameters were concatenated for value_and_grad)."""
+    if len(opts) == 1:
+        return [f"{opts[0]}(grads)"]
+    lines, start = [], ""
+    for k, opt in enumerate(opts):
+        end = "" if k == len(opts) - 1 else " + ".join(f"len({o}.parameters)" for o in opts[:k + 1])
+        lines.append(f"{opt}(grads[{start}:{end}])")
+        start = end
+    return lines
+
+
+def recompute(log: list[tuple[set[str], cst.BaseStatement | None]],
+              forward: list[cst.BaseStatement]) -> tuple[list[cst.BaseStatement], set[str]]:
+    """The statements of an earlier forward function in the same block that compute what this forward
+    reads (a GAN's `fake = G(z)`, computed in the discriminator's step, read by the generator's loss):
+    repeated at the top of this forward, since a value returned by another gradient function carries
+    no gradient to this one's parameters (PyTorch's graph from the first computation would). log: the
+    block's statements so far in run order, as (names written, the statement when it is a forward's).
+    Nothing is recomputed when a name such a statement reads was assigned again since (`z` drawn anew):
+    the names that needed it come back second, for a mark."""
+    needed: set[str] = set()
+    bound: set[str] = set()
+    for stmt in forward:
+        needed |= _free_reads(stmt) - bound
+        bound |= definite_writes(stmt)
+    taken: list[int] = []
+    for pos in reversed(range(len(log))):
+        writes, stmt = log[pos]
+        if not writes & needed:
+            continue
+        if stmt is None:  # written by a statement outside the forwards: read as it is
+            needed -= writes
+            continue
+        reads = read_names([stmt])
+        if any(reads & w for w, _ in (log[p] for p in range(pos + 1, len(log)) if p not in taken)):
+            return [], writes & needed
+        taken.append(pos)
+        needed = (needed - writes) | reads
+    return [log[p][1] for p in sorted(taken)], set()
+
+
+def assigned_names_of(statements: list[cst.BaseStatement]) -> set[str]:
+    return set().union(*(assigned_names(s) for s in statements)) if statements else set()
+
+
+def _file_names(ctx: ConversionContext) -> set[str]:
+    """Every name the file binds or reads (the hoisted functions' names must not shadow one)."""
+    names: set[str] = set()
+    for node in astwalk.nodes(ctx.tree) if ctx.tree is not None else ():
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
 
 
 def _dropped_zero_grad(ctx: ConversionContext, stmt: cst.BaseStatement) -> bool:

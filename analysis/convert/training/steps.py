@@ -32,6 +32,14 @@ class StepPlan:
     lo: int  # first statement of the region the forward is taken from
     back: int
     step: int
+    # optimizers whose step() directly follows this one after the same backward() (an encoder's and a
+    # decoder's): the gradient is taken over all their parameters and each applies its share
+    others: tuple[str, ...] = ()
+
+    @property
+    def last(self) -> int:
+        """Index of the plan's last step() statement."""
+        return self.step + len(self.others)
 
 
 @dataclass
@@ -89,8 +97,11 @@ def plan_steps(body: list[cst.BaseStatement], optimizers: frozenset[str] | set[s
         step = next((i for i, r in steps.items() if r in optimizers), None)
         if step is None:
             step = next((i for i, r in steps.items() if r in cleared), min(steps))
-        plans.append(StepPlan(loss, steps[step], lo, back, step))
-        lo = step + 1
+        others: list[str] = []
+        while steps.get(step + len(others) + 1) in optimizers - {steps[step], *others} and optimizers:
+            others.append(steps[step + len(others) + 1])
+        plans.append(StepPlan(loss, steps[step], lo, back, step, tuple(others)))
+        lo = step + len(others) + 1
     return plans
 
 

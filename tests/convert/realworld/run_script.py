@@ -4,13 +4,17 @@ MAX_STEPS [SCRIPT OPTIONS...]`, in the working directory the script expects (its
 The script is not edited. Its losses are read where every step passes: PyTorch's Tensor.backward
 (the PyTorch side) or the function mindspore.value_and_grad returns (the converted side). After
 MAX_STEPS losses the run is stopped from there, so a script whose epochs are fixed in its code still
-ends after a few steps. The script's folder is on sys.path, as when it is run from its folder."""
+ends after a few steps. A converted step compiled with mindspore.jit cannot call back into Python, so
+there the loss is read from what the compiled step returns (its first value). The time of each loss
+is recorded too, wall-clock and the process's CPU time (bench/training_speed.py). The script's folder is on sys.path, as when it is run from
+its folder."""
 from __future__ import annotations
 
 import json
 import os
 import runpy
 import sys
+import time
 import traceback
 
 
@@ -23,9 +27,13 @@ def main() -> None:
     limit = int(sys.argv[4]) if len(sys.argv) > 4 else 10
     sys.argv = [script, *sys.argv[5:]]  # the script's own command-line options
     losses: list[float] = []
+    times: list[float] = []
+    cpu_times: list[float] = []
 
     def record(value) -> None:
         losses.append(float(value))
+        times.append(time.perf_counter())
+        cpu_times.append(time.process_time())
         if len(losses) >= limit:
             raise Enough()
 
@@ -55,9 +63,29 @@ def main() -> None:
                 value = result[0][0] if kwargs.get("has_aux") else result[0]
                 record(value.asnumpy().item() if hasattr(value, "asnumpy") else value)
                 return result
+            run.inner = inner
             return run
 
         mindspore.value_and_grad = recording_value_and_grad
+        jit = mindspore.jit
+
+        def recording_jit(fn=None, *args, **kwargs):
+            if fn is None:  # @mindspore.jit(...) with options
+                return lambda f: recording_jit(f, *args, **kwargs)
+            compiled = jit(fn, *args, **kwargs)
+            unwrapped = []
+
+            def run(*a, **k):
+                if not unwrapped:  # the compiled step calls the plain gradient function, not the recorder
+                    _unwrap_recorders(fn)
+                    unwrapped.append(True)
+                result = compiled(*a, **k)
+                first = result[0] if isinstance(result, tuple) else result
+                record(first.asnumpy().item() if hasattr(first, "asnumpy") else first)
+                return result
+            return run
+
+        mindspore.jit = recording_jit
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     status = "finished"
     try:
@@ -69,7 +97,18 @@ def main() -> None:
         tb = traceback.format_exc().splitlines()
         status += " | " + " / ".join(line.strip() for line in tb[-6:-1])[:600]
     with open(out, "w") as f:
-        json.dump({"losses": losses, "status": status}, f)
+        json.dump({"losses": losses, "times": times, "cpu_times": cpu_times, "status": status}, f)
+
+
+def _unwrap_recorders(fn) -> None:
+    """Put the plain gradient functions back where fn reads recording ones (its globals, its closure)."""
+    for name in fn.__code__.co_names:
+        value = fn.__globals__.get(name)
+        if hasattr(value, "inner"):
+            fn.__globals__[name] = value.inner
+    for cell in fn.__closure__ or ():
+        if hasattr(cell.cell_contents, "inner"):
+            cell.cell_contents = cell.cell_contents.inner
 
 
 if __name__ == "__main__":
