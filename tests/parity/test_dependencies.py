@@ -6,6 +6,8 @@ read-only layer; the box puts it on the child's path."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import textwrap
 import time
 
@@ -42,6 +44,20 @@ def test_every_declaration_format_is_read_without_running_it(tmp_path):
                      ("-r other.txt", "requirements.txt"), ("git+https://example.org/x.git", "requirements.txt"),
                      ("torch>=2", "pyproject.toml"), ("rich; python_version < '3'", "pyproject.toml"),
                      ("pyyaml>=6.0", "pyproject.toml"), ("attrs", "setup.cfg"), ("six", "setup.py")]
+
+
+def test_the_site_installs_nothing_unless_it_opts_in():
+    # An upload's requirements.txt must not make a worker reach PyPI by default: the settings leave
+    # PORTING_DEPS_CACHE empty, which the policy reads as "no layer".
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PORTING_DEPS_")}
+    probe = ("import porting_site.settings as s; from analysis.parity.dependencies import DependencyPolicy; "
+             "print(repr(s.PORTING_DEPS_CACHE), DependencyPolicy.from_env({'PORTING_DEPS_CACHE': s.PORTING_DEPS_CACHE}))")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["''", "None"]
+    opted = subprocess.run([sys.executable, "-c", probe], env=dict(env, PORTING_DEPS_CACHE="/srv/deps"),
+                           capture_output=True, text=True, timeout=120)
+    assert "'/srv/deps' DependencyPolicy(cache_dir=PosixPath('/srv/deps')" in opted.stdout
 
 
 def test_what_is_refused_says_why(tmp_path):
