@@ -285,3 +285,26 @@ def test_a_size_computed_from_data_is_the_only_value_left_to_give(tmp_path):
     # Any other value from the data is the one thing left to give.
     assert entries["Tagger"]["kwargs"] == {"embed_size": 128}
     assert entries["Tagger"]["arguments_from"] == "lm/main.py:21, except tags (computed from the script's own data)"
+
+
+@pytest.mark.slow
+def test_a_module_named_by_file_gets_its_checkpoint_through_the_outbox(tmp_path):
+    # The outbox takes only flat names of a fixed form; "02 Intro/regression.py" has a slash and a space.
+    root = tmp_path / "repo"
+    (root / "02 Intro").mkdir(parents=True)
+    (root / "02 Intro" / "regression.py").write_text(textwrap.dedent('''
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+    ''').lstrip())
+    report = check_parity(root, loss_steps=2, timeout_s=300, checkpoint_dir=tmp_path / "ckpt")
+    entry = report["entry_points"][0]
+    assert (entry["module"], entry["status"]) == ("02 Intro/regression.py", "pass"), entry.get("reason")
+    assert entry["checkpoint"] == str((tmp_path / "ckpt" / "02_Intro.regression.Net.ckpt").resolve())
+    assert (tmp_path / "ckpt" / "02_Intro.regression.Net.ckpt").stat().st_size > 0
