@@ -93,6 +93,12 @@ def test_the_judge_uses_the_noise_band_within_an_ops_floor():
     layer = judged["layers"][0]
     assert layer["label"] == "beyond noise band" and layer["band_ratio"] > layer["band_limit"] == 50
     assert judged["status"] == "fail" and judged["first_diverging_layer"] == "norm"
+    # A tolerance a person wrote for that layer in the manifest is what they accept: the band stays quiet.
+    accepted = Judge({"layer_tolerance": {"norm": {"atol": 1e-4}}})
+    accepted.pair({"event": "pair", "id": 0, "role": "layer", "kind": "LayerNorm", "layer": "norm", "noise": 1e-8,
+                   "torch": meta, "mindspore": meta}, {"torch": t, "mindspore": m})
+    rows, _ = accepted._layers([{"path": "norm", "call": 0, "out": 0}])
+    assert rows[0]["status"] == "pass" and rows[0]["band_ratio"] > 50 and rows[0]["tolerance"]["source"] == "manifest"
 
 
 def test_repeated_pair_numbers_are_refused():
