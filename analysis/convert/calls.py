@@ -10,12 +10,13 @@ from analysis.scan.scanner import DATASET_ATTRS
 from .apis import argfixes, composed, compositions, exact_forms, functional, legacy, partials
 from .apis import thirdparty  # einops, and other packages built on torch
 from .apis import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
+from .apis import dtype_forms, sample_checks, size_forms  # float functions of ints; PyTorch's samples (issue 29)
 from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .core import rules
 from .core.layout import relayout
 from .core.names import dotted, resolve
 from .core.walk import GRAD_CONTEXTS, WalkState
-from .data import loaders, model_zoo, vision
+from .data import loaders, model_zoo, samplers, vision
 from .modules import containers, layercalls, layers, pretrained, receivers, state
 from .modules import transposed  # transposed convs (issue 15)
 from .modules.layermap import NOT_LAYERS, self_path
@@ -53,6 +54,7 @@ HANDLERS.update(compositions.HANDLERS)  # forms MindSpore's namesake computes di
 HANDLERS.update(transposed.HANDLERS)  # ConvTranspose padding tuples
 HANDLERS.update(thirdparty.HANDLERS)  # einops.layers.torch's layers -> MindSpore cells
 HANDLERS.update(pretrained.HANDLERS)  # nn.Embedding.from_pretrained (issue 29)
+HANDLERS.update(samplers.HANDLERS)  # a sampler the file iterates (issue 29)
 
 
 class CallRewrites(WalkState):
@@ -110,8 +112,10 @@ class CallRewrites(WalkState):
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
                 new = containers.traversal(ctx, original, updated) or methods.method_call(ctx, original, updated)
                 if new is not None:
-                    return relayout(updated, new) if isinstance(new, cst.Call) and _same_arguments(updated, new) \
+                    new = relayout(updated, new) if isinstance(new, cst.Call) and _same_arguments(updated, new) \
                         else new
+                sample_checks.method(ctx, original)
+                return size_forms.tuple_sizes(dtype_forms.method(ctx, original, new if new is not None else updated))
             return updated
         if id(original) in self.grad_items and qualified in self.ctx.classic.no_op_decorators:
             return updated  # the function definition drops the decorator
@@ -155,6 +159,8 @@ class CallRewrites(WalkState):
         if new is updated:
             self.ctx.keep(original)
         else:
+            new = size_forms.tuple_sizes(dtype_forms.function(ctx, qualified, new))
+            sample_checks.check(ctx, original, qualified)
             if isinstance(new, cst.Call) and handler is not loaders.dataloader and _same_arguments(updated, new):
                 new = relayout(updated, new)
             if handler is loaders.dataloader:

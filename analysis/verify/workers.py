@@ -55,12 +55,13 @@ def _fill(framework: str):
     return fill
 
 
-def execute(framework: str, source: str, arrays: dict, fill) -> tuple[bool, object]:
-    """Run one call's source with fresh input tensors; (True, plain result) or (False, error)."""
+def execute(framework: str, source: str, arrays: dict, fill, only: dict | None = None) -> tuple[bool, object]:
+    """Run one call's source with fresh input tensors (all of `arrays`, or only the sample's own `only`);
+    (True, plain result) or (False, error)."""
     from .compare import plain
 
     ns = {"fill": fill, "__name__": "__verify__"}
-    ns.update(_fresh(framework, arrays))
+    ns.update(_fresh(framework, arrays if only is None else only))
     try:
         exec(compile(source, "<call>", "exec"), ns)
         return True, plain(ns.get("out"))
@@ -104,6 +105,8 @@ def _serve(framework: str, conn) -> None:
         try:
             if kind == "run":
                 reply = execute(framework, payload, arrays, fill)
+            elif kind == "sample":  # (source, its own arrays): PyTorch's sample inputs (samples.py)
+                reply = execute(framework, payload[0], arrays, fill, only=payload[1])
             elif kind == "chunks":
                 from .blocks import run_chunks
 

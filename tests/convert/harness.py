@@ -207,3 +207,29 @@ def pass_rates(snippets: list[Snippet], verdicts: dict[str, str]) -> dict[str, d
     rates["total"] = {"apis": total, "passed": ok, "rate": round(ok / total, 3) if total else None,
                       "snippets": len(snippets), "snippets_passed": sum(1 for v in verdicts.values() if not v)}
     return rates
+
+
+def block_value_problems(cases: list[tuple[str, str]]) -> list[str]:
+    """Run each (name, PyTorch source) case in torch and its conversion in MindSpore, statement
+    by statement (analysis.verify's block runners), and list every value that differs or fails."""
+    from analysis.verify.blocks import prepare
+    from analysis.verify.compare import difference
+    from analysis.verify.workers import run_all
+
+    prepared = [prepare(source) for _, source in cases]
+    converted = [convert_source(p, path="example.py").text for p in prepared]
+    torch_runs = run_all("torch", "chunks", prepared, workers=1, timeout=120)
+    ms_runs = run_all("mindspore", "chunks", converted, workers=1, timeout=120)
+    problems = []
+    for (name, _), (tok, tres), (mok, mres) in zip(cases, torch_runs, ms_runs):
+        assert tok and all(r[0] == "ok" for r in tres.values()), (name, tres)  # the PyTorch side must run
+        for chunk, (_, expected) in tres.items():
+            got = mres.get(chunk) if mok else None
+            if got is None or got[0] != "ok":
+                problems.append(f"{name}: statement {chunk}: {got}")
+                continue
+            for var, value in expected.items():
+                problem = difference(value, got[1].get(var))
+                if problem:
+                    problems.append(f"{name}: {var}: {problem}")
+    return problems

@@ -11,7 +11,7 @@ dropped only when its value is a no-op, else the call stays as it was with the a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -41,7 +41,14 @@ VALUE_LIMITS = {
     **{(f"torch.nn.Adaptive{kind}Pool{n}d", "output_size"): (
         "has_none", "None (keep that input size) is not accepted by MindSpore: write the input's size")
        for kind in ("Max", "Avg") for n in (1, 2, 3)},
+    # found on PyTorch's ModuleInfo samples (issue 29): "only:V" refuses any value but V
+    ("torch.nn.ELU", "alpha"): ("only:1.0", "MindSpore's ELU takes alpha=1.0 only; for another alpha write "
+                                "ops.where(x > 0, x, alpha * ops.expm1(x))"),
 }
+# Parameters the tables call different although both frameworks take the same values ('mean', 'sum',
+# 'none'): only the default differs, and PyTorch's is written out (nn.SmoothL1Loss() reduces by the mean,
+# MindSpore's returns every element's loss)
+SAME_VALUES = frozenset({"reduction"})
 # PyTorch factories default to float32; MindSpore's have no CPU kernel for an empty shape without a dtype
 FLOAT_FACTORIES = ("torch.ones", "torch.zeros")
 
@@ -58,6 +65,8 @@ def refused_value(api: str, name: str, node: cst.BaseExpression) -> str | None:
     if kind == "tensor" and isinstance(node, cst.Call) and code(node.func).rsplit(".", 1)[-1] in (
             "tensor", "Tensor", "as_tensor", "arange", "zeros", "ones", "full"):
         return f"argument {name}= given as a tensor: {why}"
+    if kind.startswith("only:") and not same_literal(code(node).strip(), kind[5:]):
+        return f"argument {name}={code(node).strip()}: {why}"
     if kind == "has_none" and isinstance(node, (cst.Tuple, cst.List)) and any(
             isinstance(e.value, cst.Name) and e.value.value == "None" for e in node.elements):
         return f"argument {name}= holding None: {why}"
@@ -248,6 +257,13 @@ class _Out:
 def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset[str], plan) -> None:
     """Fill plan (signatures.ArgPlan) with the MindSpore arguments for one bound overload."""
     defaults = {p[0]: p[2] for p in bound.overload}
+    # an explicit None where PyTorch's default is None is the default (avg_pool3d(divisor_override=None)):
+    # left out, so MindSpore's own default (or the spelled-out one) applies instead of a None it may refuse
+    nones = [t for t, a in bound.args.items() if defaults.get(t) == "None" and t not in LEGACY and t not in handled
+             and isinstance(a.value, cst.Name) and a.value.value == "None"]
+    if nones:
+        bound = replace(bound, args={t: a for t, a in bound.args.items() if t not in nones})
+        plan.notes.append(f"dropped {', '.join(f'{t}=None' for t in nones)} (PyTorch's default)")
     out: dict[str, _Out] = {}
     legacy: dict[str, str] = {}
     for tname, arg in bound.args.items():
@@ -353,7 +369,7 @@ def _spell_defaults(entry: ApiEntry, sig: Signature, bound: Bound, handled: froz
             continue
         ms_param = sig.mindspore_param(ms)
         row = entry.param(tname)
-        if ms_param is None or (row is not None and row.relation == "differs"):
+        if ms_param is None or (row is not None and row.relation == "differs" and tname not in SAME_VALUES):
             continue  # a parameter whose meaning differs: its default is not written in the other's terms
         if tname in sig.computed and default == "None":
             source = sig.computed[tname]

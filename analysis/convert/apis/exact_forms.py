@@ -8,6 +8,7 @@ by tests/convert/test_exact_forms.py) that compute PyTorch's values with kernels
 - torch.nonzero / x.nonzero with as_tuple=True, torch.where(condition)     -> nonzero_tuple(x)
 - torch.round / x.round with decimals= other than 0                        -> round_decimals(x, d)
 - torch.bincount / x.bincount (MindSpore's counts are float32)             -> bincount(x, ...)
+- torch.diff / x.diff with n other than 1 (MindSpore's diff takes n=1)     -> diff(x, n=...)
 
 Each is bound to PyTorch's parameters first; a call that does not bind (a starred argument, a
 keyword PyTorch has no such parameter for) goes on to the mapping tables as before."""
@@ -31,6 +32,7 @@ PARAMS = {
     "torch.nonzero": (("input",), ("as_tuple",)),
     "torch.round": (("input",), ("decimals",)),
     "torch.bincount": (("input", "weights", "minlength"), ()),
+    "torch.diff": (("input", "n", "dim", "prepend", "append"), ()),
 }
 
 
@@ -119,6 +121,12 @@ def _form(api: str, values: dict[str, cst.BaseExpression]) -> tuple[str, list, d
     if name == "bincount":
         keywords = {k: values[k] for k in ("weights", "minlength") if k in values}
         return "bincount", [x], keywords, "MindSpore's bincount counts in float32; PyTorch gives int64 counts"
+    if name == "diff":
+        n = values.get("n")
+        if n is None or _literal(n) == "1":
+            return None
+        keywords = {k: values[k] for k in ("n", "dim", "prepend", "append") if k in values}
+        return "diff", [x], keywords, "MindSpore's diff takes n=1 only"
     return None
 
 

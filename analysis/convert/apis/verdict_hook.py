@@ -42,6 +42,11 @@ def known_broken(api: str, params: list[str]) -> str | None:
         from analysis.verify.verdicts import NO_CPU_KERNEL, load_verdicts
     except ImportError:  # verification data not installed: conversion goes on from the tables alone
         return None
+    from analysis.verify.sample_verdicts import never_passed
+
+    failed = never_passed(api)
+    if failed:
+        return f"no converted call of it gave PyTorch's values on PyTorch's own test inputs ({failed}): convert it by hand"
     entry = load_verdicts()["apis"].get(api)
     if not entry or entry.get("status") != NO_CPU_KERNEL or entry.get("passed", 0) or not entry.get("calls"):
         return None

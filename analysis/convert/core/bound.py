@@ -31,6 +31,15 @@ def kind_of(value: ast.AST, aliases: dict[str, str]) -> str | None:
     return None
 
 
+# module methods that return the module itself
+SELF_RETURNING = frozenset({"to", "double", "float", "half", "cpu", "cuda", "train", "eval", "requires_grad_"})
+
+
+def _returns_itself(value: ast.AST, key: str) -> bool:
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+        and value.func.attr in SELF_RETURNING and _dotted(value.func.value) == key
+
+
 def bindings(tree: ast.Module | None, aliases: dict[str, str]) -> dict[str, str]:
     """name or dotted attribute -> the kind of value every assignment to it binds."""
     if tree is None:
@@ -53,6 +62,8 @@ def bindings(tree: ast.Module | None, aliases: dict[str, str]) -> dict[str, str]
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 key = _dotted(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+                if key and _returns_itself(node.value, key):
+                    continue  # net = net.to(torch.float64): still the same network
                 if key:
                     seen.setdefault(key, []).append(kind_of(node.value, aliases))
                 else:

@@ -20,6 +20,7 @@ import libcst as cst
 from ..core import rules
 from ..core.bound import INSTANCE, SIZE
 from ..core.names import code, dotted, resolve
+from ..support import helpers
 from . import transposed
 
 SEQUENTIAL = "torch.nn.Sequential"
@@ -89,6 +90,21 @@ def _module_cast(state, call: cst.Call, method: str) -> str:
     return ""
 
 
+def _trained(state) -> set[str]:
+    from ..training.idioms import _trained as trained  # the names an optimizer of the file trains
+
+    return trained(state)
+
+
+def _single_dtype(state, call: cst.Call) -> str | None:
+    """The MindSpore dtype of net.to(torch.float64) / net.to(dtype=torch.float16), the call's only argument."""
+    from ..apis.mapped import dtype_name
+
+    if len(call.args) != 1 or call.args[0].star or (call.args[0].keyword and call.args[0].keyword.value != "dtype"):
+        return None
+    return dtype_name(resolve(call.args[0].value, state.ctx.aliases) or "")
+
+
 def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
     """The rewritten (or marked: updated itself) call, or None when no rule here applies."""
     ctx = state.ctx
@@ -129,6 +145,17 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
                        f"module.{method}(...) to float32 removed: a Cell's parameters are float32 already")
             return updated.func.value
         if cast:
+            dtype = _single_dtype(state, original)
+            receiver = original.func.value
+            trained = dtype == "mindspore.float64" and isinstance(receiver, cst.Name) and receiver.value in _trained(state)
+            if dtype and not trained:  # net.to(torch.float64): the same cast as net.double()
+                helper = helpers.use(ctx, "cast_cell")
+                ctx.change(original, rules.CELL_API, f"torch.nn.Module.{method}", helper,
+                           f"module.{method}({dtype}) -> {helper}(net, {dtype}), written into this file (casts its "
+                           "floating-point parameters)")
+                return cst.Call(func=cst.Name(helper), args=[
+                    cst.Arg(value=updated.func.value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                    cst.Arg(value=ctx.ms_expr(dtype))])
             ctx.mark(original, rules.CELL_API, f"torch.nn.Module.{method}",
                      f"{cast}: a Cell has no such cast; cast its parameters: for p in net.get_parameters(): "
                      "p.set_data(p.astype(dtype))")

@@ -163,6 +163,24 @@ def cast_cell(cell, dtype):
     return cell
 
 
+def float_input(x):
+    """x as PyTorch reads it in a floating-point function: an integer or boolean tensor becomes float32
+    (PyTorch's default dtype; MindSpore's CPU kernels refuse such inputs), anything else stays as it is."""
+    if isinstance(x, mindspore.Tensor) and not (ops.is_floating_point(x) or ops.is_complex(x)):
+        return x.astype(mindspore.float32)
+    return x
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """torch.diff for any n (MindSpore's diff takes n=1 only): prepend and append joined to the input along
+    dim, then the first difference taken n times (n=0: the joined input)."""
+    parts = [p for p in (prepend, input, append) if p is not None]
+    x = ops.cat(parts, axis=dim) if len(parts) > 1 else input
+    for _ in range(n):
+        x = ops.diff(x, 1, dim)
+    return x
+
+
 def int64_indices(result):
     """(values, indices) of a top-k with PyTorch's int64 indices (MindSpore gives int32, which int64
     ids refuse to be concatenated with)."""

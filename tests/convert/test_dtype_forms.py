@@ -1,0 +1,105 @@
+"""Calls that PyTorch's own test inputs (OpInfo/ModuleInfo samples) showed silently wrong after
+conversion (issue 29), now converted to an exact form: floating-point functions of integer and boolean
+tensors (log2, expm1, sigmoid, atan2: PyTorch computes them in float32, MindSpore's CPU kernels refuse
+them), a network cast with .to(torch.float64) (was written as a tensor's astype; BatchNorm, which has no
+float64 kernel in MindSpore, is marked for float64 inputs), sizes given as a list
+to tile/repeat (MindSpore's tile takes a tuple only). The slow test runs PyTorch and the conversion in
+MindSpore and compares values; the fast ones read the converted text."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analysis.convert import convert_source
+from .harness import block_value_problems
+
+HEADER = "import torch\nfrom torch import nn\n"
+
+CASES = [
+    ("log2 and expm1 of integer tensors, function and method", """
+        x = torch.tensor([1, 2, 8, 100])
+        a = torch.log2(x)
+        b = x.log2()
+        c = torch.expm1(torch.tensor([0, 1, 2]))
+        d = torch.tensor([3, 5], dtype=torch.int32).exp()
+        """),
+    ("float functions of booleans and of two integer tensors", """
+        m = torch.tensor([True, False, True])
+        a = torch.sigmoid(m)
+        b = torch.atan2(torch.tensor([1, -2, 3]), torch.tensor([2, 2, -1]))
+        c = torch.sqrt(torch.arange(6))
+        """),
+    ("float inputs keep their dtype", """
+        a = torch.expm1(torch.tensor([0.5, -1.0], dtype=torch.float64))
+        b = torch.log2(torch.tensor([0.5, 4.0], dtype=torch.float16))
+        """),
+    ("a layer cast to float64 with .to", """
+        ln = nn.LayerNorm(4)
+        ln = ln.to(torch.float64)
+        y = ln(torch.arange(8, dtype=torch.float64).reshape(2, 4) / 3)
+        """),
+    ("tile and repeat with list sizes", """
+        t = torch.arange(6).reshape(2, 3).tile([2, 2])
+        r = torch.arange(3).repeat([2, 2])
+        f = torch.tile(torch.arange(3), [2])
+        """),
+]
+
+
+def _source(block: str) -> str:
+    return HEADER + textwrap.dedent(block).lstrip("\n")
+
+
+@pytest.mark.slow
+def test_converted_calls_give_pytorchs_values():
+    problems = block_value_problems([(name, _source(block)) for name, block in CASES])
+    assert not problems, "\n".join(problems)
+
+
+def _convert(body: str) -> str:
+    return convert_source(_source(body), path="example.py").text
+
+
+def test_float_functions_read_their_tensors_through_float_input():
+    text = _convert("a = torch.log2(x)\nb = x.exp()\nc = torch.atan2(x, y)\n")
+    assert "ops.log2(float_input(x))" in text
+    assert "float_input(x).exp()" in text
+    assert "ops.atan2(float_input(x), float_input(y))" in text
+    assert text.count("def float_input(") == 1
+
+
+def test_floats_by_their_form_and_other_objects_methods_are_left_alone():
+    text = _convert("import math\na = torch.exp(x * 2.0)\nb = math.exp(2)\nself.log('loss', 1)\n"
+                    "c = torch.exp(self.fc(x))\n")
+    assert "float_input" not in text
+    assert "ops.exp(x * 2.0)" in text and "math.exp(2)" in text and "self.log('loss', 1)" in text
+
+
+def test_a_network_cast_to_float64_with_to_is_cast_cell():
+    text = _convert("net = nn.BatchNorm2d(3)\nnet = net.to(torch.float64)\nother = nn.Linear(2, 2).to(torch.float64)\n")
+    assert "net = cast_cell(net, mindspore.float64)" in text
+    assert "other = cast_cell(nn.Dense(2, 2), mindspore.float64)" in text
+    assert "astype" not in text
+
+
+def test_a_float64_network_an_optimizer_trains_stays_marked():
+    # MindSpore's optimizers train float16/float32 parameters only (as for net.double())
+    result = convert_source(_source("net = nn.Linear(2, 2)\nnet = net.to(torch.float64)\n"
+                                    "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"), path="e.py")
+    assert "cast_cell" not in result.text
+    assert any("float64" in u.action for u in result.unconverted)
+
+
+def test_batchnorm_which_has_no_float64_kernel_is_marked_for_float64_inputs(monkeypatch):
+    # MindSpore's BatchNorm takes float16/float32 only; ModuleInfo's float64 samples showed it (strict mode)
+    monkeypatch.setenv("PORTING_STRICT_DTYPES", "1")
+    text = _convert("bn = nn.BatchNorm2d(3)\nbn = bn.to(torch.float64)\n")
+    lines = text.splitlines()
+    marker = lines[lines.index(next(line for line in lines if line.startswith("bn = nn.BatchNorm2d("))) - 1]
+    assert marker.startswith("# MIGRATE(") and "float64" in marker
+
+
+def test_list_sizes_of_tile_become_tuples():
+    text = _convert("a = x.tile([2, 2])\nb = x.repeat([2, 3])\nc = torch.tile(x, [2])\n")
+    assert "x.tile((2, 2))" in text and "x.tile((2, 3))" in text and "ops.tile(x, (2,))" in text

@@ -1,0 +1,83 @@
+"""The calls issue 29 lists as silently wrong after conversion, each now converted to PyTorch's values
+(run in both frameworks) or left marked with what to write."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analysis.convert import convert_source
+from .harness import block_value_problems
+
+HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
+
+SAME = [
+    ("diff with n=2 and n=0, function and method, prepend", """
+        x = torch.tensor([1.0, 4.0, 9.0, 16.0, 30.0])
+        a = torch.diff(x, n=2)
+        b = x.diff(2, 0)
+        c = torch.diff(x, n=0)
+        d = torch.diff(x, n=2, prepend=torch.tensor([0.0, 0.5]))
+        """),
+    ("avg_pool3d with divisor_override=None", """
+        a = F.avg_pool3d(torch.arange(64.).reshape(1, 1, 4, 4, 4), 2, divisor_override=None)
+        """),
+    ("SmoothL1Loss reduces by the mean, as PyTorch's default", """
+        loss = nn.SmoothL1Loss()
+        a = loss(torch.tensor([1.0, 2.0, 3.5]), torch.tensor([1.5, 2.0, 1.0]))
+        b = F.smooth_l1_loss(torch.tensor([1.0, 2.0, 3.5]), torch.tensor([1.5, 2.0, 1.0]))
+        """),
+    ("logaddexp2 of float32 with int64", """
+        a = torch.logaddexp2(torch.tensor([1.0, 2.0]), torch.tensor([3, 4]))
+        b = torch.logaddexp(torch.tensor([1, 2]), torch.tensor([0.5, 4.0]))
+        """),
+    ("log2 of an int tensor, expm1 of float64", """
+        a = torch.tensor([1, 2, 8]).log2()
+        b = torch.expm1(torch.tensor([0.5, -1.0, 1e-8], dtype=torch.float64))
+        """),
+    ("Softmin/Softmax along another dim, ReflectionPad1d with a tuple", """
+        a = nn.Softmin(dim=0)(torch.tensor([[1.0, 2.0], [3.0, 5.0]]))
+        b = nn.Softmax(dim=0)(torch.tensor([[1.0, 2.0], [3.0, 5.0]]))
+        c = nn.ReflectionPad1d((1, 2))(torch.arange(8.).reshape(1, 2, 4))
+        """),
+    ("cummin(...).values, function and method", """
+        a = torch.cummin(torch.tensor([3.0, 1.0, 2.0, 0.5]), 0).values
+        b = torch.tensor([3.0, 1.0, 2.0, 0.5]).cummin(0).values
+        """),
+]
+
+
+def _source(block: str) -> str:
+    return HEADER + textwrap.dedent(block).lstrip("\n")
+
+
+@pytest.mark.slow
+def test_converted_cases_give_pytorchs_values():
+    problems = block_value_problems([(name, _source(block)) for name, block in SAME])
+    assert not problems, "\n".join(problems)
+
+
+# (case, PyTorch code, the line left marked, words of its marker)
+MARKED = [
+    ("ELU with alpha other than 1.0", "m = nn.ELU(alpha=0.5)\n", "m = nn.ELU(alpha=0.5)", "alpha=1.0 only"),
+    ("a WeightedRandomSampler that is iterated", "s = torch.utils.data.WeightedRandomSampler([0.1, 0.9], 4)\n"
+     "idx = list(s)\n", "s = torch.utils.data.WeightedRandomSampler([0.1, 0.9], 4)", "cannot be"),
+    ("signbit (-0.0)", "a = torch.signbit(x)\n", "a = torch.signbit(x)", "-0.0"),
+    ("manual_seed's value used", "g = torch.manual_seed(0)\n", "g = torch.manual_seed(0)", "returns None"),
+    ("ormqr: no CPU kernel", "q = torch.ormqr(a, tau, c)\n", "q = torch.ormqr(a, tau, c)", "Ormqr"),
+]
+
+
+@pytest.mark.parametrize("name,body,line,words", MARKED, ids=[m[0] for m in MARKED])
+def test_cases_without_an_exact_form_stay_marked(name, body, line, words):
+    result = convert_source(_source(body), path="example.py")
+    lines = result.text.splitlines()
+    assert line in lines, result.text
+    marker = lines[lines.index(line) - 1]
+    assert marker.startswith("# MIGRATE(") and words in marker, marker
+
+
+def test_a_sampler_only_given_to_a_dataloader_still_converts():
+    text = convert_source(_source("s = torch.utils.data.WeightedRandomSampler([0.1, 0.9], 4)\n"
+                                  "loader = torch.utils.data.DataLoader(ds, sampler=s)\n"), path="e.py").text
+    assert "WeightedRandomSampler([0.1, 0.9], 4)" in text and "torch.utils.data.WeightedRandomSampler" not in text
