@@ -1,7 +1,8 @@
 """`parity ORIGINAL_DIR [--converted DIR] [--manifest FILE] [--device cpu]
 [--format table|json]`: check a PyTorch tree against its MindSpore conversion
 (ours, or one the team edited by hand). Exit status 1 when any entry point
-fails or errors, 2 on bad arguments."""
+fails or errors, 2 on bad arguments, 3 when no entry point was checked at all
+(every one skipped, or none found): a CI step must not pass on nothing."""
 from __future__ import annotations
 
 import argparse
@@ -21,6 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", dest="format", default="table", choices=["table", "json"])
     parser.add_argument("--timeout", dest="timeout", type=float, default=300.0, help="seconds per entry point")
     parser.add_argument("--loss-steps", dest="loss_steps", type=int, default=20)
+    parser.add_argument("--deps-cache", dest="deps_cache", default=None,
+                        help="install the repository's declared dependencies (wheels only) into cached read-only "
+                             "layers under this folder (default: PORTING_DEPS_CACHE; unset: not installed, "
+                             "missing imports are stubbed)")
+    parser.add_argument("--wheelhouse", default=None,
+                        help="offline: take wheels only from this folder (default: PORTING_DEPS_WHEELHOUSE)")
     parser.add_argument("--memory-mb", dest="memory_mb", type=int, default=6144,
                         help="resident-memory ceiling of the sandboxed child; checks peak at about 9 times a model's float32 "
                              "parameter bytes (float64 copy, MindSpore twin, gradients, steps) beside ~1.3 GB of frameworks")
@@ -41,7 +48,7 @@ def run(options: dict, stdout) -> int:
     manifest = Path(options["manifest"]) if options.get("manifest") else None
     report = check_parity(original, converted, device=options.get("device") or "cpu", manifest=manifest,
                           timeout_s=float(options.get("timeout") or 300), loss_steps=int(options.get("loss_steps", 20)),
-                          memory_mb=int(options.get("memory_mb") or 6144))
+                          memory_mb=int(options.get("memory_mb") or 6144), dependencies=_dependency_policy(options))
     if options.get("format") == "json":
         # Everything the dashboard shows: layers (eval and train), gradients, state after a
         # step, loss curves with their float64 reference, weights, what was turned off.
@@ -51,15 +58,43 @@ def run(options: dict, stdout) -> int:
     else:
         stdout.write(format_table(report))
     failed = report.get("error") or any(e["status"] in ("fail", "error") for e in report["entry_points"])
-    return 1 if failed else 0
+    if failed:
+        return 1
+    return 0 if checked(report) else 3
+
+
+def _dependency_policy(options: dict):
+    """The command line's folders over the environment's settings."""
+    import dataclasses
+    import os
+
+    from analysis.parity.dependencies import DependencyPolicy
+
+    environ = dict(os.environ)
+    if options.get("deps_cache"):
+        environ["PORTING_DEPS_CACHE"] = options["deps_cache"]
+    if options.get("wheelhouse"):
+        environ["PORTING_DEPS_WHEELHOUSE"] = options["wheelhouse"]
+    policy = DependencyPolicy.from_env(environ)
+    return dataclasses.replace(policy, cache_dir=Path(policy.cache_dir).resolve()) if policy else None
+
+
+CHECKED = ("pass", "fail")
+
+
+def checked(report: dict) -> int:
+    """Entry points whose numbers were compared (a skip, an error or a failing
+    original forward compared nothing)."""
+    return sum(1 for e in report.get("entry_points", []) if e.get("status") in CHECKED)
 
 
 def format_table(report: dict) -> str:
-    rows = [("entry point", "status", "first diverging layer", "max abs", "cosine", "loss curve")]
+    rows = [("entry point", "status", "first diverging layer", "max abs", "cosine", "loss curve", "stubbed modules")]
     for e in report["entry_points"]:
         metrics, curve = e.get("metrics") or {}, e.get("loss_curve") or {}
+        stubs = ", ".join(((e.get("load_notes") or {}).get("stubbed_modules")) or []) or "-"
         rows.append((f"{e['module']}.{e['name']}", e["status"], e.get("first_diverging_layer") or "-",
-                     _num(metrics.get("max_abs")), _num(metrics.get("cosine")), curve.get("status", "-")))
+                     _num(metrics.get("max_abs")), _num(metrics.get("cosine")), curve.get("status", "-"), stubs))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -67,12 +102,37 @@ def format_table(report: dict) -> str:
     for e in report["entry_points"]:
         if e.get("reason"):
             details.append(f"{e['name']}: {e['reason']}")
+        band = (e.get("metrics") or {}).get("band_ratio")
+        if band is not None and (e.get("metrics") or {}).get("label") == "beyond noise band":
+            details.append(f"  {band:.0f} times the float64 noise band, though within the op's floor tolerance")
         for m in e.get("config_mismatches", []):
             where = f" ({m['file']}:{m['line']})" if m.get("line") else ""
             details.append(f"  config {m['layer']}.{m['field']}{where}: {m['message']}")
     if report.get("error"):
         details.append(f"error: {report['error']}")
-    return "\n".join(lines + ([""] + details if details else [])) + f"\ndevice: {report['device']}\n"
+    details += _dependency_lines(report.get("dependencies"))
+    hints = [e["manifest_hint"] for e in report["entry_points"] if e.get("manifest_hint")]
+    if hints:  # one pasteable porting.toml: each block is valid TOML, FILL_IN marks what a person gives
+        details += ["", "# porting.toml blocks for the skipped entry points (replace each FILL_IN):", ""]
+        details += [block + "\n" for block in hints]
+    counts = {}
+    for e in report["entry_points"]:
+        counts[e["status"]] = counts.get(e["status"], 0) + 1
+    summary = (f"{len(report['entry_points'])} entry points, {checked(report)} checked: "
+               + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    return "\n".join(lines + ([""] + details if details else [])) + f"\n{summary}\ndevice: {report['device']}\n"
+
+
+def _dependency_lines(deps) -> list[str]:
+    """What the repository declares and what became of it (installed, refused, stubbed)."""
+    if not isinstance(deps, dict) or not deps:
+        return []
+    out = [""]
+    for key, label in (("installed", "installed"), ("refused", "refused"), ("failed", "not installed")):
+        for item in deps.get(key) or []:
+            why = f" ({item['why']})" if item.get("why") else ""
+            out.append(f"dependency {label}: {item['requirement']}{why}")
+    return out
 
 
 def _num(value) -> str:

@@ -23,7 +23,7 @@ import mindspore as ms
 from . import frameworks as fw
 from . import tables
 from .align import align, map_path, transfer_weights
-from .compare import Capture, noise_of
+from .compare import Capture, noise_of, spec_text
 from .config import compare_config
 from .dataset import Batch, DatasetError
 from .snapshot import InitialState
@@ -76,21 +76,45 @@ def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tu
         return None, "no Conv/Linear/Embedding/RNN/attention layer and no literal input shape in the repository " \
                      "to infer the input shape from"
     tensors = _tensor_arguments(model)
+    state, state_from = _recurrent_state(model, batch) if tensors == 2 else (None, "")
     errors = []
     model.eval()
-    for index, specs in enumerate(candidates):
-        specs = specs * tensors if len(specs) == 1 else specs
-        try:
-            with torch.no_grad():
-                model(*fw.to_torch(fw.make_arrays(specs, 0), device))
+    for index, first in enumerate(candidates):
+        # `forward(x, hidden)`: the state from the recurrent layer's own sizes first, then x's shape again
+        variants = ([first + [state]] if state is not None and len(first) == 1 else []) + \
+            [first * tensors if len(first) == 1 else first]
+        for specs in variants:
+            try:
+                with torch.no_grad():
+                    model(*fw.to_torch(fw.make_arrays(specs, 0), device))
+            except PermissionError:  # a sandbox refusal is an answer, not a wrong size
+                raise
+            except Exception as exc:  # user code: any failure means "try the next size"
+                errors.append(f"{spec_text(specs[0])}: {type(exc).__name__}: {exc}")
+                continue
             how = f"inferred from {kind} '{name}'" if index < from_layer else "from a literal shape in the repository"
+            if state is not None and specs[-1] is state:
+                how += f"; the state from {state_from}'s sizes"
             return specs, how
-        except PermissionError:  # a sandbox refusal is an answer, not a wrong size
-            raise
-        except Exception as exc:  # user code: any failure means "try the next size"
-            errors.append(f"{specs[0]['shape']}: {type(exc).__name__}: {exc}")
     where = f"{kind} '{name}'" if kind else "the repository's literal shapes"
     return None, f"no input shape from {where} ran the forward (" + "; ".join(errors[:3]) + ")"
+
+
+def _recurrent_state(model, batch: int) -> tuple[dict | None, str]:
+    """The initial state spec of the first torch RNN/GRU/LSTM: (layers x
+    directions, batch, hidden), a (h, c) tuple for an LSTM (h sized by
+    proj_size when set)."""
+    found = next(((n, m) for n, m in model.named_modules() if type(m).__name__ in ("LSTM", "GRU", "RNN")
+                  and type(m).__module__.startswith("torch.nn")), None)
+    if found is None:
+        return None, ""
+    name, rnn = found
+    layers = rnn.num_layers * (2 if rnn.bidirectional else 1)
+    hidden = {"shape": [layers, batch, rnn.hidden_size], "dtype": "float32"}
+    if type(rnn).__name__ != "LSTM":
+        return hidden, f"{type(rnn).__name__} '{name}'"
+    outer = {"shape": [layers, batch, getattr(rnn, "proj_size", 0) or rnn.hidden_size], "dtype": "float32"}
+    return {"tuple": [outer, hidden]}, f"LSTM '{name}'"
 
 
 def _tensor_arguments(model) -> int:

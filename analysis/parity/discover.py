@@ -4,10 +4,13 @@ built with defaults and fed an inferred input is settled in the sandbox."""
 from __future__ import annotations
 
 import ast
+import json
 import operator
 from pathlib import Path
 
 from analysis.scan.guard import source_problem
+
+from . import callsites, statics
 
 SKIP_DIRS = {".git", ".porting", "__pycache__", "venv", ".venv", "node_modules", "build", "dist", "tests", "test"}
 MODULE_BASES = {"Module", "nn.Module", "torch.nn.Module"}
@@ -36,10 +39,32 @@ def python_files(root: Path) -> list[Path]:
 
 
 def module_name(root: Path, path: Path) -> str:
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    if parts[-1] == "__init__":
+    """'models/lenet.py' -> 'models.lenet'; a path with a folder or file name
+    that is not an identifier ('1-1.Basics/model.py') stays a path, which the
+    loader and manifests take as it is."""
+    rel = path.relative_to(root)
+    parts = list(rel.with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    if not all(part.isidentifier() for part in parts):
+        return rel.as_posix()
+    return ".".join(parts)
+
+
+def dotted(module: str) -> str:
+    """The converter's name for a module (its layer map's key): the path with
+    dots for slashes, whatever the folder names."""
+    if not module.endswith(".py"):
+        return module
+    parts = module[:-3].split("/")
+    if parts[-1] == "__init__" and len(parts) > 1:
         parts.pop()
     return ".".join(parts)
+
+
+def module_path(module: str) -> str:
+    """The file of a module name as module_name() writes it."""
+    return module if module.endswith(".py") else module.replace(".", "/") + ".py"
 
 
 def _is_module_base(base: str, torch_nn_names: set[str], module_classes: set[str]) -> bool:
@@ -58,27 +83,24 @@ def _torch_nn_imports(tree: ast.Module) -> set[str]:
 
 
 class _Literals:
-    """Module-level `name = literal` assignments of one file, to read call
-    sites such as `NeuralNet(input_size, hidden_size, num_classes)`; with
-    `configs`, the parameters of the enclosing function bound to a config
-    dataclass, so `LayerNorm(config.n_embd, bias=config.bias)` reads the
-    fields' defaults."""
+    """The value of each argument of one call site, from the values its scope
+    sets up (statics.scope_values: literals, argparse defaults, config
+    objects); a class of the tree the call passes (as {"class": ...}) or builds
+    (as {"call": ...}) is resolved through the file's imports; with `configs`,
+    the parameters of the enclosing function bound to a config dataclass, so
+    `LayerNorm(config.n_embd, bias=config.bias)` reads the fields' defaults."""
 
-    def __init__(self, tree: ast.Module) -> None:
-        self.configs: dict[str, tuple[str, dict]] = {}  # parameter -> (config 'module:Name', field defaults)
+    def __init__(self, site, resolver, configs: dict) -> None:
+        self.site, self.resolver = site, resolver
+        self.configs = configs  # parameter -> (config 'module:Name', field defaults)
         self.config_read = ""  # the config whose field defaults a call site's arguments read
-        self.values: dict[str, object] = {}
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                try:
-                    self.values[node.targets[0].id] = ast.literal_eval(node.value)
-                except (ValueError, SyntaxError, TypeError):
-                    self.values.pop(node.targets[0].id, None)
 
-    def value(self, node: ast.AST, classes: dict[str, str]):
-        """A literal, a module-level constant, a class of the tree (as
-        {"class": ...}) or a call of one with such arguments (as {"call": ...});
-        raises ValueError otherwise."""
+    def _tree_class(self, node: ast.AST) -> str | None:
+        ref = self.resolver.resolve(node, self.site.table)
+        return ref[1] if ref is not None and ref[0] == "class" else None
+
+    def value(self, node: ast.AST):
+        """A JSON value for the child; raises ValueError when unknown statically."""
         if isinstance(node, ast.Name) and node.id in self.configs:
             return {"call": self.configs[node.id][0]}
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.configs:
@@ -88,24 +110,39 @@ class _Literals:
             self.config_read = self.configs[node.value.id][0]
             return fields[node.attr]
         if isinstance(node, (ast.BinOp, ast.UnaryOp)) and self.configs:
-            return _arithmetic(node, lambda n: self.value(n, classes))
-        if isinstance(node, ast.Name) and node.id in self.values:
-            return self.values[node.id]
-        if isinstance(node, ast.Name) and node.id in classes:
-            return {"class": classes[node.id]}
-        if isinstance(node, ast.Call) and _dotted(node.func).rsplit(".", 1)[-1] in classes:
-            args, kwargs = self.arguments(node, classes)
-            return {"call": classes[_dotted(node.func).rsplit(".", 1)[-1]],
+            return _arithmetic(node, self.value)
+        if isinstance(node, ast.Name) and node.id not in self.site.env and self._tree_class(node):
+            return {"class": self._tree_class(node)}
+        if isinstance(node, ast.Call) and self._tree_class(node.func):
+            args, kwargs = self.arguments(node)
+            return {"call": self._tree_class(node.func),
                     **({"args": args} if args else {}), **({"kwargs": kwargs} if kwargs else {})}
         if isinstance(node, (ast.List, ast.Tuple)):
-            return [self.value(e, classes) for e in node.elts]
-        return ast.literal_eval(node)
+            return [self.value(e) for e in node.elts]
+        return _json_value(statics.evaluate(node, self.site.env, self.site.source.options))
 
-    def arguments(self, call: ast.Call, classes: dict[str, str]) -> tuple[list, dict]:
+    def arguments(self, call: ast.Call) -> tuple[list, dict]:
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             raise ValueError("unpacked arguments")
-        return ([self.value(a, classes) for a in call.args],
-                {k.arg: self.value(k.value, classes) for k in call.keywords})
+        return [self.value(a) for a in call.args], {k.arg: self.value(k.value) for k in call.keywords}
+
+
+def _json_value(value):
+    """What the child can rebuild: tuples as lists, a config object as a
+    namespace (attribute access), sets sorted."""
+    if isinstance(value, statics.ConfigObject):
+        return {"namespace": {str(k): _json_value(v) for k, v in value.items()}}
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value) or {"class", "call", "namespace"} & set(value):
+            raise ValueError("a dict the manifest format cannot carry")
+        return {k: _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(_json_value(v) for v in value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise ValueError(f"a {type(value).__name__} value")
 
 
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
@@ -166,21 +203,6 @@ def _field_defaults(node: ast.ClassDef) -> dict[str, object]:
     return out
 
 
-def _scoped_calls(tree: ast.Module):
-    """(call, enclosing function, its class) for every call of the file (None outside them)."""
-    def walk(node, function, owner):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                yield from walk(child, child, owner if function is None else None)
-            elif isinstance(child, ast.ClassDef):
-                yield from walk(child, None, child)
-            else:
-                if isinstance(child, ast.Call):
-                    yield child, function, owner
-                yield from walk(child, function, owner)
-    yield from walk(tree, None, None)
-
-
 def _config_parameters(function, owner, mod: str, configs: dict) -> dict[str, tuple[str, dict]]:
     """Parameters of the enclosing function bound to a config dataclass: annotated with one
     (`config: GPTConfig`), or the single required argument of a module class's __init__ when its
@@ -213,22 +235,61 @@ def _required_params(node: ast.ClassDef) -> list[str] | None:
     return required
 
 
+MAX_SITES = 3  # entries per class from distinct call sites (each flag a site turns on gets checked)
+
+
+def _parse(path: Path, text: str | None = None) -> ast.Module | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace") if text is None else text
+        if source_problem(text) is not None:  # nested too deeply for the parsers and walkers below
+            return None
+        return ast.parse(text)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def site_files(root: Path) -> list[tuple[str, ast.Module]]:
+    """Files that only build models: tests (`tests/`, `test_*.py`) and each
+    Python block of a README."""
+    out = []
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") or (part in SKIP_DIRS and part not in ("tests", "test"))
+               for part in rel.parts[:-1]) or not path.is_file() or path.is_symlink():
+            continue
+        in_tests = any(part in ("tests", "test") for part in rel.parts[:-1])
+        if path.suffix == ".py" and (in_tests or rel.name.startswith("test_")):
+            tree = _parse(path)
+            if tree is not None:
+                out.append((rel.as_posix(), tree))
+        elif path.suffix.lower() == ".md" and rel.stem.lower() == "readme":
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            out += [(rel.as_posix(), block) for block in callsites.readme_blocks(text)]
+    return out
+
+
 def candidates(root: Path) -> list[dict]:
     """[{module, class, name, line, ...}] for every class deriving (directly,
     through a torch.nn class, or via another class of the tree) from
-    nn.Module, plus factory functions returning one. Each carries the
-    constructor arguments found in the repository: a call site whose
-    arguments are literals, constants or classes of the tree, else a config
-    dataclass of the same module built with its defaults."""
-    parsed: list[tuple[str, ast.Module]] = []
+    nn.Module, module-level instances (`G = nn.Sequential(...)`), and factory
+    functions returning one. Each class gets an entry per distinct call site
+    (modules, tests, README blocks; callee resolved through imports) whose
+    arguments are known statically, with the inputs the site feeds it when
+    they are literal tensors; else a config dataclass of the same module
+    built with its defaults."""
+    sources: list[callsites.Source] = []
     for path in python_files(root):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-            if source_problem(text) is not None:  # nested too deeply for the parsers and walkers below
-                continue
-            parsed.append((module_name(root, path), ast.parse(text)))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
+        tree = _parse(path)
+        if tree is not None:
+            rel = path.relative_to(root).as_posix()
+            sources.append(callsites.Source(rel, tree, module_name(root, path)))
+    only_sites = [callsites.Source(rel, tree) for rel, tree in site_files(root)]
+    for source in sources + only_sites:
+        source.options = statics.argparse_options(source.tree)
+    parsed = [(s.module, s.tree) for s in sources]
     classes: list[tuple[str, ast.ClassDef]] = []
     nn_names: dict[str, set[str]] = {}
     for mod, tree in parsed:
@@ -244,58 +305,214 @@ def candidates(root: Path) -> list[dict]:
                 module_classes.add(node.name)
                 changed = True
     found = [(mod, node) for mod, node in classes if node.name in module_classes]
+    keys = {f"{mod}:{node.name}" for mod, node in found}
     configs = {(mod, node.name): _field_defaults(node) for mod, node in classes if _dataclass_defaults(node)}
+    resolver = callsites.Resolver(sources + only_sites)
+    by_class: dict[str, list] = {}
+    for key, site in callsites.sites(sources + only_sites, resolver, keys.__contains__):
+        by_class.setdefault(key, []).append(site)
     entries = []
     for mod, node in found:
-        entry = {"module": mod, "class": node.name, "name": node.name, "line": node.lineno, "discovered": True}
-        _arguments_from_repo(entry, node, parsed, module_classes, configs)
-        entries.append(entry)
-    for mod, tree in parsed:
-        hints = _shape_hints(tree)
+        entries += _class_entries(mod, node, by_class.get(f"{mod}:{node.name}", []), resolver, configs)
+    for source in sources:
+        hints = _shape_hints(source.tree)
         for entry in entries:
-            if entry["module"] == mod and hints:
+            if entry["module"] == source.module and hints:
                 entry["shape_hints"] = hints
-        entries += _factories(mod, tree, module_classes, hints)
+        entries += _factories(source.module, source.tree, module_classes, hints)
+        entries += _instances(source, nn_names[source.module], hints)
+    by_module = {s.module: s for s in sources}
+    _attach_parents(entries, {f"{mod}:{node.name}": _references(node, by_module[mod], resolver)
+                              for mod, node in found})
     return entries
 
 
-def _class_refs(mod: str, tree: ast.Module, parsed, module_classes: set[str]) -> dict[str, str]:
-    """Class names usable in this file's call sites -> 'module:Name'."""
-    defined = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-    refs = {name: f"{mod}:{name}" for name in defined}
-    for other, other_tree in parsed:  # imported from elsewhere in the tree, by name
-        for node in other_tree.body:
-            if isinstance(node, ast.ClassDef) and node.name not in refs and node.name in module_classes:
-                refs[node.name] = f"{other}:{node.name}"
-    return refs
-
-
-def _arguments_from_repo(entry: dict, node: ast.ClassDef, parsed, module_classes: set[str], configs) -> None:
+def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs) -> list[dict]:
+    base = {"module": mod, "class": node.name, "name": node.name, "line": node.lineno, "discovered": True}
     required = _required_params(node)
-    if not required:
-        return
-    for mod, tree in parsed:
-        literals = None
-        for call, function, owner in _scoped_calls(tree):
-            if _dotted(call.func).rsplit(".", 1)[-1] != node.name:
-                continue
-            literals = literals or _Literals(tree)
-            literals.configs, literals.config_read = _config_parameters(function, owner, mod, configs), ""
-            try:
-                args, kwargs = literals.arguments(call, _class_refs(mod, tree, parsed, module_classes))
-            except (ValueError, SyntaxError, TypeError, ArithmeticError):
-                continue
-            if len(args) + len(kwargs) < len(required):
-                continue
-            where = f"{mod.replace('.', '/')}.py:{call.lineno}"
-            if literals.config_read:
-                where += f" with {literals.config_read.split(':')[1]}()'s field defaults"
-            entry.update(args=args, kwargs=kwargs, arguments_from=where)
-            return
-    config = [name for m, name in configs if m == entry["module"]]
-    if len(required) == 1 and len(config) == 1:
-        entry.update(kwargs={required[0]: {"call": f"{entry['module']}:{config[0]}"}},
+    entries, seen, unknown, partial = [], set(), [], None
+    for site in sites:
+        source = site.source
+        literals = _Literals(site, resolver, _config_parameters(site.function, site.owner, source.module, configs))
+        where = f"{source.rel}:{site.call.lineno}" + (f" ({site.label})" if site.label else "")
+        try:
+            args, kwargs = literals.arguments(site.call)
+        except (ValueError, SyntaxError, TypeError, ArithmeticError, KeyError, IndexError, AttributeError,
+                RecursionError) as exc:
+            unknown.append(f"{where}: {exc}")
+            partial = partial or _partial_arguments(node, site.call, literals, where)
+            continue
+        if required and len(args) + len(kwargs) < len(required):
+            continue
+        fingerprint = repr((_bound(node, args, kwargs), site.inputs))  # `Norm(w, b)` and `Norm(w, bias=b)` are one
+        if fingerprint in seen:
+            continue
+        seen.add(fingerprint)
+        if literals.config_read:
+            where += f" with {literals.config_read.split(':')[1]}()'s field defaults"
+        entry = dict(base, args=args, kwargs=kwargs, arguments_from=where)
+        if site.inputs:
+            entry.update(inputs=site.inputs, input_source=f"the call at {where}")
+        if entries:
+            entry["name"] = f"{node.name}#{len(entries) + 1}"
+        entries.append(entry)
+        if len(entries) == MAX_SITES:
+            break
+    if entries and not _builds_layers(node) and not any(e.get("inputs") for e in entries):
+        entries = entries[:1]  # no layer to infer an input from: a parent's forward shows one
+        entries[0]["needs_arguments"] = "optional"
+    if entries:
+        shown = [e["inputs"] for e in entries if e.get("inputs")]
+        for entry in entries:  # a site without tensors may still take another site's (tried, never assumed)
+            if not entry.get("inputs") and shown:
+                entry["shape_hints"] = [spec[0]["shape"] for spec in shown if spec[0]["dtype"] == "float32"]
+        return entries
+    entry = dict(base)
+    config = [name for m, name in configs if m == mod]
+    if required and len(required) == 1 and len(config) == 1:
+        entry.update(kwargs={required[0]: {"call": f"{mod}:{config[0]}"}},
                      arguments_from=f"{config[0]}() with its defaults")
+    elif required and unknown:
+        entry["arguments_unknown"] = unknown[:3]  # call sites whose arguments need the script's own work
+        if partial:  # what is known goes in the hint; only the rest reads FILL_IN (or a stand-in for a count)
+            entry.update({k: v for k, v in partial.items() if k != "complete"})
+            if partial.get("complete"):
+                entry["args"] = []
+                return [entry]
+    if required and ("kwargs" not in entry or partial):
+        entry["needs_arguments"] = True  # a parent that builds it may still check it (_attach_parents)
+    elif not _builds_layers(node):
+        entry["needs_arguments"] = "optional"  # no layer to infer an input from: a parent's forward shows one
+    return [entry]
+
+
+def _builds_layers(node: ast.ClassDef) -> bool:
+    """Whether __init__ builds anything (a call of an nn class or of a class)."""
+    init = next((b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+    if init is None:
+        return False
+    return any(isinstance(n, ast.Call) and _dotted(n.func).rsplit(".", 1)[-1][:1].isupper() for n in ast.walk(init))
+
+
+def _bound(node: ast.ClassDef, args: list, kwargs: dict) -> list:
+    """Arguments by parameter name where __init__ names them, sorted."""
+    init = next((b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+    names = [a.arg for a in (init.args.posonlyargs + init.args.args)[1:]] if init is not None else []
+    named = dict(kwargs)
+    extra = []
+    for index, value in enumerate(args):
+        if index < len(names) and not init.args.vararg:
+            named[names[index]] = value
+        else:
+            extra.append(value)
+    return [extra, sorted(named.items(), key=lambda kv: kv[0])]
+
+
+def _partial_arguments(node: ast.ClassDef, call: ast.Call, literals, where: str) -> dict | None:
+    """The arguments of a call site that are known, by parameter name, and
+    which are not: `RNNLM(vocab_size, embed_size, ...)` where only the
+    vocabulary comes from the data."""
+    init = next((b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+    if init is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    names = [a.arg for a in (init.args.posonlyargs + init.args.args)[1:]]
+    known, missing = {}, []
+    pairs = list(zip(names, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg]
+    for name, value in pairs:
+        try:
+            known[name] = literals.value(value)
+        except (ValueError, SyntaxError, TypeError, ArithmeticError, KeyError, IndexError, AttributeError,
+                RecursionError):
+            missing.append(name)
+    if not known or not missing:
+        return None
+    if all(name in STAND_INS for name in missing):  # a count read from the data: any size builds the same layers
+        stand = {name: STAND_INS[name] for name in missing}
+        return {"kwargs": {**known, **stand}, "stand_ins": stand, "complete": True,
+                "arguments_from": f"{where}, with " + ", ".join(f"{k} = {v}" for k, v in stand.items())
+                                  + " standing in for a size the script computes from its data "
+                                    "(give the real one in porting.toml to check that size)"}
+    return {"kwargs": known, "arguments_from": f"{where}, except {', '.join(missing)} (computed from the "
+                                              "script's own data)"}
+
+
+# Constructor parameters that are a count of the data's symbols or classes: when only these are
+# unknown statically (`len(corpus.dictionary)`), a stand-in builds the same architecture.
+STAND_INS = {**dict.fromkeys(("vocab_size", "n_vocab", "vocab_len", "ntoken", "ntokens", "n_tokens", "num_tokens",
+                              "num_embeddings", "num_words", "n_words", "num_chars", "n_chars"), 100),
+             **dict.fromkeys(("num_classes", "n_classes", "nclass", "nclasses", "num_labels", "n_labels",
+                              "num_class", "n_class"), 10)}
+
+
+PARENT_KEYS = ("module", "class", "name", "factory", "instance", "args", "kwargs", "within", "inputs", "shape_hints")
+
+
+def _references(node: ast.ClassDef, source, resolver) -> set[str]:
+    """Classes of the tree a class body names (what its __init__ may build)."""
+    table = resolver.bindings(source)
+    out = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.Name, ast.Attribute)):
+            ref = resolver.resolve(inner, table)
+            if ref is not None and ref[0] == "class":
+                out.add(ref[1])
+    return out
+
+
+def _attach_parents(entries: list[dict], references: dict[str, set[str]]) -> None:
+    """An entry whose arguments nothing static gives is checked as a parent
+    entry builds it: a parent passed its class (`ResNet(ResidualBlock, ...)`)
+    first, else one whose class body names it. Parents may themselves be
+    built inside another (a few rounds)."""
+    for _ in range(3):
+        changed = False
+        for entry in entries:
+            if not entry.get("needs_arguments"):
+                continue
+            key = f"{entry['module']}:{entry['class']}"
+            ready = [p for p in entries if p is not entry and not p.get("needs_arguments")
+                     and p.get("class") != entry["class"]]
+            passed = [p for p in ready if f'"{key}"' in json.dumps([p.get("args"), p.get("kwargs")])]
+            named = [p for p in ready if not p.get("instance") and not p.get("factory")
+                     and key in references.get(f"{p['module']}:{p['class']}", set())]
+            parent = (passed or named or [None])[0]
+            if parent is None:
+                continue
+            entry.pop("kwargs", None)  # partial call-site values: the parent's build has them all
+            entry["within"] = {k: parent[k] for k in PARENT_KEYS if k in parent}
+            entry["arguments_from"] = f"as {parent['name']} builds it" + (
+                f" ({parent['arguments_from']})" if parent.get("arguments_from") else "")
+            if entry.pop("needs_arguments") == "optional":  # buildable alone: the parent gives it inputs
+                entry["arguments_from"] = f"inputs as {parent['name']}'s forward passes them"
+            changed = True
+        if not changed:
+            break
+    for entry in entries:
+        entry.pop("needs_arguments", None)
+
+
+def _instances(source, nn_names: set[str], hints) -> list[dict]:
+    """`G = nn.Sequential(...)` at a module's top level: an object the loader
+    builds, checked as it is."""
+    out = []
+    for node in source.tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)):
+            continue
+        callee = _dotted(node.value.func)
+        torch_layer = callee.startswith(("nn.", "torch.nn.")) or callee in nn_names
+        if not torch_layer:  # an instance of a tree class is checked through its class's call sites
+            continue
+        layer = callee.rsplit(".", 1)[-1]
+        if layer.endswith("Loss") or layer in ("Parameter", "ParameterList", "ParameterDict"):
+            continue  # a criterion or a bare parameter: nothing of the model's to compare
+        name = node.targets[0].id
+        entry = {"module": source.module, "class": callee.rsplit(".", 1)[-1], "instance": name, "name": name,
+                 "line": node.lineno, "discovered": True, "arguments_from": f"{source.rel}:{node.lineno}"}
+        if hints:
+            entry["shape_hints"] = hints
+        out.append(entry)
+    return out
 
 
 def _factories(mod: str, tree: ast.Module, module_classes: set[str], hints) -> list[dict]:

@@ -13,12 +13,15 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from ..sandbox import SandboxLimits, run_sandboxed
+from . import dependencies as deps
 from . import discover
 from .manifest import ManifestError, find_manifest, load_manifest
 from .verdict import Judge
@@ -44,6 +47,7 @@ def check_parity(
     should_stop: Callable[[], bool] | None = None,
     on_progress: Callable[[dict], None] | None = None,
     max_timeout_s: float | None = None,
+    dependencies: deps.DependencyPolicy | None = None,
 ) -> dict:
     """Check every entry point of `original_dir` against its converted cell.
 
@@ -52,6 +56,10 @@ def check_parity(
     as `<module>.<Class>.ckpt` (the .pth state as a MindSpore checkpoint).
     `should_stop` is polled while the child runs; when it returns true the
     child is killed and the entries not finished are reported as stopped.
+    With `dependencies`, what the repository declares (requirements,
+    pyproject, setup.cfg/setup.py) is installed, wheels only, into a cached
+    read-only layer on the box's path; the report's "dependencies" says what
+    was installed, refused and why.
     A manifest's per-entry `timeout` is honoured up to `max_timeout_s`
     (default: `timeout_s`, the caller's limit). Never raises for problems in
     user code; they become entry points with status "error". `on_progress`
@@ -63,7 +71,7 @@ def check_parity(
         [(Path(original_dir), Path(converted_dir) if converted_dir else None, manifest)],
         device=device, timeout_s=timeout_s, memory_mb=memory_mb, loss_steps=loss_steps,
         checkpoint_dir=checkpoint_dir, should_stop=should_stop, on_progress=on_progress,
-        max_timeout_s=max_timeout_s,
+        max_timeout_s=max_timeout_s, dependencies=dependencies,
     )[0]
 
 
@@ -78,6 +86,7 @@ def check_parity_many(
     should_stop: Callable[[], bool] | None = None,
     on_progress: Callable[[dict], None] | None = None,
     max_timeout_s: float | None = None,
+    dependencies: deps.DependencyPolicy | None = None,
 ) -> list[dict]:
     """Several (original, converted, manifest) checks: one report per tree, in order."""
     if device not in DEVICES:
@@ -99,16 +108,18 @@ def check_parity_many(
         except (ManifestError, OSError, RuntimeError) as exc:
             report["error"] = str(exc)
             continue
+        site_paths = _dependency_layer(original, dependencies, report)
         layer_map = _layer_map(converted)
         for entry in entries:
             job = dict(entry, key=f"{index}:{len(jobs)}", original_dir=str(original), converted_dir=str(converted),
-                       device=device, layer_map=layer_map.get(entry["module"], {}).get(entry["class"], []))
+                       device=device, layer_map=layer_map.get(discover.dotted(entry["module"]), {}).get(entry["class"], []),
+                       site_paths=site_paths)
             job.setdefault("loss_steps", loss_steps)
             if checkpoint_dir is not None:
                 # The child is told only that a checkpoint is wanted; the path is the parent's.
                 Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
                 job["checkpoint"] = True
-                job["checkpoint_path"] = str(Path(checkpoint_dir).resolve() / f"{entry['module']}.{entry['class']}.ckpt")
+                job["checkpoint_path"] = str(Path(checkpoint_dir).resolve() / _checkpoint_name(entry))
             jobs.append((report, job))
     tell = on_progress or (lambda event: None)
     tell({"event": "planned", "entries": [_label(job) for _, job in jobs]})
@@ -119,6 +130,27 @@ def check_parity_many(
         for path in cleanup:
             shutil.rmtree(path.parent, ignore_errors=True)
     return reports
+
+
+def _checkpoint_name(entry: dict) -> str:
+    """`<module>.<Class>.ckpt` in the outbox's allowed characters (a module
+    named by file path, `01-basics/cnn/main.py`, has slashes and maybe spaces)."""
+    name = re.sub(r"[^A-Za-z0-9_.\-]", "_", f"{discover.dotted(entry['module'])}.{entry['class']}")
+    return re.sub(r"^[^A-Za-z0-9_]+", "", name)[:190] + ".ckpt"
+
+
+def _dependency_layer(original: Path, policy: deps.DependencyPolicy | None, report: dict) -> list[str]:
+    """The folder of installed dependencies the box adds to the child's path
+    (none without a policy); the report says what went in and what did not."""
+    if policy is None:
+        return []
+    try:
+        layer = deps.build_layer(original, policy)
+    except (OSError, subprocess.SubprocessError) as exc:
+        report["dependencies"] = {"error": f"the dependency layer could not be built: {exc}"}
+        return []
+    report["dependencies"] = layer.to_dict()
+    return [str(layer.path)] if layer.path else []
 
 
 def _entries(original: Path, manifest: Path | None) -> tuple[list[dict], str]:
@@ -206,16 +238,19 @@ def _run_one(job: dict, *, device: str, timeout_s: float, memory_mb: int, thread
         elif event == "partial":
             seen["partial"] = record  # the last one wins; only the last is kept
 
-    child_job = {k: v for k, v in job.items() if k != "checkpoint_path"}  # no host path enters the box
+    # No host path the box does not need enters it: the checkpoint's target and the layer are the parent's.
+    child_job = {k: v for k, v in job.items() if k not in ("checkpoint_path", "site_paths")}
     limits = SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb, threads=threads,
                            cpu_s=int(timeout_s * threads * 2),
                            address_space_mb=ACCELERATOR_ADDRESS_SPACE_MB if device != "cpu" else None)
     outputs = {"checkpoint": job["checkpoint_path"]} if job.get("checkpoint_path") else {}
-    # The box sees only the two trees (read-only); the checkpoint comes back through the channel.
+    # The box sees only the two trees and the dependency layer (read-only, the layer on the child's
+    # path); the checkpoint comes back through the channel.
+    site_paths = sorted(set(job.get("site_paths") or []))
     outcome = run_sandboxed(
         RUNNER, {"device": device, "threads": threads, "job": child_job}, limits=limits, should_stop=should_stop,
-        device=device, read_only=sorted({job["original_dir"], job["converted_dir"]}), outputs=outputs,
-        on_record=on_record)
+        device=device, read_only=sorted({job["original_dir"], job["converted_dir"], *site_paths}),
+        sys_path=site_paths, outputs=outputs, on_record=on_record)
     if outcome.stopped:
         return _finish(job, {"status": "skipped", "reason": "the check was stopped before it finished"},
                        device), outcome
@@ -288,5 +323,8 @@ def _finish(job: dict, result: dict, device: str) -> dict:
     }
     entry.update({k: v for k, v in result.items() if k not in entry})
     # How the entry was built: the report says where its arguments came from.
-    entry.update({k: job[k] for k in ("factory", "args", "kwargs", "arguments_from", "timeout") if k in job})
+    entry.update({k: job[k] for k in ("factory", "instance", "args", "kwargs", "arguments_from", "timeout")
+                  if k in job})
+    if job.get("within"):
+        entry["built_inside"] = job["within"].get("name") or job["within"].get("class")
     return entry

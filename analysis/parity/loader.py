@@ -18,6 +18,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import re
 import sys
 import types
 from pathlib import Path
@@ -140,12 +141,32 @@ def _mark_broken(roots: list[str], finder: _StubFinder) -> None:
             finder.broken.add(root)
 
 
+def is_file_module(module: str) -> bool:
+    """A module named by its file ("1-1.Basics/model.py"): what discovery and
+    manifests use where a folder or file name is not a Python identifier."""
+    return module.endswith(".py") or "/" in module
+
+
 def module_file(tree: Path, module: str) -> Path | None:
+    if is_file_module(module):
+        candidate = tree / module
+        if ".." in Path(module).parts or not candidate.is_file():
+            return None
+        return candidate
     base = tree.joinpath(*module.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
             return candidate
     return None
+
+
+def import_name(module: str) -> str:
+    """The sys.modules name a module is loaded under: its dotted name, or for
+    a file-named module one that no library or sibling import can collide
+    with (its stem may be `copy`, `types`, `model`...)."""
+    if not is_file_module(module) and all(part.isidentifier() for part in module.split(".")):
+        return module
+    return "_parity_file_" + re.sub(r"\W", "_", module)
 
 
 def _local_roots(tree: Path, script_dir: Path) -> set[str]:
@@ -234,15 +255,19 @@ def load(tree: str, module: str, name: str) -> tuple[object, dict]:
     try:
         if path is not None:
             _mark_broken(_third_party_roots(path, finder.local_roots), finder)
-        if "." in module:
+        name_here = import_name(module)
+        if "." in module and name_here == module:
             importlib.import_module(module.rsplit(".", 1)[0])  # parent packages, for relative imports
-        mod = sys.modules.get(module)
+        mod = sys.modules.get(name_here)
         if mod is None and path is not None:
             spec = importlib.util.spec_from_file_location(
-                module, path, submodule_search_locations=[str(path.parent)] if path.name == "__init__.py" else None)
+                name_here, path,
+                submodule_search_locations=[str(path.parent)] if path.name == "__init__.py" else None)
             mod = importlib.util.module_from_spec(spec)
-            sys.modules[module] = mod
+            sys.modules[name_here] = mod
             _exec_trimmed(mod, path, notes)
+        elif mod is None and is_file_module(module):
+            raise ImportError(f"no file {module} in the tree")
         elif mod is None:
             mod = importlib.import_module(module)
         found = getattr(mod, name, None)

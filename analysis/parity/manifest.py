@@ -6,6 +6,8 @@
     # An argument may be a class of the tree or an object built first, nested freely:
     #   kwargs = { block = { class = "models.resnet:BasicBlock" },
     #              config = { call = "model:GPTConfig", kwargs = { n_layer = 2, n_embd = 64 } } }
+    # instance = "train.py:G" checks a module-level object (`G = nn.Sequential(...)`) as it is
+    # a module may be named by its file where a folder is not an identifier: class = "1-1.Basics/model.py:Net"
     # factory = "models.resnet:ResNet18" builds the module by calling that function instead
     #   (class = the class it returns, for the converter's layer map; optional)
     timeout = 600                        # seconds for this entry (default: the run's)
@@ -66,7 +68,10 @@ def load_manifest(path: Path) -> list[dict]:
     raw = data.get("entry") or data.get("parity", {}).get("entry") or []
     entries = []
     for index, item in enumerate(raw):
-        target = item.get("factory") or item.get("class", "")
+        left = _placeholders(item)
+        if left:
+            raise ManifestError(f"entry {index}: replace {PLACEHOLDER} in {', '.join(left)} (a hint's value to fill in)")
+        target = item.get("factory") or item.get("instance") or item.get("class", "")
         module, cls = split_target(target)
         if not module or not cls:
             raise ManifestError(f"entry {index}: 'class' (or 'factory') must look like 'package.module:Name', "
@@ -81,6 +86,9 @@ def load_manifest(path: Path) -> list[dict]:
             entry["name"] = item.get("name", f"{factory}()")
             # The class it returns names the converter's layer map; the function's name otherwise.
             entry["class"] = split_target(item["class"])[1] or item["class"] if "class" in item else factory
+        if "instance" in item and "factory" not in item:  # a module-level object: `instance = "train.py:G"`
+            entry.update(instance=cls, name=item.get("name", cls), **{"class": split_target(item["class"])[1]
+                                                                       if "class" in item else cls})
         for spec in entry.get("inputs", []):
             _input_spec(index, spec)
         timeout = entry.get("timeout")
@@ -94,6 +102,20 @@ def load_manifest(path: Path) -> list[dict]:
             _layer_tolerance(index, entry["layer_tolerance"])
         entries.append(entry)
     return entries
+
+
+PLACEHOLDER = "FILL_IN"
+
+
+def _placeholders(value, where: str = "") -> list[str]:
+    """The keys still holding a hint's FILL_IN."""
+    if value == PLACEHOLDER:
+        return [where or "the entry"]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _placeholders(v, f"{where}.{k}" if where else str(k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _placeholders(v, f"{where}[{i}]")]
+    return []
 
 
 DTYPES = {"float32", "float64", "float16", "int64", "int32", "bool"}

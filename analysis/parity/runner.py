@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import traceback
 from pathlib import Path
 
-from . import arguments, dataset
+from . import arguments, dataset, within
 
 FILE_CHUNK = 16 << 20
 CHECKPOINT_SLOT = "checkpoint"
@@ -195,8 +196,21 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None) 
         notes: dict = {}
         entry["load_notes"] = notes
         target = job.get("factory") or job["class"]
-        torch_cls = load_class(job["original_dir"], job["module"], target, notes)
-        if job.get("factory"):
+        if job.get("within"):  # a block as its parent builds it
+            try:
+                sub, entry["within_path"], parent = within.submodule(job, job["original_dir"], load_class, notes,
+                                                                     torch.nn.Module)
+            except within.NotBuilt as exc:
+                return dict(arguments.hint_reason(job, None, f"built only inside another module, and {exc}",
+                                                  inputs=True), load_notes=notes)
+            torch_cls = _returning(sub)
+        else:
+            torch_cls = load_class(job["original_dir"], job["module"], job.get("instance") or target, notes)
+        if job.get("instance"):  # a module-level object (`G = nn.Sequential(...)`): checked as it is
+            if not isinstance(torch_cls, torch.nn.Module):
+                return {"status": "skipped", "reason": f"{job['instance']} in {job['module']} is not a torch.nn.Module"}
+            torch_cls = _returning(torch_cls)
+        if job.get("factory") or job.get("instance") or job.get("within"):
             if not callable(torch_cls):
                 return {"status": "error", "reason": f"{target} in {job['module']} is not a function"}
         elif not (isinstance(torch_cls, type) and issubclass(torch_cls, torch.nn.Module)):
@@ -207,8 +221,8 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None) 
         kwargs = arguments.resolve(job.get("kwargs", {}), job["original_dir"], load_class, notes)
         missing = arguments.unbound(torch_cls, args, kwargs)
         if missing:
-            return {"status": "skipped", "load_notes": notes,
-                    "reason": f"constructor needs arguments ({missing}); " + arguments.manifest_hint(job, torch_cls)}
+            return dict(arguments.hint_reason(job, torch_cls, f"constructor needs arguments ({missing})"),
+                        load_notes=notes)
         torch_model = torch_cls(*args, **kwargs)
         if not isinstance(torch_model, torch.nn.Module):
             return {"status": "skipped", "reason": f"{target}() returned a {type(torch_model).__name__}, "
@@ -221,20 +235,39 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None) 
             if not job.get("inputs"):
                 entry["inputs"] = dataset.input_specs(entry["dataset_batches"][0])
                 entry["input_source"] = f"dataset {spec['class']}"
+        if not entry.get("inputs") and job.get("within"):
+            phase = at("inputs")
+            entry["inputs"] = _inputs_inside(job, parent, entry["within_path"], sub, torch_device, checks, fw)
+            if entry["inputs"]:
+                entry["input_source"] = f"what {job['within']['class']}'s forward passes {entry['within_path']}"
         if not entry.get("inputs"):
             phase = at("inputs")
             specs, how = checks.infer_inputs(torch_model, torch_device, job.get("shape_hints"))
             if specs is None:
-                return {"status": "skipped", "load_notes": notes,
-                        "reason": how + "; " + arguments.manifest_hint(job, torch_cls, inputs=True)}
+                stubs = notes.get("stubbed_modules") or []
+                if stubs and not any(True for _ in torch_model.parameters()):  # built of stubs: nothing to feed
+                    return {"status": "skipped", "missing_modules": stubs, "load_notes": notes,
+                            "reason": f"{how}: the module holds no parameters, its layers come from "
+                                      f"{', '.join(stubs)}, which does not import here and was replaced by a "
+                                      f"stub; {_what_to_add(stubs)}"}
+                return dict(arguments.hint_reason(job, torch_cls, how, inputs=True, forward_of=torch_model),
+                            load_notes=notes)
             entry["inputs"], entry["input_source"] = specs, how
         phase = at("import_converted")
         try:
-            ms_cls = load_class(job["converted_dir"], job["module"], target, notes)
+            if job.get("within"):
+                ms_cls = _returning(within.submodule(job, job["converted_dir"], load_class, notes, ms.nn.Cell,
+                                                     path=entry["within_path"])[0])
+            else:
+                ms_cls = load_class(job["converted_dir"], job["module"], job.get("instance") or target, notes)
+            if job.get("instance"):
+                ms_cls = _returning(ms_cls)
+        except within.NotBuilt as exc:
+            return {"status": "error", "reason": f"converted tree: {exc}", "inputs": entry["inputs"]}
         except (ImportError, AttributeError) as exc:
             return {"status": "error", "reason": f"converted tree has no {job['module']}.{job['class']}: {exc}",
                     "inputs": entry["inputs"]}
-        if not job.get("factory") and not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
+        if not (job.get("factory") or job.get("instance") or job.get("within")) and not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
             return {"status": "error", "reason": f"converted {job['class']} is not a mindspore.nn.Cell"}
         phase = at("construct_converted")
         ms_model = ms_cls(*arguments.resolve(job.get("args", []), job["converted_dir"], load_class, notes),
@@ -246,21 +279,96 @@ def run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None) 
         if any(names):
             fw.keyword_inputs(torch_model, names, "forward")
             fw.keyword_inputs(ms_model, names, "construct")
+        if job.get("inputs"):  # given by the manifest or a call site (inference has run the forward already)
+            phase = "the original PyTorch forward"
+            failure = _original_forward_failure(torch_model, entry["inputs"], torch_device, fw)
+            if failure:
+                return {"status": "torch_fail", "inputs": entry["inputs"], "load_notes": notes,
+                        "reason": f"the original PyTorch forward fails on these inputs, before any conversion: "
+                                  f"{failure}"}
         phase = "running the checks"
         result = checks.run_entry(entry, torch_model, ms_model, torch_device=torch_device,
                                   root=Path(job["original_dir"]), progress=progress, sink=sink)
         result["load_notes"] = notes
+        if entry.get("within_path"):
+            result["within_path"] = entry["within_path"]
         return result
     except dataset.DatasetError as exc:
         return {"status": "error", "reason": f"dataset {job['dataset']['class']}: {exc}",
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
     except Exception as exc:
         stubs = (entry.get("load_notes") or {}).get("stubbed_modules")
+        missing = _stub_blamed(stubs or [], f"{exc}\n{traceback.format_exc()}")
+        if missing:  # a library that does not import here, not a conversion error: what to add is the library
+            return {"status": "skipped", "reason": f"{phase}: needs {', '.join(missing)}, which does not import "
+                                                   f"here and was replaced by a stub ({type(exc).__name__}: "
+                                                   f"{str(exc)[:200]}); {_what_to_add(missing)}",
+                    "missing_modules": missing, "load_notes": entry.get("load_notes"),
+                    "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
         hint = (f" (modules replaced by stubs because they do not import here: {', '.join(stubs)})"
                 if stubs and "stub" in f"{exc}{traceback.format_exc()}".lower() else "")
         return {"status": "error", "reason": f"{phase}: {type(exc).__name__}: {exc}{hint}",
                 "load_notes": entry.get("load_notes"),
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
+
+
+def _stub_blamed(stubs: list[str], text: str) -> list[str]:
+    """The stubbed modules an error names (a stub's class is called after its
+    module path: `torchvision.models.resnet152`), or the one stub when the
+    error mentions stubs at all."""
+    named = [s for s in stubs if re.search(rf"(?<![\w.]){re.escape(s)}\.", text)]
+    if named:
+        return named
+    return list(stubs) if len(stubs) == 1 and "stub" in text.lower() else []
+
+
+def _what_to_add(modules: list[str]) -> str:
+    from .dependencies import WORKER_OWNED
+
+    owned = [m for m in modules if m.replace("_", "-").lower() in WORKER_OWNED]
+    if owned:
+        return (f"{', '.join(owned)} belongs to the worker's own installation, which must provide one that imports "
+                "with its torch (a deployment fix)")
+    return (f"declare {', '.join(modules)} in requirements.txt or pyproject.toml so the check installs it "
+            "(with the dependency layer on), or vendor it in the tree")
+
+
+def _original_forward_failure(torch_model, specs: list, torch_device: str, fw) -> str:
+    """'' when the PyTorch model runs on the inputs in eval mode, else the
+    error: a repository whose own forward fails is not a conversion error."""
+    import torch
+
+    training = torch_model.training
+    torch_model.eval()
+    try:
+        with torch.no_grad():
+            torch_model(*fw.to_torch(fw.make_arrays(specs, 0), torch_device))
+    except PermissionError:  # a sandbox refusal is an answer, not the model's failure
+        raise
+    except Exception as exc:  # user code
+        return f"{type(exc).__name__}: {str(exc)[:300]}"
+    finally:
+        torch_model.train(training)
+    return ""
+
+
+def _inputs_inside(job: dict, parent, path: str, sub, torch_device: str, checks, fw) -> list | None:
+    """The tensors the parent's forward passes the block, from the parent's own
+    inputs (its call site's, or inferred)."""
+    parent = parent.to(torch_device)
+    specs = job["within"].get("inputs")
+    if not specs:
+        specs, _ = checks.infer_inputs(parent, torch_device, job["within"].get("shape_hints"))
+    if not specs:
+        return None
+    return within.recorded_inputs(parent, path, sub, specs, torch_device, fw)
+
+
+def _returning(obj):
+    """A module-level instance as a factory without arguments."""
+    def factory():
+        return obj
+    return factory
 
 
 def _dataset_batches(job: dict, spec: dict) -> list:

@@ -9,8 +9,9 @@ reason. A status, a reason or a first diverging layer written by the child
 is never read: those keys are dropped from what it sent, and a result that
 does not follow the schema is an error, never a pass.
 
-The child may still declare an entry "skipped" or "error" (its model would
-not import or build): that can only lower a verdict.
+The child may still declare an entry "skipped", "error" or "torch_fail"
+(its model would not import or build; the original PyTorch forward fails on
+the given inputs): that can only lower a verdict, never make one a pass.
 """
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ import math
 import numpy as np
 
 from . import tables
-from .compare import Tolerances, metrics, output_figures, summary
+from .compare import Tolerances, metrics, output_figures, spec_text, summary
 
 ROOT_LAYER = "(root)"  # how the report names the entry module's own forward
 MAX_PAIRS = 100_000  # per entry: far above any real model's layer calls, gradients and state
-CHILD_OUTCOMES = ("skipped", "error")
+CHILD_OUTCOMES = ("skipped", "error", "torch_fail")
 JUDGED_KEYS = ("status", "reason", "first_diverging_layer", "metrics", "metrics_train")
 REQUIRED = {"inputs": list, "layers": list, "outputs": list, "weights": dict, "config_mismatches": list}
 ROLES = {"output", "layer", "input", "gradient", "input_gradient", "state"}
@@ -96,7 +97,9 @@ class Judge:
         layer = record.get("layer") if isinstance(record.get("layer"), str) else None
         kind = str(record.get("kind") or "")[:200]
         atol, rtol, used = self._tolerance(role, kind, reference.dtype, layer)
-        row = metrics(reference, candidate, atol, rtol, noise)
+        # The noise band catches what an op's generic floor hides; a tolerance a person set in the
+        # manifest is the difference they accept, so it is not second-guessed by the band.
+        row = metrics(reference, candidate, atol, rtol, noise, band_check=used.get("source") != "manifest")
         row["tolerance"] = used
         self.rows[number] = row
         if record.get("figures") is True and not self.figures:
@@ -260,7 +263,7 @@ def curve_description(curve: dict) -> str:
     batches, opt = curve.get("batches") or {}, (curve.get("optimizer") or {}).get("torch") or {}
     data = (f"{batches.get('count')} batches of {batches.get('batch_size')} from {batches.get('class')}"
             if batches.get("source") == "dataset" else f"{batches.get('count')} random batches of shape "
-            f"{', '.join(str(s.get('shape')) for s in batches.get('spec') or [] if isinstance(s, dict))}")
+            f"{', '.join(spec_text(s) for s in batches.get('spec') or [] if isinstance(s, dict))}")
     opt_text = str(opt.get("name", "SGD")) + "(" + ", ".join(f"{k}={v}" for k, v in opt.items() if k != "name") + ")"
     sched = (curve.get("optimizer") or {}).get("scheduler")
     sched_text = f", {sched.get('name')} schedule" if isinstance(sched, dict) else ""

@@ -148,13 +148,17 @@ def _parity_required(outcomes: dict, threshold: float, stage_error: str) -> dict
     checked = [s for s in outcomes.values() if s != ParityResult.Status.SKIPPED]
     passed = sum(1 for s in checked if s == ParityResult.Status.PASS)
     errored = sum(1 for s in checked if s == ParityResult.Status.ERROR)
+    # The original's own forward failing on its inputs (torch_fail) proves nothing either: counted like an error.
+    torch_failed = sum(1 for s in checked if s == ParityResult.Status.TORCH_FAIL)
     if not checked:
         why = f" ({stage_error})" if stage_error else ""
         return _check("parity_pass_rate", False, f"no entry point was checked for parity{why}; "
                       f"the gate requires a pass rate of at least {threshold:.0%}", None, threshold)
     rate = passed / len(checked)
     ok = rate >= threshold
-    errors = f", {errored} of them errored (counted as failing)" if errored else ""
+    said = ([f"{errored} of them errored"] if errored else []) + \
+        ([f"{torch_failed} failed in PyTorch itself"] if torch_failed else [])
+    errors = f", {' and '.join(said)} (counted as failing)" if said else ""
     return _check("parity_pass_rate", ok, f"parity pass rate {passed}/{len(checked)} = {rate:.0%}{errors}; "
                   f"at least {threshold:.0%} required", rate, threshold)
 

@@ -203,6 +203,8 @@ class ParityResult(models.Model):
         FAIL = "fail", "Fail"
         SKIPPED = "skipped", "Skipped"
         ERROR = "error", "Error"
+        # The original PyTorch forward fails on the inputs given: checked, proves nothing, counted like an error.
+        TORCH_FAIL = "torch_fail", "PyTorch fails"
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="parity_results")
     name = models.CharField(max_length=255)  # class name

@@ -7,6 +7,7 @@ never duplicates results.
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import shutil
 from pathlib import Path
@@ -403,6 +404,7 @@ def _use_team_conversion(*, run: Run, files: dict[str, SourceFile], dst: Path) -
 def run_parity(*, run_id: int) -> None:
     """Check the converted cells against the PyTorch modules in a sandboxed child."""
     from analysis.parity import check_parity
+    from analysis.parity.dependencies import DependencyPolicy
 
     from .live import ParityProgress
 
@@ -419,6 +421,7 @@ def run_parity(*, run_id: int) -> None:
         memory_mb=settings.PORTING_PARITY_MEMORY_MB,
         loss_steps=settings.PORTING_PARITY_LOSS_STEPS,
         checkpoint_dir=storage.checkpoint_dir(run_id),
+        dependencies=DependencyPolicy.from_env({**os.environ, "PORTING_DEPS_CACHE": settings.PORTING_DEPS_CACHE}),
         # Seen within a second whatever the broker (revoke needs one that can broadcast).
         should_stop=lambda: Run.objects.filter(pk=run_id, status=Run.Status.CANCELLED).exists(),
         on_progress=ParityProgress(run_id),

@@ -84,7 +84,7 @@ def run_junit_xml(*, run: Run, gate=None) -> bytes:
         if result.status == ParityResult.Status.FAIL:
             counts["failures"] += 1
             ET.SubElement(case, "failure", message=result.reason or "outputs differ", type="parity").text = detail
-        elif result.status == ParityResult.Status.ERROR:
+        elif result.status in (ParityResult.Status.ERROR, ParityResult.Status.TORCH_FAIL):
             counts["errors"] += 1
             ET.SubElement(case, "error", message=result.reason or "the check crashed", type="parity").text = detail
         elif result.status == ParityResult.Status.SKIPPED:

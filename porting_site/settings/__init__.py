@@ -135,6 +135,12 @@ PORTING_ANALYSIS_BATCH_FILES = envint("PORTING_ANALYSIS_BATCH_FILES", 200)
 PORTING_PARITY_TIMEOUT_S = envint("PORTING_PARITY_TIMEOUT_S", 600)
 PORTING_PARITY_MEMORY_MB = envint("PORTING_PARITY_MEMORY_MB", 6144)
 PORTING_PARITY_LOSS_STEPS = envint("PORTING_PARITY_LOSS_STEPS", 20)
+# Declared dependencies of an upload, wheels only, in cached read-only layers the parity
+# box mounts (analysis/parity/dependencies.py). Off unless the site opts in by setting
+# PORTING_DEPS_CACHE (a folder): otherwise an upload's requirements.txt would make the
+# worker fetch from PyPI. PORTING_DEPS_WHEELHOUSE for offline sites, PORTING_DEPS_ALLOW /
+# _DENY (names, comma-separated), PORTING_DEPS_MAX_MB (all wheels of one project).
+PORTING_DEPS_CACHE = envstr("PORTING_DEPS_CACHE", "")
 
 # --- REST API (porting_site.api, porting_site.gates) --------------------------------
 # Token (CI) and session (browser) auth; every lookup is team-scoped in the

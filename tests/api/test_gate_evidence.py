@@ -40,6 +40,26 @@ def test_every_entry_errored_fails_a_gate_that_requires_parity(world):
     assert gate_evaluate(run=run, force=True).status == RunGate.Status.FAILED
 
 
+def test_a_failing_original_forward_counts_like_an_error(world, client):
+    gate_policy_update(project=world.project, min_parity_pass_rate=0.5, max_new_errors=None)
+    run = make_run(world.project, world.admin, {}, parity=[
+        dict(name="Net", module="pkg.net", status="pass"),
+        dict(name="Rnn", module="pkg.rnn", status="torch_fail", reason="the original PyTorch forward fails"),
+        dict(name="Big", module="pkg.big", status="error", reason="over the memory ceiling")])
+    gate = gate_evaluate(run=run)
+    check = checks_of(gate)["parity_pass_rate"]
+    assert check["message"].startswith("parity pass rate 1/3 = 33%, 1 of them errored and 1 failed in PyTorch "
+                                       "itself (counted as failing)")
+    assert gate.status == RunGate.Status.FAILED
+    suite = ET.fromstring(run_junit_xml(run=run)).find("testsuite[@name='parity']")
+    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("3", "2", "0")
+    # The run page: checked and not passing (1 / 3 pass), the badge styled as an error is.
+    client.login(username="alice", password=factories.PASSWORD)
+    html = client.get(reverse("projects:run", args=[run.pk])).content.decode()
+    assert '<span class="badge st-torch_fail">torch_fail</span>' in html
+    assert '<span data-figure="parity_pass">1</span> / <span data-figure="parity_total">3</span> pass' in html
+
+
 def test_nothing_checked_fails_whatever_the_threshold(world):
     gate_policy_update(project=world.project, min_parity_pass_rate=0.0, max_new_errors=None)
     skipped_only = make_run(world.project, world.admin, {}, parity=[

@@ -57,10 +57,15 @@ def test_layers_link_to_source_lines(correct_report):
     assert dropout["line"] == 13
 
 
-def test_modules_needing_arguments_are_skipped_with_reason(correct_report):
-    block = _entry(correct_report, "BasicBlock")
-    assert block["status"] == "skipped"
-    assert "constructor needs arguments" in block["reason"]
+def test_blocks_are_built_as_their_parent_builds_them(correct_report):
+    """BasicBlock's arguments come from ResNetStack's __init__ (its `width=8`
+    default): one entry per distinct call, so the strided shortcut is checked too."""
+    plain, strided = _entry(correct_report, "BasicBlock"), _entry(correct_report, "BasicBlock#2")
+    assert (plain["args"], plain["kwargs"]) == ([8, 8], {})
+    assert (strided["args"], strided["kwargs"]) == ([8, 16], {"stride": 2})
+    assert plain["arguments_from"] == strided["arguments_from"] == "models/resnet.py:33"
+    assert plain["status"] == strided["status"] == "pass"
+    assert any(layer["path"].startswith("shortcut.") for layer in strided["layers"])
 
 
 def test_transferred_weights_saved_as_mindspore_checkpoint(correct_report, checkpoints):

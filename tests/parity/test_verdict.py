@@ -68,6 +68,39 @@ def test_a_child_may_only_lower_a_verdict():
     assert judged["status"] == "skipped"
 
 
+def test_a_failing_original_forward_is_a_child_outcome_but_pass_never_is():
+    # torch_fail (the repository's own forward fails on its inputs) lowers a verdict like a skip...
+    judged = Judge({}).judge({"status": "torch_fail", "reason": "the original PyTorch forward fails"})
+    assert judged["status"] == "torch_fail" and "fails" in judged["reason"]
+    # ...but it cannot ride on measurements to avoid them being judged, and pass stays unforgeable.
+    judge = Judge({})
+    _pair(judge, 0, [1.0, 2.0], [2.0, 4.0])
+    assert judge.judge(_result(status="torch_fail"))["status"] == "fail"
+    assert Judge({}).judge({"status": "pass", "reason": ""})["status"] == "error"
+
+
+def test_the_judge_uses_the_noise_band_within_an_ops_floor():
+    # Inside LayerNorm's loose floor, yet hundreds of float64 noise bands off: the parent fails it.
+    judge = Judge({})
+    t = np.linspace(-1.0, 1.0, 64, dtype=np.float32)
+    m = t + np.float32(5e-5)  # under LayerNorm atol 1e-4: within its floor everywhere
+    meta = {"shape": [64], "dtype": "float32", "sampled": False, "stats": {}}
+    judge.pair({"event": "pair", "id": 0, "role": "output", "kind": "output", "layer": None, "noise": 1e-8,
+                "torch": meta, "mindspore": meta}, {"torch": t, "mindspore": m})
+    judge.pair({"event": "pair", "id": 1, "role": "layer", "kind": "LayerNorm", "layer": "norm", "noise": 1e-8,
+                "torch": meta, "mindspore": meta}, {"torch": t, "mindspore": m})
+    judged = judge.judge(_result(layers=[{"path": "norm", "call": 0, "out": 1}], layer_order=["", "norm"]))
+    layer = judged["layers"][0]
+    assert layer["label"] == "beyond noise band" and layer["band_ratio"] > layer["band_limit"] == 50
+    assert judged["status"] == "fail" and judged["first_diverging_layer"] == "norm"
+    # A tolerance a person wrote for that layer in the manifest is what they accept: the band stays quiet.
+    accepted = Judge({"layer_tolerance": {"norm": {"atol": 1e-4}}})
+    accepted.pair({"event": "pair", "id": 0, "role": "layer", "kind": "LayerNorm", "layer": "norm", "noise": 1e-8,
+                   "torch": meta, "mindspore": meta}, {"torch": t, "mindspore": m})
+    rows, _ = accepted._layers([{"path": "norm", "call": 0, "out": 0}])
+    assert rows[0]["status"] == "pass" and rows[0]["band_ratio"] > 50 and rows[0]["tolerance"]["source"] == "manifest"
+
+
 def test_repeated_pair_numbers_are_refused():
     judge = Judge({})
     _pair(judge, 0, [1.0], [1.0])
