@@ -11,15 +11,12 @@ from pathlib import Path
 
 from analysis.knowledge.mapping import load_mapping
 
-from .compare import difference
+from .compare import NO_KERNEL, difference
 from .generate import Call, family
 from .verdicts import (DIFFERS, FAILS, MARKED, NO_CPU_KERNEL, SEVERITY, UNTESTED, VERDICTS_PATH, VERIFIED)
 from .workers import run_all
 
 FAMILIES = ("torch", "torch.nn", "torch.nn.functional", "torch.Tensor")
-# MindSpore's words for "this kernel does not exist for this device or dtype"
-NO_KERNEL = re.compile(r"unregistered|not supported on this device|unsupported op|unsupported data type|on CPU|"
-                       r"CPU operator|kernel.*not (found|registered)", re.IGNORECASE)
 
 
 def converted_apis(target: str = "classic") -> list[str]:

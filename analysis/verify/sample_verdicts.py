@@ -86,7 +86,7 @@ def never_passed(api: str) -> str | None:
     method holds for the function too, and the other way round (torch.ormqr's samples all pass left=, which
     the converter marks; x.ormqr(...) showed MindSpore has no Ormqr kernel on CPU). Layers are left out: a
     layer failing on every sample may still work on other inputs (an RNN on batched ones)."""
-    from .run import NO_KERNEL
+    from .compare import NO_KERNEL
 
     name = api.rsplit(".", 1)[-1]
     if _SUSPENDED["value"] or (api.startswith("torch.nn.") and not api.startswith("torch.nn.functional.")

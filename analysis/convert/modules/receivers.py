@@ -91,9 +91,9 @@ def _module_cast(state, call: cst.Call, method: str) -> str:
 
 
 def _trained(state) -> set[str]:
-    from ..training.idioms import _trained as trained  # the names an optimizer of the file trains
+    from ..training.idioms import trained_names  # the names an optimizer of the file trains
 
-    return trained(state)
+    return trained_names(state)
 
 
 def _single_dtype(state, call: cst.Call) -> str | None:

@@ -281,7 +281,7 @@ class ScriptIdioms(WalkState):
             return None
         method = original.func.attr.value
         dtype = CELL_DTYPES[method]
-        if dtype == "float64" and (name in _trained(self) or _trained(self) & _doubled(self)):
+        if dtype == "float64" and (name in trained_names(self) or trained_names(self) & _doubled(self)):
             self.ctx.mark(original, rules.API_DIFF, f"torch.nn.Module.{method}",
                           "a float64 network: MindSpore's optimizers train float16/float32 parameters only; keep it "
                           "float32 or cast inputs and outputs around it")
@@ -374,7 +374,7 @@ def networks(tree: ast.Module | None, aliases: dict[str, str]) -> tuple[set[str]
     return classes, names
 
 
-def _trained(walk) -> set[str]:
+def trained_names(walk) -> set[str]:
     """Names whose .parameters() some torch.optim optimizer of the file receives."""
     cached = walk.__dict__.get("_idiom_trained")
     if cached is not None:
