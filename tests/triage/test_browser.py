@@ -42,7 +42,8 @@ def test_mark_a_finding_accepted_and_see_project_progress_change(browser, two_ru
     # A use the converter left for a person (torch.as_tensor itself is converted now).
     target = Finding.objects.get(run=second, rule_id="MS-DEVICE-ENV")
     assert target.status == "manual"
-    browser.get(reverse("projects:file", args=[second.pk, target.file_id]) + f"#F{target.pk}")
+    # with every use listed: once accepted, the finding is done and the default view hides it
+    browser.get(reverse("projects:file", args=[second.pk, target.file_id]) + f"?show=all#F{target.pk}")
     browser.find(f'#F{target.pk} a.triage-open').click()
     browser.wait_until(lambda: browser.find("#triage-dialog").get_attribute("open") is not None)
     from selenium.webdriver.support.ui import Select
