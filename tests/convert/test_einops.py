@@ -17,7 +17,8 @@ import pytest
 
 from analysis.convert import convert_source, convert_tree
 from analysis.convert.core import rules
-from analysis.convert.apis.thirdparty import row_for, table
+from analysis.convert.apis.thirdparty import row_for
+from analysis.knowledge.torch_bound import rows as table
 
 ROOT = Path(__file__).resolve().parents[2]
 GRID = Path(__file__).with_name("einops_grid.py")

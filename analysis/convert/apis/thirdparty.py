@@ -10,12 +10,10 @@
 from __future__ import annotations
 
 import ast
-import fnmatch
-import json
-from functools import lru_cache
-from pathlib import Path
 
 import libcst as cst
+
+from analysis.knowledge import torch_bound
 
 from ..core import rules
 from ..core.context import ConversionContext
@@ -24,37 +22,16 @@ from ..core.names import dotted
 from ..core.result import Unconverted
 from ..support import helpers
 
-TABLE = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "torch_bound.json"
 EINOPS_LAYERS = "einops.layers.torch"
 LAYERS = ("Rearrange", "Reduce", "EinMix")
 BACKEND = "MindSporeEinopsBackend"
 
 
-@lru_cache(maxsize=1)
-def table() -> tuple[dict, ...]:
-    """The rows of torch_bound.json, longest module prefix first (the most specific row wins)."""
-    rows = json.loads(TABLE.read_text(encoding="utf-8"))["packages"]
-    return tuple(sorted(rows, key=lambda row: -len(row["module"])))
-
-
-@lru_cache(maxsize=1)
-def patterns() -> tuple[dict, ...]:
-    """The table's name patterns (mylib.layers.torch, foo_pytorch) for packages no row names."""
-    return tuple(json.loads(TABLE.read_text(encoding="utf-8")).get("patterns", ()))
-
-
 def row_for(module: str | None) -> dict | None:
-    """The table's row for an imported module (a row covers the module and its sub-modules), else the
-    first pattern its name matches (then converted is False); PyTorch's own modules have none."""
+    """The table's row for an imported module (knowledge/torch_bound.py); PyTorch's own modules have none."""
     if not module or is_torch(module) and not module.startswith("einops."):
         return None
-    for row in table():
-        if module == row["module"] or module.startswith(row["module"] + "."):
-            return row
-    for row in patterns():
-        if fnmatch.fnmatchcase(module, row["pattern"]):
-            return {"module": module, "what": row["what"], "todo": row["todo"], "converted": False}
-    return None
+    return torch_bound.row_for(module)
 
 
 # -- einops ---------------------------------------------------------------------------------------
