@@ -1151,32 +1151,31 @@ def min_all(input):
     return extreme_all(input, False)
 
 
-def median_all(input):
-    """torch.median(input) / input.median(): the lower of the two middle elements of the flattened
-    input (NaN if it holds one), a 0-d tensor; MindSpore's median works along an axis and returns
-    (values, indices). Types the Median kernel lacks go through a wider one (the result is one of
-    the elements, so it is exact). Anything that is no MindSpore tensor keeps its own median()."""
+def middle_all(input, skip_nan):
+    """The lower of the two middle elements of the flattened input as a 0-d tensor, as torch.median(input)
+    gives it (NaN if it holds one) or, with skip_nan, torch.nanmedian(input) (NaN only when every element
+    is NaN); MindSpore's median works along an axis and returns (values, indices). Types the kernel lacks
+    go through a wider one (the result is one of the elements, so it is exact). Anything that is no
+    MindSpore tensor keeps its own median()/nanmedian()."""
     if not isinstance(input, mindspore.Tensor):
-        return input.median()
+        return input.nanmedian() if skip_nan else input.median()
+    reduce = ops.nanmedian if skip_nan else ops.median
     flat = input.reshape(-1)
     wider = {mindspore.float16: mindspore.float32, mindspore.bfloat16: mindspore.float32,
              mindspore.int8: mindspore.int16, mindspore.uint8: mindspore.int16}.get(flat.dtype)
     if wider is not None:
-        return ops.median(flat.astype(wider), 0)[0].astype(flat.dtype)
-    return ops.median(flat, 0)[0]
+        return reduce(flat.astype(wider), 0)[0].astype(flat.dtype)
+    return reduce(flat, 0)[0]
+
+
+def median_all(input):
+    """torch.median(input) / input.median() (middle_all)."""
+    return middle_all(input, False)
 
 
 def nanmedian_all(input):
-    """torch.nanmedian(input) / input.nanmedian(): as median_all with NaN left out (NaN only when
-    every element is NaN). Anything that is no MindSpore tensor keeps its own nanmedian()."""
-    if not isinstance(input, mindspore.Tensor):
-        return input.nanmedian()
-    flat = input.reshape(-1)
-    wider = {mindspore.float16: mindspore.float32, mindspore.bfloat16: mindspore.float32,
-             mindspore.int8: mindspore.int16, mindspore.uint8: mindspore.int16}.get(flat.dtype)
-    if wider is not None:
-        return ops.nanmedian(flat.astype(wider), 0)[0].astype(flat.dtype)
-    return ops.nanmedian(flat, 0)[0]
+    """torch.nanmedian(input) / input.nanmedian(): NaN left out (middle_all)."""
+    return middle_all(input, True)
 
 
 def copysign(input, other):
