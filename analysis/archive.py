@@ -26,6 +26,10 @@ class ArchiveError(ValueError):
     """The archive is malformed or breaks a safety rule; the message says which."""
 
 
+class ArchiveTooLarge(ArchiveError):
+    """The archive is over a size limit (files, bytes, compression ratio): refused wherever it is seen."""
+
+
 @dataclass(frozen=True)
 class Limits:
     max_files: int = 50_000
@@ -133,8 +137,7 @@ def unpack_archive(archive: Path, dest: Path, limits: Limits = Limits()) -> list
             if key.casefold() in seen:
                 raise ArchiveError(f"the archive contains {name!r} twice")
             seen.add(key.casefold())
-            if len(seen) > limits.max_files:
-                raise ArchiveError(f"the archive holds more than {limits.max_files} files")
+            _check_file_count(len(seen), limits)
             target = (root / key).resolve()
             if root not in target.parents:
                 raise ArchiveError(f"entry would be written outside the run directory: {name!r}")
@@ -147,15 +150,7 @@ def unpack_archive(archive: Path, dest: Path, limits: Limits = Limits()) -> list
             with source, open(target, "wb") as out:
                 while chunk := source.read(CHUNK):
                     total += len(chunk)
-                    if total > limits.max_total_bytes:
-                        raise ArchiveError(
-                            f"the archive unpacks to more than {limits.max_total_bytes // (1024 * 1024)} MiB"
-                        )
-                    if total > max(archive_bytes, 64 * 1024) * limits.max_ratio:
-                        raise ArchiveError(
-                            "the archive's compression ratio is over "
-                            f"{limits.max_ratio}:1; this looks like an archive bomb"
-                        )
+                    _check_unpacked_size(total, archive_bytes, limits)
                     out.write(chunk)
             written.append(key)
         if not written:
@@ -171,6 +166,19 @@ def unpack_archive(archive: Path, dest: Path, limits: Limits = Limits()) -> list
         shutil.rmtree(dest, ignore_errors=True)
         raise
     return sorted(written)
+
+
+def _check_file_count(count: int, limits: Limits) -> None:
+    if count > limits.max_files:
+        raise ArchiveTooLarge(f"the archive holds more than {limits.max_files} files")
+
+
+def _check_unpacked_size(total: int, archive_bytes: int, limits: Limits) -> None:
+    if total > limits.max_total_bytes:
+        raise ArchiveTooLarge(f"the archive unpacks to more than {limits.max_total_bytes // (1024 * 1024)} MiB")
+    if total > max(archive_bytes, 64 * 1024) * limits.max_ratio:
+        raise ArchiveTooLarge(f"the archive's compression ratio is over {limits.max_ratio}:1; "
+                              "this looks like an archive bomb")
 
 
 def _strip_single_folder(root: Path, written: list[str]) -> list[str]:
@@ -189,15 +197,24 @@ def _strip_single_folder(root: Path, written: list[str]) -> list[str]:
     return [path.split("/", 1)[1] for path in written]
 
 
-def file_names(archive) -> list[str]:
+def file_names(archive, limits: Limits = Limits()) -> list[str]:
     """The names of the archive's regular files, read from its directory without unpacking.
 
     For a check at upload time (an empty archive, no Python in it); the full
-    safety checks happen when the worker unpacks. ArchiveError when unreadable.
+    safety checks happen when the worker unpacks. ArchiveError when unreadable;
+    ArchiveTooLarge as soon as the declared sizes pass the unpack limits, so a
+    bomb costs the web process no more than the limit's worth of decompression
+    (a .tar.gz has no directory: listing it means inflating it up to there).
     """
     names = []
+    archive_bytes = _size_of(archive)
+    declared = entries = 0
     try:
-        for name, kind, _size, _open in _open_members(archive):
+        for name, kind, size, _open in _open_members(archive):
+            entries += kind != "dir"
+            _check_file_count(entries, limits)
+            declared += max(size or 0, 0)
+            _check_unpacked_size(declared, archive_bytes, limits)
             if kind == "file":
                 names.append(_readable_name(name))
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, RuntimeError) as exc:
@@ -206,6 +223,15 @@ def file_names(archive) -> list[str]:
         if not isinstance(archive, (str, os.PathLike)):
             archive.seek(0)
     return names
+
+
+def _size_of(archive) -> int:
+    if isinstance(archive, (str, os.PathLike)):
+        return os.stat(archive).st_size
+    archive.seek(0, os.SEEK_END)
+    size = archive.tell()
+    archive.seek(0)
+    return size
 
 
 def pack_tree(root: Path, prefix: str = "") -> bytes:

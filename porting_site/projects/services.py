@@ -20,7 +20,7 @@ from django.db.models.functions import Least
 from django.utils import timezone
 from django.utils.text import slugify
 
-from analysis.archive import ArchiveError, Limits, file_names, unpack_archive
+from analysis.archive import ArchiveError, ArchiveTooLarge, Limits, file_names, unpack_archive
 from analysis.knowledge import KNOWLEDGE_BASE_VERSION
 from porting_site.accounts.models import Team
 
@@ -101,7 +101,9 @@ def archive_contents_problem(archive) -> str:
     archive whose directory cannot be read is let through: unpacking reports it.
     """
     try:
-        names = file_names(archive)
+        names = file_names(archive, _unpack_limits())
+    except ArchiveTooLarge as exc:  # a bomb is refused here, before the worker inflates it again
+        return str(exc)
     except ArchiveError:
         return ""
     if not names:

@@ -191,6 +191,21 @@ def test_an_upload_with_nothing_to_analyse_is_refused_by_form_and_api(world, cli
     assert Run.objects.count() == before
 
 
+def test_an_archive_bomb_is_refused_at_upload(world, client, settings):
+    """Refused by the upload check itself (the web process stops inflating at the limit), with the
+    message the worker would have given, and nothing stored."""
+    settings.PORTING_MAX_UNPACKED_BYTES = 8 * 1024 * 1024
+    files = {f"repo/zeros{i}.bin": bytes(4 * 1024 * 1024) for i in range(8)} | {"repo/model.py": b"import torch\n"}
+    before = Run.objects.count()
+    client.login(username="alice", password=factories.PASSWORD)
+    url = reverse("projects:detail", args=[world.team.slug, world.project.slug])
+    response = client.post(url, {"archive": factories.upload("bomb.tar.gz", _tar_gz(files)), "target": "classic",
+                                 "ms_version": "2.10", "device": "cpu"}, HTTP_X_REQUESTED_WITH="XMLHttpRequest")
+    assert response.status_code == 400
+    assert "unpacks to more than 8 MiB" in response.json()["errors"]["archive"][0]
+    assert Run.objects.count() == before
+
+
 def test_a_run_without_python_fails_at_unpack_and_fails_the_gate(world):
     """A run created past the upload check (an older client, a direct service call) still fails clearly."""
     run = make_run(world.project, world.admin, {}, status=Run.Status.RUNNING)

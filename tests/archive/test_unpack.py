@@ -111,3 +111,20 @@ def test_archive_without_files_is_rejected(tmp_path):
         unpack_archive(write(tmp_path, "e.tar.gz", tar_with([(folder, None)])), tmp_path / "out")
 
 
+
+
+def test_the_upload_listing_stops_at_the_unpack_limits():
+    """A .tar.gz has no directory: listing it inflates it. The listing stops as soon as the declared sizes
+    pass a limit, so a bomb costs the web process at most the limit's worth of inflating."""
+    from analysis.archive import ArchiveTooLarge, file_names
+
+    members = [file_info(f"zeros{i}.bin", bytes(4 * 1024 * 1024)) for i in range(40)]  # 160 MiB in ~160 KiB
+    upload = io.BytesIO(tar_with(members + [file_info("model.py", b"import torch\n")]))
+    with pytest.raises(ArchiveTooLarge, match="unpacks to more than 10 MiB"):
+        file_names(upload, Limits(max_total_bytes=10 * 1024 * 1024))
+    assert upload.tell() == 0  # left at its start for the storage to save
+    with pytest.raises(ArchiveTooLarge, match="archive bomb"):
+        file_names(upload, Limits(max_ratio=50))
+    with pytest.raises(ArchiveTooLarge, match="more than 3 files"):
+        file_names(upload, Limits(max_files=3))
+    assert file_names(upload, Limits(max_ratio=10_000))[-1] == "model.py"  # under the limits: listed whole
