@@ -8,6 +8,7 @@ import re
 import libcst as cst
 
 from analysis.scan.guard import source_problem
+from analysis.scan.model_transforms import may_import_transforms
 from analysis.scan.receivers import foreign_table
 from analysis.scan.scanner import DATASET_ATTRS
 
@@ -42,14 +43,16 @@ def unified_diff(before: str, after: str, path: str) -> str:
 
 def convert_source(
     source: str, *, path: str = "<string>", target: str = "classic", ms_version: str = "2.4",
-    support: str | None = None,
+    support: str | None = None, module: cst.Module | None = None,
 ) -> ConversionResult:
     """Convert one PyTorch source file to MindSpore.
 
     support: the module the text imports its helpers from (`ms_support`, or `..ms_support` inside a
     package; the caller writes it, see support/helpers.py); None writes them into the text, which then
-    stands alone. The result's text always parses: a file that does not parse, or that the
-    converter fails on, comes back unchanged with one unconverted item saying so."""
+    stands alone. module: libcst's parse of this same text, when the caller has one (the analyzer's:
+    libcst's parse is the largest single cost of a file, so analysis and conversion share it). The
+    result's text always parses: a file that does not parse, or that the converter fails on, comes
+    back unchanged with one unconverted item saying so."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
     problem = source_problem(source)  # deep nesting crashes libcst's native parser: never hand it such a file
@@ -58,7 +61,7 @@ def convert_source(
     if "torch" not in source and "einops" not in source and _compiles(source, path):
         return ConversionResult(path=path, text=source, diff="")  # nothing to convert: no torch import
     try:
-        module = cst.parse_module(source)
+        module = module if module is not None else cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         return _unchanged(source, path, exc.raw_line, f"the file does not parse ({exc.message}); fix the syntax first",
                           parse_error=str(exc).splitlines()[0] if str(exc) else "syntax error")
@@ -69,6 +72,7 @@ def convert_source(
         return ConversionResult(path=path, text=source, diff="")  # (einops alone: its MindSpore backend)
     ctx = ConversionContext.create(target=target, ms_version=ms_version, aliases=aliases, support=support)
     ctx.uses_scheduler = "lr_scheduler" in source
+    ctx.transforms_imported = may_import_transforms(aliases)
     ctx.foreign = foreign_table(module)  # the analyzer reads the same table: a non-torch call is left alone on both sides
     hot: set[str] = set()
     if "datasets" in source:  # train_data.train_data on a torchvision dataset is marked (calls.leave_Attribute)

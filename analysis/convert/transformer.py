@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from analysis.scan.model_transforms import ACTION, LAYER_CONTAINERS, is_transform
+
 from .apis import partials
 from .apis.functional import provided
 from .calls import CallRewrites
+from .core import rules
 from .core.codegen import verbatim
+from .core.names import resolve
 from .modules.assignments import AssignmentBindings
 from .modules.cells import CellRewrites
 from .modules.layermap import LayerMap
@@ -156,6 +160,26 @@ class Converter(ScriptIdioms, ParameterNames, CellRewrites, CallRewrites, LayerM
                     and inner.func.attr.value in ("cpu", "detach") and not inner.args:
                 self.folded.add(id(inner))
                 inner = inner.func.value
+        if self.ctx.transforms_imported:
+            self._network_part(node)
+
+    def _network_part(self, node: cst.Call) -> None:
+        """A torchvision transform inside a layer container's arguments or a Cell's class is part of a
+        network: marked, as the analyzer reports it (scan/model_transforms.py)."""
+        qualified = resolve(node.func, self.ctx.aliases)
+        if qualified in LAYER_CONTAINERS:
+            self.layer_calls.add(id(node))
+            self.in_layers += 1
+        elif is_transform(qualified) and (self.in_layers or self.classes and self.classes[-1][1] == "cell"):
+            self.model_transforms.add(id(node))
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if id(original) in self.layer_calls:
+            self.in_layers -= 1
+        if id(original) in self.model_transforms:
+            self.ctx.mark(original, rules.TRANSFORM_IN_MODEL, resolve(original.func, self.ctx.aliases), ACTION)
+            return updated
+        return super().leave_Call(original, updated)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         self.grad_items.add(id(node.item))

@@ -14,11 +14,12 @@ import os
 import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Mapping
 from pathlib import Path
 
 from analysis.links import read_regular
 
-from .core.result import ConversionResult, TreeConversion
+from .core.result import ConversionResult, KeptConversion, TreeConversion
 from .engine import TARGETS, convert_source
 from .notebook import convert_notebook
 from .support import helpers, placement
@@ -29,11 +30,7 @@ CHUNK = 32
 
 
 def _read(path: Path) -> str:
-    data = read_regular(path)  # never through a link
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+    return source_text(read_regular(path))  # never through a link
 
 
 def _convert_batch(batch: list[tuple[str, str, str]], target: str, ms_version: str) -> list[ConversionResult]:
@@ -42,6 +39,44 @@ def _convert_batch(batch: list[tuple[str, str, str]], target: str, ms_version: s
         convert = convert_notebook if rel.endswith(".ipynb") else convert_source
         out.append(convert(_read(Path(full)), path=rel, target=target, ms_version=ms_version, support=support))
     return out
+
+
+def source_text(data: bytes) -> str:
+    """A file's text as the tree reads it (UTF-8, else Latin-1)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def support_imports(src: Path) -> dict[str, str]:
+    """Each Python file and notebook under src -> the helper import its conversion writes
+    (convert_source's `support`): what a conversion made before the tree's must have used."""
+    return {rel: spec for rel, _, spec in _plan(Path(src).resolve())[0]}
+
+
+def _plan(src: Path) -> tuple[list[tuple[str, str, str]], list[Path], set[str], str]:
+    """(rel, full path, helper import) of each file to convert, the files to copy, the package folders,
+    the support module's name."""
+    python, other = _walk(src)
+    every = [p.relative_to(src).as_posix() for p in (*python, *other)]
+    support, package_dirs = placement.module_name(every), placement.packages(every)
+    items = [(rel, str(p), placement.import_spec(rel, package_dirs, support))
+             for rel, p in ((p.relative_to(src).as_posix(), p) for p in python)]
+    return items, other, package_dirs, support
+
+
+def _take_kept(items: list[tuple[str, str, str]], kept: Mapping[str, KeptConversion], target: str,
+               ms_version: str) -> tuple[list[ConversionResult], list[tuple[str, str, str]]]:
+    """The kept conversions that fit the file as it is now, and the items left to convert."""
+    taken, left = [], []
+    for rel, full, support in items:
+        made = kept.get(rel)
+        if made is not None and made.fits(_read(Path(full)), support=support, target=target, ms_version=ms_version):
+            taken.append(made.result)
+        else:
+            left.append((rel, full, support))
+    return taken, left
 
 
 def _walk(src: Path) -> tuple[list[Path], list[Path]]:
@@ -78,11 +113,13 @@ def module_name(rel: str) -> str:
 
 def convert_tree(
     src: Path, dst: Path, *, target: str = "classic", ms_version: str = "2.4", jobs: int | None = None,
-    on_converted=None,
+    on_converted=None, kept: Mapping[str, KeptConversion] | None = None,
 ) -> TreeConversion:
     """Convert the tree at src into dst (created; existing files overwritten).
 
-    on_converted(done, total), if given, is called as batches of files finish (a live progress line)."""
+    on_converted(done, total), if given, is called as batches of files finish (a live progress line).
+    kept: conversions already made of some files (the analysis's, by relative path); each is used
+    where it fits the file, its helper import and the settings, and the rest are converted here."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
     src, dst = Path(src).resolve(), Path(dst).resolve()
@@ -91,27 +128,28 @@ def convert_tree(
     if dst == src or src in dst.parents:
         raise ValueError("the output directory must lie outside the source tree")
     started = time.perf_counter()
-    python, other = _walk(src)
+    items, other, package_dirs, support = _plan(src)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-    every = [p.relative_to(src).as_posix() for p in (*python, *other)]
-    support, package_dirs = placement.module_name(every), placement.packages(every)
-    items = [(rel, str(p), placement.import_spec(rel, package_dirs, support))
-             for rel, p in ((p.relative_to(src).as_posix(), p) for p in python)]
+    order = {item[0]: i for i, item in enumerate(items)}
+    results, items = _take_kept(items, kept or {}, target, ms_version)
+    total = len(results) + len(items)
     # Someone watching progress gets about four reports per worker, never batches over CHUNK.
     size = CHUNK if on_converted is None else max(1, min(CHUNK, -(-len(items) // (4 * max(jobs, 1)))))
     batches = [items[i:i + size] for i in range(0, len(items), size)]
-    results: list[ConversionResult] = []
     pool = _executor(jobs, len(items))
     tell = on_converted or (lambda done, total: None)
+    if results:
+        tell(len(results), total)
     if pool is None:
         for batch in batches:
             results += _convert_batch(batch, target, ms_version)
-            tell(len(results), len(items))
+            tell(len(results), total)
     else:
         with pool:
             for part in pool.map(_convert_batch, batches, [target] * len(batches), [ms_version] * len(batches)):
                 results += part
-                tell(len(results), len(items))
+                tell(len(results), total)
+    results.sort(key=lambda r: order[r.path])
     report = TreeConversion(src=str(src), dst=str(dst), target=target, files=results)
     for result in results:
         out = dst / result.path

@@ -761,6 +761,21 @@ RULES: list[dict] = [
         trigger={"events": ["dataset:attr"]}, check=None,
     ),
     dict(
+        id="MS-TRANSFORM-IN-MODEL", title="torchvision transforms used as part of a network", severity="warning",
+        status="manual", autofix=False, versions=("1.6", None), guide=TYPICAL_EN + "#data-size",
+        mindspore="mindspore.dataset.vision",
+        message="{api} is used as part of a network: MindSpore's counterparts (mindspore.dataset.vision) run in the "
+                "dataset pipeline on NumPy images, not inside a Cell, and no gradient flows through them; apply it "
+                "with dataset.map, or write it with ops in the cell",
+        explanation="torchvision's tensor transforms are modules PyTorch can put in nn.Sequential or call in forward. "
+                    "mindspore.dataset.vision operations are dataset operations: nn.SequentialCell refuses them, "
+                    "they expect HWC NumPy images, and a Cell's graph cannot contain them.",
+        example=("self.pre = nn.Sequential(T.Resize(224), T.Normalize(mean, std))",
+                 "dataset = dataset.map(operations=[vision.Resize(224), vision.Normalize(mean, std)], "
+                 "input_columns='image')"),
+        trigger={"events": ["transform:model"]}, check=None,
+    ),
+    dict(
         id="MS-GRAPH-NUMPY", title="numpy/scipy inside forward", severity="warning", status="manual", autofix=False,
         versions=("1.6", None), guide=MODEL_CELL + "#动态图与静态图", mindspore="mindspore.ops",
         message="{api} inside forward: graph mode cannot compile numpy/scipy calls, and in PyNative they cut the "

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from analysis.scan.index import ProjectIndex, is_torch_name, resolve_relative, torch_base_kind
+from analysis.scan.model_transforms import LAYER_CONTAINERS, is_transform
 from analysis.scan.receivers import ForeignTable, foreign_table, is_foreign
 from analysis.scan.thirdparty import torch_bound
 from analysis.scan.types import (
@@ -124,6 +125,7 @@ class Scanner:
         self.facts: set[str] = set()  # file-level facts rules look at (e.g. "train_mode_set")
         self.imports_torch = False
         self.tuple_bound: set[str] = set()  # names bound by unpacking a call's result
+        self.in_layers = 0  # open nn.Sequential/ModuleList/ModuleDict calls whose arguments are being read
         self._context = ""
         self.foreign: ForeignTable | None = None  # receivers that are certainly not torch (receivers.py)
         self._handlers = {
@@ -507,6 +509,8 @@ class Scanner:
             self._count_chain(func)
             self.add("api", q, anchor, node, call=True, args=args, kwargs=kwargs, context=self._context,
                      detail=_call_detail(node))
+            if is_transform(q) and (self.in_layers or (self.classes and self.classes[-1].kind == "module")):
+                self.event("transform:model", anchor, node, detail={"api": q})  # model_transforms.py
             built = (kind_of_torch_call(q) or ("",))[0]
             if built == MODULE:
                 self.facts.add("network")
@@ -533,8 +537,11 @@ class Scanner:
                 if kind is None:
                     self.event("forward:custom_class", anchor, node, detail={"class": func.value})
         prev, self._context = self._context, ""
+        layers = q in LAYER_CONTAINERS
+        self.in_layers += layers
         for arg in node.args:
             self.visit(arg)
+        self.in_layers -= layers
         self._context = prev
 
     def _method_call(self, node, func, method, anchor, args, kwargs) -> None:

@@ -7,6 +7,8 @@ import sys
 
 import libcst as cst
 
+from typing import TYPE_CHECKING
+
 from analysis.findings import FileReport, Finding, Severity, UseStatus
 from analysis.knowledge.mapping import load_mapping
 from analysis.rules import get_rule
@@ -17,6 +19,9 @@ from analysis.scan.index import ProjectIndex, module_name_for
 from analysis.scan.notebook import _python_lines, code_cells
 from analysis.scan.positions import ast_spans, cst_spans
 from analysis.scan.scanner import Scanner
+
+if TYPE_CHECKING:
+    from analysis.convert.core.result import ConversionResult, KeptConversion
 
 _TENSOR_METHODS: dict[str, frozenset] = {}
 
@@ -83,13 +88,16 @@ def _syntax_reason(exc: Exception, text: str) -> tuple[str, int, int]:
 
 
 def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: ProjectIndex | None,
-                 agree_with_converter: bool = True) -> tuple[list[Finding], str, tuple[int, int]]:
-    """Findings for Python source text; (findings, parse error, error position). Each finding is made to
-    agree with what the converter does to the same use (agree.py); a notebook's cells, converted as one
-    program, pass agree_with_converter=False."""
+                 agree_with_converter: bool = True, support: str | None = None,
+                 ) -> tuple[list[Finding], str, tuple[int, int], ConversionResult | None]:
+    """Findings for Python source text; (findings, parse error, error position, the conversion the
+    findings agree with). Each finding is made to agree with what the converter does to the same use
+    (agree.py), from one libcst parse shared with the converter; `support` is the helper import the
+    conversion writes (convert_source's). A notebook's cells, converted as one program, pass
+    agree_with_converter=False (and get no conversion back)."""
     problem = source_problem(text)  # before any parser: deep nesting crashes libcst's native parser
     if problem is not None:
-        return [], problem[0], (problem[1], 0)
+        return [], problem[0], (problem[1], 0), None
     try:
         module = cst.parse_module(text)
     except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -103,7 +111,7 @@ def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: P
         except (ValueError, RecursionError, MemoryError):
             pass
         reason, line, col = _syntax_reason(exc, text)
-        return [], reason, (line, col)
+        return [], reason, (line, col), None
     rel = path.replace("\\", "/")
     scanner = Scanner(module_name=module_name_for(rel) if rel.endswith(".py") else "",
                       is_package=rel.endswith("__init__.py"), index=index, tensor_methods=_tensor_methods(target))
@@ -112,11 +120,11 @@ def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: P
         sys.setrecursionlimit(max(limit, 20000))
         scanner.run(module)
     except RecursionError:
-        return [], "expression nested too deeply to analyse", (1, 0)
+        return [], "expression nested too deeply to analyse", (1, 0), None
     finally:
         sys.setrecursionlimit(limit)
     if not scanner.uses and not (agree_with_converter and scanner.imports_torch):
-        return [], "", (0, 0)  # (a torch file with no use found may still have rewrites to report: agree.py)
+        return [], "", (0, 0), None  # (a torch file with no use found may still have rewrites to report: agree.py)
     hits = classify(scanner.uses, scanner.facts, target=target, ms_version=ms_version)
     spans = _locate(text, module, scanner, hits)
     findings = []
@@ -128,13 +136,15 @@ def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: P
             mindspore_api=hit.mindspore_api, category=hit.category, confidence=use.confidence, status=hit.status,
             extra=hit.extra or {},
         ))
+    conversion = None
     if agree_with_converter:
         from analysis.convert import convert_source
 
-        findings = agree(findings, convert_source(text, path=path, target=target, ms_version=ms_version),
-                         statement_starts(text))
+        conversion = convert_source(text, path=path, target=target, ms_version=ms_version, support=support,
+                                    module=module)
+        findings = agree(findings, conversion, statement_starts(text))
     findings.sort(key=lambda f: (f.line, f.column, f.rule_id))
-    return findings, "", (0, 0)
+    return findings, "", (0, 0), conversion
 
 
 def _locate(text: str, module: cst.Module, scanner: Scanner, hits: list[Hit]) -> list[tuple[int, int, int, int]]:
@@ -166,9 +176,9 @@ def analyze_notebook(data: bytes, path: str, *, target: str, ms_version: str, in
     # Cells that do not parse on their own are reported and left out of the program.
     usable, errors = [], []
     for index_, text in code:
-        _, error, (line, col) = analyze_text(text + "\n", path, target=target, ms_version=ms_version, index=None,
-                                             agree_with_converter=False) \
-            if text.strip() else ([], "", (0, 0))
+        _, error, (line, col), _ = analyze_text(text + "\n", path, target=target, ms_version=ms_version,
+                                                index=None, agree_with_converter=False) \
+            if text.strip() else ([], "", (0, 0), None)
         if error:
             errors.append(parse_error_finding(path, error, cell=index_, line=line, column=col))
         else:
@@ -178,7 +188,8 @@ def analyze_notebook(data: bytes, path: str, *, target: str, ms_version: str, in
         starts.append((offset + 1, index_))
         program.append(text)
         offset += text.count("\n") + 1
-    findings, error, _ = analyze_text("\n".join(program) + "\n", path, target=target, ms_version=ms_version, index=index)
+    findings, error, _, _ = analyze_text("\n".join(program) + "\n", path, target=target, ms_version=ms_version,
+                                         index=index)
     for finding in findings:
         for first_line, cell_index in reversed(starts):
             if finding.line >= first_line:
@@ -197,23 +208,39 @@ def analyze_notebook(data: bytes, path: str, *, target: str, ms_version: str, in
 def analyze_source(source: str | bytes, path: str, *, target: str = "classic", ms_version: str = "2.4",
                    index: ProjectIndex | None = None) -> FileReport:
     """Analyse one file's content. Bad input yields a report with parse_error and one MS-PARSE-ERROR finding."""
+    return analyze_and_convert(source, path, target=target, ms_version=ms_version, index=index)[0]
+
+
+def analyze_and_convert(source: str | bytes, path: str, *, target: str = "classic", ms_version: str = "2.4",
+                        index: ProjectIndex | None = None, support: str | None = None,
+                        ) -> tuple[FileReport, KeptConversion | None]:
+    """analyze_source, and the file's conversion its findings agree with, kept for the convert stage
+    (convert_tree(kept=...)) so that a file is converted once per run. None where the analysis made no
+    conversion of the file as a tree conversion would (a notebook, a file that does not parse, a file
+    with no torch use): the tree converts those itself. `support`: convert_source's helper import."""
     data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else bytes(source)
     if path.endswith(".ipynb"):
         try:
-            return analyze_notebook(data, path, target=target, ms_version=ms_version, index=index)
+            return analyze_notebook(data, path, target=target, ms_version=ms_version, index=index), None
         except Exception as exc:  # noqa: BLE001 - one odd notebook must not stop a run
-            return parse_error_report(path, data, f"analyzer failure: {type(exc).__name__}: {exc}")
+            return parse_error_report(path, data, f"analyzer failure: {type(exc).__name__}: {exc}"), None
     if isinstance(source, str):
         text, reason = source, ""
     else:
         text, reason = _decode(data)
     lines = (text.count("\n") + (0 if text.endswith("\n") or not text else 1)) if text is not None else data.count(b"\n")
     if text is None:
-        return parse_error_report(path, data, reason, lines=lines)
+        return parse_error_report(path, data, reason, lines=lines), None
+    conversion = None
     try:
-        findings, error, (line, col) = analyze_text(text, path, target=target, ms_version=ms_version, index=index)
+        findings, error, (line, col), conversion = analyze_text(text, path, target=target, ms_version=ms_version,
+                                                                index=index, support=support)
     except Exception as exc:  # noqa: BLE001 - one odd file must not stop a run
         findings, error, (line, col) = [], f"analyzer failure: {type(exc).__name__}: {exc}", (1, 0)
+    from analysis.convert.core.result import KeptConversion
+
+    kept = None if conversion is None else KeptConversion.of(text, support=support, target=target,
+                                                               ms_version=ms_version, result=conversion)
     if error:
-        return parse_error_report(path, data, error, lines=lines, line=line, column=col)
-    return FileReport(path=path, sha256=hashlib.sha256(data).hexdigest(), lines=lines, findings=findings)
+        return parse_error_report(path, data, error, lines=lines, line=line, column=col), kept
+    return FileReport(path=path, sha256=hashlib.sha256(data).hexdigest(), lines=lines, findings=findings), kept

@@ -7,6 +7,7 @@ never duplicates results.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 import shutil
@@ -200,6 +201,7 @@ def run_unpack(*, run_id: int) -> list[list[str]]:
 
     Returns the analysable paths in batches for the analysis fan-out.
     """
+    from analysis.convert.tree import support_imports
     from analysis.scan import build_project_index
 
     run = Run.objects.get(pk=run_id)
@@ -223,6 +225,9 @@ def run_unpack(*, run_id: int) -> list[list[str]]:
         SourceFile.objects.bulk_create(rows, batch_size=1000)
     index = build_project_index(src, analysable)
     storage.index_path(run_id).write_bytes(pickle.dumps(index))
+    # The analysis converts each file (its findings agree with the conversion) as the tree will, helper
+    # import included, and keeps the result for the convert stage: each file is converted once.
+    storage.support_imports_path(run_id).write_text(json.dumps(support_imports(src)), encoding="utf-8")
     stage_advance(run_id=run_id, name=Stage.Name.UNPACK)
     stage_end(run_id=run_id, name=Stage.Name.UNPACK, detail=f"{len(paths)} files, {len(analysable)} to analyse")
     stage_begin(run_id=run_id, name=Stage.Name.ANALYZE, total=len(analysable))
@@ -240,11 +245,15 @@ def run_analyze_batch(*, run_id: int, paths: list[str], crashed: set[str] = froz
     `crashed`: files whose analysis killed the worker process before; each gets a finding saying so
     instead. `on_stored(rel)` runs once a file's results are stored and counted."""
     from analysis.fingerprint import add_fingerprints
-    from analysis.scan import analyze_source
+    from analysis.scan.source import analyze_and_convert
 
     run = Run.objects.get(pk=run_id)
     src = storage.source_dir(run_id)
     index = pickle.loads(storage.index_path(run_id).read_bytes())
+    try:
+        helper_imports = json.loads(storage.support_imports_path(run_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        helper_imports = {}  # a run unpacked before this file existed: the convert stage converts every file
     files = {f.path: f for f in SourceFile.objects.filter(run=run, path__in=paths)}
     for rel in paths:
         source_file = files.get(rel)
@@ -257,7 +266,10 @@ def run_analyze_batch(*, run_id: int, paths: list[str], crashed: set[str] = froz
             report = parse_error_report(rel, data, "analysing this file crashed the worker process twice; "
                                         "it is not analysed", lines=_count_lines(data))
         else:
-            report = analyze_source(data, rel, target=run.target, ms_version=run.ms_version, index=index)
+            report, kept = analyze_and_convert(data, rel, target=run.target, ms_version=run.ms_version, index=index,
+                                               support=helper_imports.get(rel))
+            if kept is not None and rel in helper_imports:
+                _conversion_keep(run_id=run_id, rel=rel, kept=kept)
         report = add_fingerprints(report, data)
         counts = {"error": 0, "warning": 0, "info": 0}
         rows = []
@@ -295,6 +307,22 @@ def run_analyze_batch(*, run_id: int, paths: list[str], crashed: set[str] = froz
             )
         stage_advance(run_id=run_id, name=Stage.Name.ANALYZE)
         on_stored(rel)
+
+
+def _conversion_keep(*, run_id: int, rel: str, kept) -> None:
+    path = storage.kept_conversion_path(run_id, rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_bytes(pickle.dumps(kept))
+    os.replace(partial, path)  # a batch run again after a lost worker rewrites it whole
+
+
+def _conversions_kept(run_id: int) -> dict:
+    kept = {}
+    for path in sorted(storage.kept_conversions_dir(run_id).glob("*.pickle")):
+        made = pickle.loads(path.read_bytes())  # written by this run's own analysis workers
+        kept[made.result.path] = made
+    return kept
 
 
 def run_analyze_finish(*, run_id: int) -> None:
@@ -336,10 +364,11 @@ def run_convert(*, run_id: int) -> None:
         return
     from .live import converted_so_far
 
+    kept = _conversions_kept(run_id)
     Stage.objects.filter(run_id=run_id, name=Stage.Name.CONVERT).update(
-        detail=f"converting {len(files)} files (the converter reads the whole tree first)")
+        detail=f"writing {len(files)} files ({len(kept)} converted during the analysis)")
     tree = convert_tree(storage.source_dir(run_id), dst, target=run.target, ms_version=run.ms_version,
-                        on_converted=converted_so_far(run_id))
+                        on_converted=converted_so_far(run_id), kept=kept)
     rows = []
     for result in tree.files:
         source_file = files.get(result.path)

@@ -114,6 +114,8 @@ CASES: dict[str, tuple[str, str]] = {
                           H + "import functools\nf = functools.partial(torch.arange, dtype=torch.int64)\n"),
     "MS-DATASET-ATTR": (H + "import torchvision\nd = torchvision.datasets.MNIST('x')\ny = d.targets\n",
                         H + "import torchvision\nd = torchvision.datasets.MNIST('x')\ny = len(d)\n"),
+    "MS-TRANSFORM-IN-MODEL": (H + "import torchvision.transforms as T\npre = nn.Sequential(T.Resize(8), nn.Flatten())\n",
+                              H + "import torchvision.transforms as T\npre = T.Compose([T.Resize(8), T.ToTensor()])\n"),
     "MS-TORCH-BOUND-IMPORT": (H + "from accelerate import Accelerator\n", H + "from einops.layers.torch import Rearrange\n"),
     "MS-GRAPH-NUMPY": (module("        pass", "        return x * np.sqrt(x.shape[-1])"), module("        pass", "        return x * np.sqrt(2.0)")),
     "MS-GRAPH-CUSTOM-CLASS": (

@@ -1,6 +1,7 @@
 """Result records of one conversion: what changed, what is left, which layers exist."""
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass, field
 
 
@@ -93,3 +94,29 @@ class TreeConversion:
         data["copied"] = list(self.copied)
         data["support"] = list(self.support)
         return data
+
+
+@dataclass
+class KeptConversion:
+    """One file's conversion made before the tree's (the analyzer converts each file so that its
+    findings agree with the converter), kept with what it was made from: convert_tree takes it
+    instead of converting the file again only for the same text, helper import and settings."""
+
+    text_sha256: str
+    support: str | None
+    target: str
+    ms_version: str
+    result: ConversionResult
+
+    @classmethod
+    def of(cls, text: str, *, support: str | None, target: str, ms_version: str,
+           result: ConversionResult) -> KeptConversion:
+        return cls(text_digest(text), support, target, ms_version, result)
+
+    def fits(self, text: str, *, support: str | None, target: str, ms_version: str) -> bool:
+        return (self.support, self.target, self.ms_version) == (support, target, ms_version) \
+            and self.text_sha256 == text_digest(text)
+
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -19,6 +19,7 @@ TORCH_BOUND = "MS-TORCH-BOUND-IMPORT"  # a third-party package built on torch (k
 CELL_BASE = "MS-CELL-SUBCLASS"  # nn.Module (or another torch.nn base) -> nn.Cell
 CELL_FORWARD = "MS-CELL-FORWARD"  # forward -> construct
 CELL_API = "MS-CELL-API"
+TRANSFORM_IN_MODEL = "MS-TRANSFORM-IN-MODEL"  # a torchvision transform in a network: marked (scan/model_transforms.py)
 DATASET_ATTR = "MS-DATASET-ATTR"  # .train_data/.targets... of a torchvision dataset: marked
 PARTIAL_DEVICE = "MS-PARTIAL-DEVICE"  # functools.partial(torch_api, device=...): device= dropped  # nn.Module methods named differently on nn.Cell
 TRAIN_MODE = "MS-CELL-TRAIN-EVAL"  # train()/eval() -> set_train

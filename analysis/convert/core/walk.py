@@ -45,3 +45,6 @@ class WalkState(cst.CSTTransformer):
         self.own_statistics: bool | None = None  # the file sets attributes named running_mean/running_var
         self.guarded: dict[int, tuple[str, dict[str, str]]] = {}  # if-body -> (variable, parameter renames)
         self.active_guards: list[tuple[str, dict[str, str]]] = []  # open isinstance()-guarded bodies
+        self.layer_calls: set[int] = set()  # nn.Sequential/ModuleList/ModuleDict calls (their arguments are layers)
+        self.in_layers = 0  # of those, how many are open
+        self.model_transforms: set[int] = set()  # torchvision transform calls that are parts of a network: marked
