@@ -72,6 +72,9 @@ def convert_source(
         return ConversionResult(path=path, text=source, diff="")  # (einops alone: its MindSpore backend)
     ctx = ConversionContext.create(target=target, ms_version=ms_version, aliases=aliases, support=support)
     ctx.uses_scheduler = "lr_scheduler" in source
+    # classic mindspore.nn optimizers have no param_groups (a loop setting group['lr'] fails on them);
+    # mindspore.experimental.optim's keep PyTorch's, and a new lr takes effect at the next step
+    ctx.uses_param_groups = "param_groups" in source
     ctx.transforms_imported = may_import_transforms(aliases)
     ctx.foreign = foreign_table(module)  # the analyzer reads the same table: a non-torch call is left alone on both sides
     hot: set[str] = set()

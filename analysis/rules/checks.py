@@ -221,7 +221,20 @@ def not_calculate_gain(use: Use, ctx: Context):
 
 
 def optimizer_lr(use: Use, ctx: Context):
-    return {} if "lr" in use.kwargs else None
+    if "lr" not in use.kwargs:
+        return None
+    return None if goes_experimental(use.name, ctx) else {}
+
+
+def goes_experimental(optimizer: str, ctx: Context) -> bool:
+    """Whether the converter builds this optimizer from mindspore.experimental.optim because of the file
+    (its LR schedulers or param_groups: convert/engine.py reads the same words), where it keeps lr=."""
+    if not ctx.facts & {"names:lr_scheduler", "names:param_groups"}:
+        return False
+    from analysis.knowledge.mapping import load_mapping
+
+    entry = load_mapping("classic").get(optimizer)
+    return entry is not None and f"mindspore.experimental.optim.{optimizer.rsplit('.', 1)[1]}" in entry.mindspore
 
 
 def optimizer_params_iterator(use: Use, ctx: Context):
@@ -242,16 +255,18 @@ def receiver_not_tensor(use: Use, ctx: Context):
 
 def classic_optimizer_groups(use: Use, ctx: Context):
     """param_groups edited: a problem only for an optimizer the converter maps to a classic MindSpore class;
-    mindspore.experimental.optim's (AdamW, and every optimizer whose update rule needs it) keep PyTorch's
-    param_groups, whose lr takes effect at the next step. An optimizer built elsewhere is not judged."""
+    mindspore.experimental.optim's keep PyTorch's param_groups, whose lr takes effect at the next step, and
+    a file using param_groups gets them wherever MindSpore has one. An optimizer built elsewhere is not judged."""
     if use.receiver == "tensor":
         return None
     from analysis.knowledge.mapping import load_mapping
 
     mapping = load_mapping("classic")
     built = [fact.split(":", 1)[1] for fact in ctx.facts if fact.startswith("optimizer:")]
+    # the file uses param_groups (this use): the converter builds every optimizer that has an experimental
+    # class from it (convert/training/optimizers.py); only one without stays classic
     classic = [q for q in built if (entry := mapping.get(q)) is not None
-               and not entry.primary.startswith("mindspore.experimental.")]
+               and f"mindspore.experimental.optim.{q.rsplit('.', 1)[1]}" not in entry.mindspore]
     return {} if classic else None
 
 

@@ -125,6 +125,9 @@ def analyze_text(text: str, path: str, *, target: str, ms_version: str, index: P
         sys.setrecursionlimit(limit)
     if not scanner.uses and not (agree_with_converter and scanner.imports_torch):
         return [], "", (0, 0), None  # (a torch file with no use found may still have rewrites to report: agree.py)
+    for word in ("lr_scheduler", "param_groups"):  # the converter's file-wide switches (convert/engine.py)
+        if word in text:
+            scanner.facts.add(f"names:{word}")
     hits = classify(scanner.uses, scanner.facts, target=target, ms_version=ms_version)
     spans = _locate(text, module, scanner, hits)
     findings = []

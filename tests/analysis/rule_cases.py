@@ -84,7 +84,7 @@ CASES: dict[str, tuple[str, str]] = {
     "MS-OPTIM-UNSUPPORTED": (H + "opt = optim.LBFGS([nn.Parameter(torch.ones(1))])\n",
                              H + "opt = optim.Adam([nn.Parameter(torch.ones(1))])\n"),
     "MS-OPTIM-RUNTIME-CHANGE": (
-        H + "opt = optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)\nfor g in opt.param_groups:\n    g['lr'] = 0.01\n",
+        H + "opt = optim.SparseAdam([nn.Parameter(torch.ones(1))], lr=0.1)\nfor g in opt.param_groups:\n    g['lr'] = 0.01\n",
         H + "opt = optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)\n"),
     "MS-LR-SCHEDULER": (H + "opt = optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)\ns = optim.lr_scheduler.StepLR(opt, 10)\n",
                         H + "opt = optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)\n"),

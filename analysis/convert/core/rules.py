@@ -59,6 +59,7 @@ JIT = "MS-JIT"  # TorchScript decorators with no effect outside TorchScript (tor
 OPTIMIZER = "MS-OPTIM-LR"  # optimizer construction (lr -> learning_rate, betas ...)
 OPTIMIZER_PARAMS = "MS-OPTIM-PARAMS"  # parameters() -> trainable_params()
 OPTIMIZER_UNSUPPORTED = "MS-OPTIM-UNSUPPORTED"
+OPTIMIZER_GROUPS = "MS-OPTIM-RUNTIME-CHANGE"  # param_groups used with an optimizer that stays classic
 LR_SCHEDULER = "MS-LR-SCHEDULER"
 LR_LAMBDA = "MS-LR-LAMBDA"
 

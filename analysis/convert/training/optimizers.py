@@ -12,7 +12,8 @@ no such rewrite takes is marked: MindSpore keeps no gradients on parameters.
 Optimizers go to mindspore.experimental.optim, whose classes keep PyTorch's
 update rules, arguments and step() protocol, except SGD and Adam, whose classic
 mindspore.nn classes compute the same steps; those go experimental too when the
-file builds LR schedulers (mindspore.experimental.optim.lr_scheduler needs them).
+file builds LR schedulers (mindspore.experimental.optim.lr_scheduler needs them) or
+uses param_groups (the classic classes have none).
 """
 from __future__ import annotations
 
@@ -51,8 +52,11 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
     _prefix_parameter_names(ctx, original, qualified)
     experimental = f"mindspore.experimental.optim.{name}"
     note = f"; {ADAM_EPS_NOTE}" if name == "Adam" and _eps_changed(updated) else ""
-    if entry is not None and experimental in entry.mindspore and (ctx.uses_scheduler or name not in CLASSIC_FAITHFUL):
-        why = "works with its LR schedulers" if name in CLASSIC_FAITHFUL else "PyTorch's update rule and defaults"
+    python_lr = ctx.uses_scheduler or ctx.uses_param_groups
+    if entry is not None and experimental in entry.mindspore and (python_lr or name not in CLASSIC_FAITHFUL):
+        why = "PyTorch's update rule and defaults" if name not in CLASSIC_FAITHFUL \
+            else "works with its LR schedulers" if ctx.uses_scheduler \
+            else "keeps PyTorch's param_groups, whose lr this file changes"
         args, dropped, refused = _experimental_args(updated, entry)
         if refused:
             ctx.mark(original, rules.OPTIMIZER, qualified, refused)
@@ -91,6 +95,11 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     ctx.change(original, rules.OPTIMIZER, qualified, classic,
                f"{qualified} -> {classic} (lr -> learning_rate; parameters() -> trainable_params(){note})")
+    if ctx.uses_param_groups:  # MindSpore has no experimental class for it: the file's param_groups use fails
+        ctx.caution(original, rules.OPTIMIZER_GROUPS, qualified,
+                    f"{classic} has no param_groups, which this file uses: change its learning rate with a "
+                    "schedule passed as learning_rate (a list of values per step or a "
+                    "mindspore.nn.LearningRateSchedule), or set optimizer.learning_rate.set_data(value)")
     return updated.with_changes(func=ctx.ms_expr(classic), args=args)
 
 
@@ -528,7 +537,8 @@ def _python_state(ctx: ConversionContext, opts: tuple[str, ...]) -> str:
     """Why an optimizer cannot be stepped inside a compiled graph: mindspore.experimental.optim keeps each
     group's lr in Python dicts that schedulers and loops change between steps (a graph would keep the value
     it was compiled with; measured on a loop setting group['lr'])."""
-    experimental = [o for o in opts if ctx.uses_scheduler or ctx.optimizer_kinds.get(o, "") not in CLASSIC_FAITHFUL]
+    experimental = [o for o in opts if ctx.uses_scheduler or ctx.uses_param_groups
+                    or ctx.optimizer_kinds.get(o, "") not in CLASSIC_FAITHFUL]
     return f"{experimental[0]} keeps its learning rate in Python state" if experimental else ""
 
 
