@@ -21,6 +21,7 @@ from pathlib import Path
 import libcst as cst
 
 VALUE, OBJECT = "value", "object"
+BOUND = "torch_bound"  # an object of a torch-bound package (knowledge/data/torch_bound.json): torch, never converted
 _DATA = Path(__file__).resolve().parent.parent / "knowledge" / "data" / "non_torch_packages.json"
 
 
@@ -33,6 +34,8 @@ def _packages() -> tuple[frozenset[str], frozenset[str]]:
 def package_kind(qualified: str) -> str | None:
     """VALUE, OBJECT or None for a fully qualified imported name."""
     parts = qualified.split(".")
+    if parts[0] in _bound_roots():
+        return BOUND  # transformers' GPT2LMHeadModel.from_pretrained(...) is a torch model the converter leaves
     if "torch" in parts[1:] or "layers" in parts[1:]:
         return None  # einops.layers.torch.Rearrange and the like are torch modules
     values, objects = _packages()
@@ -41,6 +44,13 @@ def package_kind(qualified: str) -> str | None:
     if parts[0] in objects:
         return OBJECT
     return None
+
+
+@lru_cache(maxsize=1)
+def _bound_roots() -> frozenset[str]:
+    from analysis.knowledge.torch_bound import rows
+
+    return frozenset(row["module"] for row in rows() if not row["converted"] and "." not in row["module"])
 
 
 @dataclass
@@ -76,8 +86,8 @@ def kind_of(node: cst.BaseExpression, table: ForeignTable) -> str | None:
     if isinstance(node, cst.Call):
         func = node.func
         callee = kind_of(func, table)
-        if callee == VALUE:
-            return VALUE
+        if callee in (VALUE, BOUND):
+            return callee  # (what a torch-bound package's callable returns stays that package's torch object)
         if callee == OBJECT:
             # a class of a non-torch package builds a non-torch object; its other callables may return anything
             last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
@@ -91,7 +101,13 @@ def kind_of(node: cst.BaseExpression, table: ForeignTable) -> str | None:
 
 def is_foreign(node: cst.BaseExpression, table: ForeignTable | None) -> bool:
     """The receiver is certainly no torch tensor, module or optimizer."""
-    return table is not None and kind_of(node, table) is not None
+    return table is not None and kind_of(node, table) in (VALUE, OBJECT)
+
+
+def is_torch_bound(node: cst.BaseExpression, table: ForeignTable | None) -> bool:
+    """The receiver is an object of a torch-bound package (a Hugging Face torch model): torch, and it stays
+    torch after conversion, so no rewrite for a MindSpore Cell applies to it."""
+    return table is not None and kind_of(node, table) == BOUND
 
 
 # ---- reading the table -----------------------------------------------------------------------

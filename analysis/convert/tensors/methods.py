@@ -7,6 +7,8 @@ from functools import lru_cache
 
 import libcst as cst
 
+from analysis.scan.receivers import is_torch_bound
+
 from ..apis import composed, compositions, exact_forms
 from ..apis.mapped import dtype_name
 from ..apis.signatures import fix_commas, parameter_names, plan_with_signature
@@ -141,6 +143,12 @@ def _known_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
         ctx.change(original, rules.CELL_API, "torch.nn.Module.named_parameters",
                    "mindspore.nn.Cell.parameters_and_names", "named_parameters() -> parameters_and_names()")
         return _rename(updated, "parameters_and_names")
+    if name in ("state_dict", "load_state_dict") and is_torch_bound(_receiver(original), ctx.foreign):
+        ctx.mark(original, rules.CHECKPOINT, f"torch.nn.Module.{name}",
+                 f"{code(receiver)} is a model of a torch-bound package (its import's MIGRATE note says which): it "
+                 f"stays a torch module, not a Cell, so its {name} is torch's; port that model first (for Hugging "
+                 "Face models, MindNLP's class of the same name loads the same checkpoint), then read its parameters")
+        return updated
     if name == "state_dict" and not args:
         return checkpoints.state_dict(ctx, original, receiver)
     if name == "load_state_dict":
