@@ -34,15 +34,15 @@ def _packages() -> tuple[frozenset[str], frozenset[str]]:
 def package_kind(qualified: str) -> str | None:
     """VALUE, OBJECT or None for a fully qualified imported name."""
     parts = qualified.split(".")
-    if parts[0] in _bound_roots():
-        return BOUND  # transformers' GPT2LMHeadModel.from_pretrained(...) is a torch model the converter leaves
     if "torch" in parts[1:] or "layers" in parts[1:]:
         return None  # einops.layers.torch.Rearrange and the like are torch modules
     values, objects = _packages()
     if parts[0] in values:
         return VALUE
     if parts[0] in objects:
-        return OBJECT
+        return OBJECT  # (accelerate is torch-bound too, but its objects' methods are its own: accelerator.backward)
+    if parts[0] in _bound_roots():
+        return BOUND  # transformers' GPT2LMHeadModel.from_pretrained(...) is a torch model the converter leaves
     return None
 
 

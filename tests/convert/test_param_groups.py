@@ -91,3 +91,36 @@ def test_an_optimizer_from_configure_optimizers_trains_that_network():
                             "    optimizer.zero_grad()\n")
     assert "model.set_train(True)\nfor x in data:" in result.text
     assert not result.unconverted
+
+
+ADAM_LR_LOOP = """# compare: losses, first
+model = fill(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2)))
+optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
+def update_lr(optimizer, lr):
+    for param_group in optimizer.param_groups:
+        param_group['lr'] = lr
+losses = []
+for step in range(4):
+    out = model(x)
+    loss = ((out - y) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+    update_lr(optimizer, 0.05 / (step + 2))
+first = model[0].weight.detach().numpy()
+"""
+
+
+def test_adam_whose_param_groups_lr_changes_goes_experimental():
+    # the classic nn.Adam has no param_groups: the tutorial's update_lr loop would fail on it
+    result = convert_source(HEAD + ADAM_LR_LOOP, ms_version="2.10")
+    assert "optim.Adam(model.trainable_params(), lr=0.05)" in result.text
+    assert "from mindspore.experimental import optim" in result.text
+    assert not result.unconverted
+
+
+@pytest.mark.slow
+def test_adam_whose_param_groups_lr_changes_trains_like_pytorch():
+    snippets = [parse_snippet("adam_lr_loop", HEAD + ADAM_LR_LOOP)]
+    assert run_corpus(snippets, timeout=600) == {"adam_lr_loop": ""}
