@@ -44,6 +44,25 @@ SAME = [
         a = torch.cummin(torch.tensor([3.0, 1.0, 2.0, 0.5]), 0).values
         b = torch.tensor([3.0, 1.0, 2.0, 0.5]).cummin(0).values
         """),
+    ("relu6 of ints and float64, hardshrink/softshrink of float64 (kernels without those dtypes)", """
+        a = F.relu6(torch.tensor([-3, 2, 9], dtype=torch.int8))
+        b = F.relu6(torch.tensor([-1.5, 7.0], dtype=torch.float64))
+        c = F.hardshrink(torch.tensor([-1.0, 0.2, 0.7], dtype=torch.float64), 0.5)
+        d = F.softshrink(input=torch.tensor([-1.0, 0.2, 0.7], dtype=torch.float64), lambd=0.5)
+        """),
+    ("circular pad with negative amounts, of booleans", """
+        a = F.pad(torch.arange(12.).reshape(1, 2, 6), (-1, 2), 'circular')
+        b = F.pad(torch.arange(24).reshape(1, 1, 4, 6), (2, -1, -1, 1), mode='circular')
+        c = F.pad(torch.tensor([[[True, False, False]]]), (1, 1), mode='circular')
+        """),
+    ("cosine_embedding_loss unbatched (0-d target) and of integers", """
+        x = torch.tensor([1.0, 2.0, 3.0])
+        a = F.cosine_embedding_loss(x, torch.tensor([3.0, -1.0, 0.5]), torch.tensor(-1), margin=0.1)
+        b = F.cosine_embedding_loss(torch.tensor([[1, 2], [3, 4]]), torch.tensor([[2, 1], [0, 5]]),
+                                    torch.tensor([1, -1]), reduction='none')
+        c = F.cosine_embedding_loss(torch.tensor([[True, False], [True, True]]), torch.tensor([[True, True], [False, True]]),
+                                    torch.tensor([1, -1]), reduction='sum')
+        """),
 ]
 
 

@@ -20,6 +20,7 @@ other form goes on to the mapping tables as before.
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Callable
 
@@ -61,11 +62,24 @@ def _only(*names: str) -> Callable[[dict[str, cst.Arg]], bool]:
     return lambda bound: set(bound) == set(names)
 
 
+def _literal(bound: dict[str, cst.Arg], name: str, missing=None):
+    """An argument's value where it is written as a literal (a string, a number, True/False/None), `missing`
+    where it is not passed, Ellipsis for any other expression."""
+    arg = bound.get(name)
+    if arg is None:
+        return missing
+    try:
+        return ast.literal_eval(cst.Module([]).code_for_node(arg.value))
+    except (ValueError, SyntaxError):
+        return ...
+
+
 def _no_legacy(bound: dict[str, cst.Arg]) -> bool:  # size_average=/reduce= by keyword are folded already (legacy.py)
     return "size_average" not in bound and "reduce" not in bound
 
 
 NO_KERNEL = "MindSpore's multilabel_margin_loss has no CPU kernel"
+NO_FLOAT64 = "MindSpore's {} kernel has no float64"
 SCATTER = "PyTorch broadcasts input and mask together, MindSpore only mask to input"
 WHOLE = "over the whole tensor: MindSpore's works along an axis and returns (values, indices)"
 FORMS = {
@@ -92,6 +106,17 @@ FORMS = {
                                           why=f"mindspore.nn has none and {NO_KERNEL}"),
     "torch.masked_scatter": Form(("input", "mask", "source"), "masked_scatter", _only("input", "mask", "source"),
                                  why=SCATTER),
+    # torch.nn.functional (issue 29, PyTorch's samples): kernels without PyTorch's dtypes or forms
+    "torch.nn.functional.relu6": Form(("input", "inplace"), "relu6",
+                                      lambda bound: _literal(bound, "inplace", False) is False, why="MindSpore's ReLU6 kernel takes float16/float32 only"),
+    "torch.nn.functional.hardshrink": Form(("input", "lambd"), "hardshrink", why=NO_FLOAT64.format("HShrink")),
+    "torch.nn.functional.softshrink": Form(("input", "lambd"), "softshrink", why=NO_FLOAT64.format("SoftShrink")),
+    "torch.nn.functional.pad": Form(("input", "pad", "mode", "value"), "circular_pad",
+                                    lambda bound: _literal(bound, "mode") == "circular" and "value" not in bound,
+                                    why="MindSpore's circular PadV3 refuses booleans and some shapes PyTorch pads"),
+    "torch.nn.functional.cosine_embedding_loss": Form(
+        ("input1", "input2", "target", "margin", "size_average", "reduce", "reduction"), "cosine_embedding_loss",
+        _no_legacy, why="MindSpore's refuses the unbatched form (0-d target) and integer or boolean inputs"),
 }
 # Tensor methods -> (the helper, with the receiver as its input, the method's parameters)
 METHODS = {

@@ -1325,6 +1325,65 @@ class MultiLabelMarginLoss(nn.Cell):
         return multilabel_margin_loss(input, target, self.reduction)
 
 
+def relu6(input, inplace=False):
+    """F.relu6 as a clamp to [0, 6]: MindSpore's ReLU6 kernel takes float16/float32 only, PyTorch's
+    every real dtype, integers included (kept in their dtype)."""
+    return ops.clamp(input, 0, 6)
+
+
+def hardshrink(input, lambd=0.5):
+    """F.hardshrink with where(): MindSpore's HShrink kernel has no float64."""
+    return ops.where(ops.abs(input) > lambd, input, ops.zeros_like(input))
+
+
+def softshrink(input, lambd=0.5):
+    """F.softshrink with where(): MindSpore's SoftShrink kernel has no float64."""
+    zero = ops.zeros_like(input)
+    return ops.where(input > lambd, input - lambd, ops.where(input < -lambd, input + lambd, zero))
+
+
+def circular_pad(input, pad, mode="circular", value=None):
+    """F.pad(input, pad, mode="circular") by concatenation, last axis first (MindSpore's PadV3 refuses
+    boolean inputs and some shapes PyTorch pads circularly). As PyTorch, a negative amount first removes
+    that many items, and the wrapped items come from what is left."""
+    if mode != "circular":
+        return ops.pad(input, pad, mode, value)
+    for i in range(len(pad) // 2):
+        axis = input.ndim - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        kept = input.narrow(axis, max(-before, 0), input.shape[axis] - max(-before, 0) - max(-after, 0))
+        size = kept.shape[axis]
+        parts = [kept.narrow(axis, size - before, before)] if before > 0 else []
+        parts.append(kept)
+        if after > 0:
+            parts.append(kept.narrow(axis, 0, after))
+        input = ops.cat(parts, axis) if len(parts) > 1 else kept
+    return input
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """F.cosine_embedding_loss as PyTorch computes it (MindSpore's refuses a 0-d target with 1-D inputs,
+    the unbatched form, and integer or boolean inputs): cosine along the last axis, 1 - cos where the
+    target is 1, max(0, cos - margin) where it is -1. Integer products wrap in their dtype and are summed
+    in int64 as in PyTorch; booleans are read as int64."""
+    if input1.dtype == mindspore.bool_:
+        input1, input2 = input1.astype(mindspore.int64), input2.astype(mindspore.int64)
+    axis = target.ndim
+    integer = not ops.is_floating_point(input1) and not input1.is_complex()
+    total = (lambda t: t.sum(axis, dtype=mindspore.int64).astype(mindspore.float32)) if integer \
+        else (lambda t: t.sum(axis))
+    product = total(input1 * input2)
+    denom = ops.sqrt((total(input1 * input1) + 1e-12) * (total(input2 * input2) + 1e-12))
+    cos = product / denom
+    zero = ops.zeros_like(cos)
+    loss = ops.where(target == 1, 1 - cos, zero) + ops.where(target == -1, ops.clamp(cos - margin, min=0), zero)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
 def histogram_edges(low, high, bins, dtype):
     """The bin_edges PyTorch's histogram functions use for `bins` equal bins over [low, high] (as a
     NumPy array of dtype): low == high widens by 0.5 each side, then torch.linspace's formula (from
