@@ -60,8 +60,20 @@ def _from_inspect(obj, drop_first: bool) -> list[list] | None:
     if inspect.isclass(obj) or drop_first:
         params = params[1:] if params and params[0][1] in "po" else params
     if [p[1] for p in params] == ["v", "w"]:
-        return None  # a dispatching wrapper (boolean_dispatch, overrides): says nothing
+        inner = _dispatched(obj)
+        # a dispatching wrapper: boolean_dispatch's (F.max_pool2d) holds both functions, the one with the flag
+        # (return_indices=) takes every argument; any other (overrides) says nothing
+        return _from_inspect(inner, drop_first) if inner is not None else None
     return params
+
+
+def _dispatched(obj):
+    """The function of torch's boolean_dispatch wrapper taking the most parameters (F.max_pool2d:
+    max_pool2d_with_indices, which takes return_indices=), else None."""
+    found = [c.cell_contents for c in (getattr(obj, "__closure__", None) or ()) if inspect.isfunction(c.cell_contents)]
+    if len(found) != 2 or not any(isinstance(c.cell_contents, str) for c in obj.__closure__):
+        return None
+    return max(found, key=lambda f: len(inspect.signature(f).parameters))
 
 
 def _literal(value) -> str:

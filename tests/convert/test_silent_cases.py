@@ -55,6 +55,16 @@ SAME = [
         b = F.pad(torch.arange(24).reshape(1, 1, 4, 6), (2, -1, -1, 1), mode='circular')
         c = F.pad(torch.tensor([[[True, False, False]]]), (1, 1), mode='circular')
         """),
+    ("pooling: return_indices= by keyword, sizes as one-item tuples and lists", """
+        x = torch.arange(64.).reshape(1, 1, 4, 4, 4)
+        a, idx = F.max_pool3d(input=x, kernel_size=3, stride=2, ceil_mode=True, padding=0, dilation=1,
+                              return_indices=True)
+        b = F.max_pool2d(x[0], 2, 2, 0, 1, True, False)
+        c = F.adaptive_max_pool2d(input=x[0], output_size=2, return_indices=True)[1]
+        d = F.avg_pool1d(torch.arange(12.).reshape(1, 2, 6), (3,), stride=[2], padding=(1,))
+        e = F.adaptive_avg_pool2d(x[0], [2, 1])
+        f = F.avg_pool3d(x, [2, 2, 1])
+        """),
     ("cosine_embedding_loss unbatched (0-d target) and of integers", """
         x = torch.tensor([1.0, 2.0, 3.0])
         a = F.cosine_embedding_loss(x, torch.tensor([3.0, -1.0, 0.5]), torch.tensor(-1), margin=0.1)
@@ -100,3 +110,15 @@ def test_a_sampler_only_given_to_a_dataloader_still_converts():
     text = convert_source(_source("s = torch.utils.data.WeightedRandomSampler([0.1, 0.9], 4)\n"
                                   "loader = torch.utils.data.DataLoader(ds, sampler=s)\n"), path="e.py").text
     assert "WeightedRandomSampler([0.1, 0.9], 4)" in text and "torch.utils.data.WeightedRandomSampler" not in text
+
+
+def test_boolean_dispatch_functions_are_read_with_their_flag():
+    """F.max_pool2d is torch's boolean_dispatch wrapper (*args, **kwargs): its signature is read from the
+    function that takes return_indices=, so a call passing it binds (it was left as written, input= and all)."""
+    from analysis.knowledge.introspect import torch_signatures
+
+    overloads, source = torch_signatures("torch.nn.functional.max_pool2d")
+    assert source == "inspect" and [p[0] for p in overloads[0]][-2:] == ["ceil_mode", "return_indices"]
+    text = convert_source(_source("a = F.max_pool3d(input=x, kernel_size=2, return_indices=True)\n"),
+                          path="example.py").text
+    assert "ops.max_pool3d(x=x, kernel_size=2, return_indices=True, stride=2)" in text, text
