@@ -103,6 +103,7 @@ class CallRewrites(WalkState):
                 return self._add_module(original, updated)
             in_cell = self.classes[-1][0] if self.classes and self.classes[-1][1] == "cell" else ""
             new = layercalls.pair_state(ctx, in_cell, original, updated) \
+                or layercalls.input_keyword(ctx, in_cell, original, updated) \
                 or (layercalls.base_init(ctx, in_cell, original, updated, convert_layer) if in_cell else None)
             if new is not None:
                 return new

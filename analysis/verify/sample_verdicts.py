@@ -5,11 +5,12 @@ and, where some did not, what differed. Stored as data (knowledge/data/sample_ve
 Two uses by the converter:
 - never_passed(api): a function or method no converted sample of which ran, for want of a MindSpore CPU
   kernel (torch.ormqr), is left unconverted and marked (always on, through convert/verdict_hook.py);
-- unverified(api, forms, dtype_class), strict mode only (environment PORTING_STRICT_DTYPES=1;
-  bench/opinfo_samples.py --strict): the dtype class when the converter can tell, None (any) otherwise; a form or dtype class whose
-  converted calls differed is named in a marker on the converted call. Off by default: with an unknown
-  dtype counting as any, 242 of 618 sampled APIs would carry a marker on every call (nn.Linear among them,
-  for unbatched inputs), drowning the markers that need a person.
+- unverified(api, forms, dtype_class): a form or dtype class whose converted calls differed is named in a
+  marker on the converted call. Where the converter knows the dtype from the code (a layer cast with
+  .to(torch.float64) or .double()) it is always on; with the dtype unknown (None: any class) only in strict
+  mode (environment PORTING_STRICT_DTYPES=1; bench/opinfo_samples.py --strict): off by default, since with
+  an unknown dtype counting as any, 242 of 618 sampled APIs would carry a marker on every call (nn.Linear
+  among them, for unbatched inputs), drowning the markers that need a person.
 A pair no sample reached says nothing (the tables and the generated verification decide, as before).
 Forms: positional, keyword, method, ints, list, tuple, varargs, module. Dtype classes: bool, int,
 float16, float32, float64, complex."""
@@ -52,8 +53,8 @@ def load() -> dict:
 
 def unverified(api: str, forms: tuple[str, ...], dtype_class: str | None = None) -> str | None:
     """What PyTorch's samples showed wrong for this call, or None: the dtype classes (all when `dtype_class`
-    is None) of the given forms whose converted calls did not give PyTorch's values."""
-    if _SUSPENDED["value"] or os.environ.get("PORTING_STRICT_DTYPES") != "1":
+    is None, strict mode only) of the given forms whose converted calls did not give PyTorch's values."""
+    if _SUSPENDED["value"] or (dtype_class is None and os.environ.get("PORTING_STRICT_DTYPES") != "1"):
         return None
     entry = load().get(api)
     if not entry:

@@ -65,6 +65,10 @@ SAME = [
         e = F.adaptive_avg_pool2d(x[0], [2, 1])
         f = F.avg_pool3d(x, [2, 2, 1])
         """),
+    ("a layer called with PyTorch's keyword input=", """
+        ln = nn.LayerNorm(3)
+        a = ln(input=torch.tensor([[1.0, 2.0, 4.0]]))
+        """),
     ("cosine_embedding_loss unbatched (0-d target) and of integers", """
         x = torch.tensor([1.0, 2.0, 3.0])
         a = F.cosine_embedding_loss(x, torch.tensor([3.0, -1.0, 0.5]), torch.tensor(-1), margin=0.1)
@@ -122,3 +126,18 @@ def test_boolean_dispatch_functions_are_read_with_their_flag():
     text = convert_source(_source("a = F.max_pool3d(input=x, kernel_size=2, return_indices=True)\n"),
                           path="example.py").text
     assert "ops.max_pool3d(x=x, kernel_size=2, return_indices=True, stride=2)" in text, text
+
+
+def test_a_layer_cast_to_a_dtype_its_samples_failed_on_is_marked_on_the_cast():
+    """The dtype of a layer cast with .to(torch.float64) / .double() is known from the code: where PyTorch's
+    samples of that layer failed for that dtype class (no float64 Conv2D kernel in MindSpore) the cast is
+    marked, whatever the strict mode; a layer whose float64 samples passed is not."""
+    text = convert_source(_source("conv = nn.Conv2d(3, 4, 2)\nconv = conv.to(torch.float64)\n"
+                                  "bn = nn.BatchNorm1d(3).double()\nln = nn.LayerNorm(4)\nln = ln.to(torch.float64)\n"),
+                          path="example.py").text
+    lines = text.splitlines()
+    conv = lines.index("conv = cast_cell(conv, mindspore.float64)")
+    assert lines[conv - 1].startswith("# MIGRATE(") and "Conv2d cast to float64" in lines[conv - 1]
+    bn = next(i for i, line in enumerate(lines) if line.startswith("bn = cast_cell("))
+    assert "BatchNorm1d cast to float64" in lines[bn - 1]
+    assert not lines[lines.index("ln = cast_cell(ln, mindspore.float64)") - 1].startswith("# MIGRATE(")

@@ -43,6 +43,27 @@ def check(ctx: ConversionContext, original: cst.Call, api: str) -> None:
         ctx.caution(original, rules.API_DIFF, api, note)
 
 
+# MindSpore dtype of a cast -> the verdicts' dtype class (analysis/verify/samples.py)
+CAST_CLASSES = {"mindspore.float64": "float64", "mindspore.float16": "float16", "mindspore.complex64": "complex",
+                "mindspore.complex128": "complex"}
+
+
+def layer_cast(ctx: ConversionContext, original: cst.Call, layer: str | None, dtype: str) -> None:
+    """A torch.nn layer cast to `dtype` (net.to(torch.float64), net.double()): its inputs are that dtype, so
+    a dtype class whose converted calls differed on PyTorch's samples (no float64 Conv2D kernel in MindSpore)
+    is marked on the cast, whatever the strict mode."""
+    dtype_class = CAST_CLASSES.get(dtype)
+    if not layer or not dtype_class:
+        return
+    try:
+        from analysis.verify.sample_verdicts import unverified
+    except ImportError:  # verification data not installed
+        return
+    note = unverified(layer, ("module",), dtype_class)
+    if note:
+        ctx.caution(original, rules.API_DIFF, layer, f"{layer.rsplit('.', 1)[1]} cast to {dtype_class}: {note}")
+
+
 def method(ctx: ConversionContext, original: cst.Call) -> None:
     """x.name(...) on anything but `self` or an imported module: checked as torch.Tensor.name."""
     func = original.func

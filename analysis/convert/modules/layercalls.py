@@ -33,11 +33,33 @@ def stored_layer(ctx, class_name: str, func: cst.BaseExpression) -> str | None:
     return None
 
 
+def called_layer(ctx, class_name: str, func: cst.BaseExpression) -> str | None:
+    """The torch class of the layer a call calls: self.<attr> of the cell being defined, or a plain name
+    every assignment binds to one layer."""
+    layer = stored_layer(ctx, class_name, func) if class_name else None
+    if layer is None and isinstance(func, cst.Name):
+        layer = ctx.bound.get(func.value)
+    return layer
+
+
+def input_keyword(ctx, class_name: str, original: cst.Call, updated: cst.Call) -> cst.Call | None:
+    """layer(input=x) -> layer(x): `input` is PyTorch's name for a layer's first forward argument, MindSpore's
+    constructs name it otherwise (Dense.construct(x)); None when nothing changes."""
+    args = list(updated.args)
+    if not args or args[0].keyword is None or args[0].keyword.value != "input":
+        return None
+    layer = called_layer(ctx, class_name, original.func)
+    if not layer or not layer.startswith("torch.nn.") or not layer.rsplit(".", 1)[1][:1].isupper():
+        return None
+    args[0] = args[0].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+    ctx.change(original, rules.API_ARGS, layer, "mindspore.nn." + layer.rsplit(".", 1)[1],
+               "input= passed by position: MindSpore's construct names its first argument otherwise")
+    return updated.with_changes(args=args)
+
+
 def pair_state(ctx, class_name: str, original: cst.Call, updated: cst.Call) -> cst.Call | None:
     """self.lstm(x, hx) -> self.lstm(x, tuple(hx)); None when nothing changes."""
-    layer = stored_layer(ctx, class_name, original.func) if class_name else None
-    if layer is None and isinstance(original.func, cst.Name):
-        layer = ctx.bound.get(original.func.value)  # a plain name every assignment binds to one layer
+    layer = called_layer(ctx, class_name, original.func)
     if layer not in PAIR_STATE:
         return None
     args = list(updated.args)
@@ -58,11 +80,15 @@ HOT = frozenset({"forward", "super", "__init__"})
 
 
 def stored_names(tree) -> set[str]:
-    """Attribute names `self.<name> = nn.LSTM(...)` binds anywhere in the file (the outline walks the
-    statements calling them); read with the stdlib ast, by the class's last name."""
+    """Attribute names `self.<name> = nn.LSTM(...)` binds anywhere in the file, and names called with
+    input= (`self.fc(input=x)`: input_keyword), so that the outline walks the statements calling them;
+    read with the stdlib ast, by the class's last name."""
 
     names = set()
     for node in astwalk.nodes(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) \
+                and any(k.arg == "input" for k in node.keywords):
+            names.add(node.func.id if isinstance(node.func, ast.Name) else node.func.attr)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             func = node.value.func
             last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""

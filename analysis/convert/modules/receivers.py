@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..apis import sample_checks
 from ..core import rules
 from ..core.bound import INSTANCE, SIZE
 from ..core.names import code, dotted, resolve
@@ -149,6 +150,7 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
             receiver = original.func.value
             trained = dtype == "mindspore.float64" and isinstance(receiver, cst.Name) and receiver.value in _trained(state)
             if dtype and not trained:  # net.to(torch.float64): the same cast as net.double()
+                sample_checks.layer_cast(ctx, original, kind or _constructed(state, original.func.value), dtype)
                 helper = helpers.use(ctx, "cast_cell")
                 ctx.change(original, rules.CELL_API, f"torch.nn.Module.{method}", helper,
                            f"module.{method}({dtype}) -> {helper}(net, {dtype}), written into this file (casts its "

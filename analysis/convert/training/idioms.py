@@ -25,7 +25,7 @@ import string
 
 import libcst as cst
 
-from ..apis import legacy
+from ..apis import legacy, sample_checks
 from ..core import astwalk, rules
 from ..core.names import code, dotted_ast, resolve, resolve_text
 from ..core.walk import WalkState
@@ -286,6 +286,8 @@ class ScriptIdioms(WalkState):
                           "a float64 network: MindSpore's optimizers train float16/float32 parameters only; keep it "
                           "float32 or cast inputs and outputs around it")
             return updated
+        layer = resolve(receiver.func, self.ctx.aliases) if isinstance(receiver, cst.Call) else self.ctx.bound.get(name)
+        sample_checks.layer_cast(self.ctx, original, layer, f"mindspore.{dtype}")
         helper = helpers.use(self.ctx, "cast_cell")
         self.ctx.change(original, rules.CELL_API, f"torch.nn.Module.{method}", helper,
                         f".{method}() on a network -> {helper}(net, mindspore.{dtype}), "
