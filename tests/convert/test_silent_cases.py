@@ -69,6 +69,13 @@ SAME = [
         ln = nn.LayerNorm(3)
         a = ln(input=torch.tensor([[1.0, 2.0, 4.0]]))
         """),
+    ("smooth_l1_loss with beta=0, multi_margin_loss unbatched", """
+        a = F.smooth_l1_loss(torch.tensor([1.0, 2.0, 3.5]), torch.tensor([1.5, 2.0, 1.0]), beta=0)
+        b = F.multi_margin_loss(torch.tensor([0.1, 0.8, 0.3]), torch.tensor(1))
+        c = F.multi_margin_loss(input=torch.tensor([0.1, 0.8, 0.3]), target=torch.tensor(2), p=2, reduction='none')
+        d = F.multi_margin_loss(torch.tensor([[0.1, 0.8, 0.3], [0.5, 0.2, 0.9]], dtype=torch.float64), torch.tensor([1, 0]),
+                                margin=0.5, weight=torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64))
+        """),
     ("cosine_embedding_loss unbatched (0-d target) and of integers", """
         x = torch.tensor([1.0, 2.0, 3.0])
         a = F.cosine_embedding_loss(x, torch.tensor([3.0, -1.0, 0.5]), torch.tensor(-1), margin=0.1)

@@ -108,12 +108,20 @@ FORMS = {
                                  why=SCATTER),
     # torch.nn.functional (issue 29, PyTorch's samples): kernels without PyTorch's dtypes or forms
     "torch.nn.functional.relu6": Form(("input", "inplace"), "relu6",
-                                      lambda bound: _literal(bound, "inplace", False) is False, why="MindSpore's ReLU6 kernel takes float16/float32 only"),
+                                      lambda bound: _literal(bound, "inplace", False) is False,
+                                      why="MindSpore's ReLU6 kernel takes float16/float32 only"),
     "torch.nn.functional.hardshrink": Form(("input", "lambd"), "hardshrink", why=NO_FLOAT64.format("HShrink")),
     "torch.nn.functional.softshrink": Form(("input", "lambd"), "softshrink", why=NO_FLOAT64.format("SoftShrink")),
     "torch.nn.functional.pad": Form(("input", "pad", "mode", "value"), "circular_pad",
                                     lambda bound: _literal(bound, "mode") == "circular" and "value" not in bound,
                                     why="MindSpore's circular PadV3 refuses booleans and some shapes PyTorch pads"),
+    "torch.nn.functional.smooth_l1_loss": Form(
+        ("input", "target", "size_average", "reduce", "reduction", "beta"), "smooth_l1_loss",
+        lambda bound: _no_legacy(bound) and _literal(bound, "beta") == 0,
+        why="MindSpore's smooth_l1_loss has no CPU kernel for beta=0 (the L1 loss)"),
+    "torch.nn.functional.multi_margin_loss": Form(
+        ("input", "target", "p", "margin", "weight", "size_average", "reduce", "reduction"), "multi_margin_loss",
+        _no_legacy, why="MindSpore's takes an int margin only and refuses PyTorch's unbatched form"),
     "torch.nn.functional.cosine_embedding_loss": Form(
         ("input1", "input2", "target", "margin", "size_average", "reduce", "reduction"), "cosine_embedding_loss",
         _no_legacy, why="MindSpore's refuses the unbatched form (0-d target) and integer or boolean inputs"),

@@ -1361,6 +1361,34 @@ def circular_pad(input, pad, mode="circular", value=None):
     return input
 
 
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    """F.smooth_l1_loss; with beta=0 it is the L1 loss, as in PyTorch (MindSpore's dispatches beta=0 to an
+    L1LossExt kernel that is not registered on CPU)."""
+    if beta == 0:
+        return ops.l1_loss(input, target, reduction)
+    return ops.smooth_l1_loss(input, target, beta, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
+    """F.multi_margin_loss written out (MindSpore's takes an int margin only and refuses PyTorch's unbatched
+    form, a (C) or 0-d input with a 0-d target): per sample, the sum over the classes i other than the
+    target y of max(0, margin - x[y] + x[i]) ** p, times weight[y], over the number of classes."""
+    x = input.reshape(-1, input.shape[-1] if input.ndim else 1)
+    y = target.reshape(-1).astype(mindspore.int32)
+    picked = ops.gather_elements(x, 1, y.expand_dims(1))
+    loss = ops.relu(margin - picked + x)
+    loss = loss * loss if p == 2 else loss
+    if weight is not None:
+        loss = loss * ops.gather(weight, y, 0).expand_dims(1)
+    other = (1 - ops.one_hot(y, x.shape[1], ops.ones((), mindspore.int32), ops.zeros((), mindspore.int32))).astype(x.dtype)
+    loss = (loss * other).sum(1) / x.shape[1]
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss.reshape(target.shape)
+
+
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     """F.cosine_embedding_loss as PyTorch computes it (MindSpore's refuses a 0-d target with 1-D inputs,
     the unbatched form, and integer or boolean inputs): cosine along the last axis, 1 - cos where the
