@@ -76,6 +76,10 @@ SAME = [
         d = F.multi_margin_loss(torch.tensor([[0.1, 0.8, 0.3], [0.5, 0.2, 0.9]], dtype=torch.float64), torch.tensor([1, 0]),
                                 margin=0.5, weight=torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64))
         """),
+    ("dropout2d of a 3-D input, dropout3d unbatched (p=0: the values are the input's)", """
+        a = F.dropout2d(torch.arange(12.).reshape(2, 3, 2), p=0.0)
+        b = F.dropout3d(input=torch.arange(16.).reshape(2, 2, 2, 2), p=0.0, training=True)
+        """),
     ("cosine_embedding_loss unbatched (0-d target) and of integers", """
         x = torch.tensor([1.0, 2.0, 3.0])
         a = F.cosine_embedding_loss(x, torch.tensor([3.0, -1.0, 0.5]), torch.tensor(-1), margin=0.1)

@@ -122,6 +122,10 @@ FORMS = {
     "torch.nn.functional.multi_margin_loss": Form(
         ("input", "target", "p", "margin", "weight", "size_average", "reduce", "reduction"), "multi_margin_loss",
         _no_legacy, why="MindSpore's takes an int margin only and refuses PyTorch's unbatched form"),
+    **{f"torch.nn.functional.dropout{n}d": Form(("input", "p", "training", "inplace"), f"dropout{n}d",
+                                                lambda bound: _literal(bound, "inplace", False) is False,
+                                                why=f"MindSpore's dropout{n}d takes {n + 2}-D inputs only")
+       for n in (2, 3)},
     "torch.nn.functional.cosine_embedding_loss": Form(
         ("input1", "input2", "target", "margin", "size_average", "reduce", "reduction"), "cosine_embedding_loss",
         _no_legacy, why="MindSpore's refuses the unbatched form (0-d target) and integer or boolean inputs"),

@@ -1389,6 +1389,21 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
     return loss.reshape(target.shape)
 
 
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """F.dropout2d: PyTorch reads a 3-D input as (N, C, L), dropping whole channels as dropout1d does (it
+    warns so); MindSpore's takes 4-D inputs only, so a trailing axis is added and removed."""
+    if input.ndim == 3:
+        return ops.dropout2d(input.expand_dims(-1), p, training).squeeze(-1)
+    return ops.dropout2d(input, p, training)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """F.dropout3d, also for PyTorch's unbatched (C, D, H, W) form, which MindSpore's refuses."""
+    if input.ndim == 4:
+        return ops.dropout3d(input.expand_dims(0), p, training).squeeze(0)
+    return ops.dropout3d(input, p, training)
+
+
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     """F.cosine_embedding_loss as PyTorch computes it (MindSpore's refuses a 0-d target with 1-D inputs,
     the unbatched form, and integer or boolean inputs): cosine along the last axis, 1 - cos where the
