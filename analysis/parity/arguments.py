@@ -1,8 +1,10 @@
 """Constructor arguments of an entry point, in the sandboxed child: manifest
 or call-site values may name a class of the tree (`{ class = "m:Block" }`) or
 an object to build first (`{ call = "m:GPTConfig", kwargs = {...} }`, nested
-freely); each side resolves them in its own tree, so the MindSpore cell gets
-the converted Block or config. Also: which required arguments are missing,
+freely; a tuple travels as `{ tuple = [256, 128] }`, since code that tests
+`isinstance(size, tuple)` takes a list for something else); each side
+resolves them in its own tree, so the MindSpore cell gets the converted
+Block or config. Also: which required arguments are missing,
 and the `porting.toml` lines that would supply them."""
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ def resolve(value, tree: str, load_class, notes: dict | None = None):
         target = load_class(tree, module, name, notes)
         return target(*resolve(value.get("args", []), tree, load_class, notes),
                       **resolve(value.get("kwargs", {}), tree, load_class, notes))
+    if isinstance(value, dict) and set(value) == {"tuple"} and isinstance(value["tuple"], list):
+        return tuple(resolve(v, tree, load_class, notes) for v in value["tuple"])  # `(256, 128)` stays a tuple
     if isinstance(value, dict) and set(value) == {"namespace"} and isinstance(value["namespace"], dict):
         import types  # a script's config object (SimpleNamespace, a class of literal fields), read statically
 

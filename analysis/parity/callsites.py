@@ -162,6 +162,12 @@ CAST_METHODS = {"float": "float32", "double": "float64", "half": "float16", "lon
                 "bool": "bool"}
 
 
+# Calls that give back a tensor of the same shape and dtype (in-place fills, copies).
+SAME_TENSOR = {"normal_", "uniform_", "fill_", "zero_", "random_", "bernoulli_", "requires_grad_", "detach",
+               "clone", "contiguous"}
+PARAMETER_WRAPPERS = {"nn.Parameter", "torch.nn.Parameter", "Parameter", "Variable", "torch.autograd.Variable"}
+
+
 def tensor_spec(node: ast.AST, env: dict, options: dict, names: dict) -> dict | None:
     """{shape, dtype[, range]} of `torch.randn(2, 3)`, `torch.randint(0, 10, (1, 8))`,
     `torch.ones(1, 8).bool()`, or of a name bound to one earlier in the scope."""
@@ -170,6 +176,10 @@ def tensor_spec(node: ast.AST, env: dict, options: dict, names: dict) -> dict | 
     if not isinstance(node, ast.Call):
         return None
     func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in SAME_TENSOR:  # `torch.zeros(512).normal_(0, 1e-2)`
+        return tensor_spec(func.value, env, options, names)
+    if statics._dotted(func) in PARAMETER_WRAPPERS and len(node.args) == 1:  # `nn.Parameter(torch.randn(8))`
+        return tensor_spec(node.args[0], env, options, names)
     if isinstance(func, ast.Attribute) and func.attr in CAST_METHODS | {"to": "", "cuda": "", "cpu": ""}:
         inner = tensor_spec(func.value, env, options, names)
         if inner is None:
@@ -292,8 +302,8 @@ def _inputs_for(call: ast.Call, body: list[ast.stmt], names: dict, uses: dict, e
 
 
 def sites(sources: list[Source], resolver: Resolver, wanted) -> list[tuple[str, Site]]:
-    """(class key 'mod:Name', site) for every call whose callee resolves to a
-    class `wanted(key)` accepts, in file order."""
+    """(key 'mod:Name', site) for every call whose callee resolves to a class
+    or function of the tree that `wanted(key)` accepts, in file order."""
     out = []
     for source in sources:
         table = resolver.bindings(source)
@@ -315,7 +325,7 @@ def sites(sources: list[Source], resolver: Resolver, wanted) -> list[tuple[str, 
             calls = [n for stmt in body for n in _walk_scope(stmt) if isinstance(n, ast.Call)]
             for call in calls:
                 ref = resolver.resolve(call.func, table)
-                if ref is None or ref[0] != "class" or not wanted(ref[1]):
+                if ref is None or ref[0] not in ("class", "function") or not wanted(ref[1]):
                     continue
                 for label, env in cases:
                     names, uses = _scope_inputs(body, env, source.options)

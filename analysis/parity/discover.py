@@ -117,9 +117,31 @@ class _Literals:
             args, kwargs = self.arguments(node)
             return {"call": self._tree_class(node.func),
                     **({"args": args} if args else {}), **({"kwargs": kwargs} if kwargs else {})}
-        if isinstance(node, (ast.List, ast.Tuple)):
+        if isinstance(node, ast.List):
             return [self.value(e) for e in node.elts]
+        if isinstance(node, ast.Tuple):  # kept a tuple: `isinstance(size, tuple)` picks another branch for a list
+            return {"tuple": [self.value(e) for e in node.elts]}
+        if isinstance(node, ast.Name) and node.id not in self.site.env:
+            built = self._built_before(node.id)
+            if built is not None:  # `net = SirenNet(...)` then `SirenWrapper(net, ...)`: the child builds net too
+                return self.value(built)
         return _json_value(statics.evaluate(node, self.site.env, self.site.source.options))
+
+    def _built_before(self, name: str) -> ast.Call | None:
+        """The last call of a tree class bound to `name` in the call's own scope
+        before the call (a model handed to a wrapper); None if anything else
+        binds it there."""
+        body = self.site.function.body if self.site.function is not None else self.site.source.tree.body
+        found = None
+        for stmt in body:
+            for node in callsites._walk_scope(stmt):
+                if not (isinstance(node, ast.Assign) and node.lineno < self.site.call.lineno
+                        and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)):
+                    continue
+                found = node.value if (len(node.targets) == 1 and isinstance(node.value, ast.Call)
+                                       and node.value is not self.site.call
+                                       and self._tree_class(node.value.func)) else None
+        return found
 
     def arguments(self, call: ast.Call) -> tuple[list, dict]:
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
@@ -133,10 +155,12 @@ def _json_value(value):
     if isinstance(value, statics.ConfigObject):
         return {"namespace": {str(k): _json_value(v) for k, v in value.items()}}
     if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value) or {"class", "call", "namespace"} & set(value):
+        if not all(isinstance(k, str) for k in value) or {"class", "call", "namespace", "tuple"} & set(value):
             raise ValueError("a dict the manifest format cannot carry")
         return {k: _json_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        return {"tuple": [_json_value(v) for v in value]}
+    if isinstance(value, list):
         return [_json_value(v) for v in value]
     if isinstance(value, (set, frozenset)):
         return sorted(_json_value(v) for v in value)
@@ -307,23 +331,27 @@ def candidates(root: Path) -> list[dict]:
     found = [(mod, node) for mod, node in classes if node.name in module_classes]
     keys = {f"{mod}:{node.name}" for mod, node in found}
     configs = {(mod, node.name): _field_defaults(node) for mod, node in classes if _dataclass_defaults(node)}
+    factories = {f"{mod}:{node.name}": (mod, node, built) for mod, tree in parsed
+                 for node, built in _factory_functions(tree, module_classes, nn_names[mod])}
     resolver = callsites.Resolver(sources + only_sites)
     by_class: dict[str, list] = {}
-    for key, site in callsites.sites(sources + only_sites, resolver, keys.__contains__):
+    for key, site in callsites.sites(sources + only_sites, resolver, lambda k: k in keys or k in factories):
         by_class.setdefault(key, []).append(site)
     entries = []
     for mod, node in found:
         entries += _class_entries(mod, node, by_class.get(f"{mod}:{node.name}", []), resolver, configs)
+    for key, (mod, node, built) in factories.items():
+        entries += _factory_entries(mod, node, built, by_class.get(key, []), resolver, configs)
     for source in sources:
         hints = _shape_hints(source.tree)
         for entry in entries:
             if entry["module"] == source.module and hints:
                 entry["shape_hints"] = hints
-        entries += _factories(source.module, source.tree, module_classes, hints)
         entries += _instances(source, nn_names[source.module], hints)
     by_module = {s.module: s for s in sources}
-    _attach_parents(entries, {f"{mod}:{node.name}": _references(node, by_module[mod], resolver)
-                              for mod, node in found})
+    references = {f"{mod}:{node.name}": _references(node, by_module[mod], resolver) for mod, node in found}
+    references.update({key: _references(node, by_module[mod], resolver) for key, (mod, node, _) in factories.items()})
+    _attach_parents(entries, references)
     return entries
 
 
@@ -444,7 +472,9 @@ STAND_INS = {**dict.fromkeys(("vocab_size", "n_vocab", "vocab_len", "ntoken", "n
                               "num_class", "n_class"), 10)}
 
 
-PARENT_KEYS = ("module", "class", "name", "factory", "instance", "args", "kwargs", "within", "inputs", "shape_hints")
+MAX_PARENTS = 4  # parents tried in turn for a block (each one built costs the child time)
+PARENT_KEYS = ("module", "class", "name", "factory", "instance", "args", "kwargs", "within", "inputs", "shape_hints",
+               "arguments_from")
 
 
 def _references(node: ast.ClassDef, source, resolver) -> set[str]:
@@ -473,13 +503,25 @@ def _attach_parents(entries: list[dict], references: dict[str, set[str]]) -> Non
             ready = [p for p in entries if p is not entry and not p.get("needs_arguments")
                      and p.get("class") != entry["class"]]
             passed = [p for p in ready if f'"{key}"' in json.dumps([p.get("args"), p.get("kwargs")])]
-            named = [p for p in ready if not p.get("instance") and not p.get("factory")
-                     and key in references.get(f"{p['module']}:{p['class']}", set())]
-            parent = (passed or named or [None])[0]
-            if parent is None:
+            named = [p for p in ready if not p.get("instance")
+                     and key in references.get(f"{p['module']}:{p.get('factory') or p['class']}", set())]
+            parents = passed + [p for p in named if p not in passed]
+            if not parents:
                 continue
+            parent = parents[0]
             entry.pop("kwargs", None)  # partial call-site values: the parent's build has them all
             entry["within"] = {k: parent[k] for k in PARENT_KEYS if k in parent}
+            # A block built only under a flag (`attn_dim=...`) may be missing from the first parent as built:
+            # the other parents, then the parents' own parents (the block is looked for at any depth).
+            others = [{k: p[k] for k in PARENT_KEYS if k in p} for p in parents[1:]]
+            for p in parents:
+                others += [a for a in [p.get("within"), *p.get("within_also", [])] if a]
+            unique = []
+            for other in others:
+                if other != entry["within"] and other not in unique:
+                    unique.append(other)
+            if unique:
+                entry["within_also"] = unique[:MAX_PARENTS - 1]
             entry["arguments_from"] = f"as {parent['name']} builds it" + (
                 f" ({parent['arguments_from']})" if parent.get("arguments_from") else "")
             if entry.pop("needs_arguments") == "optional":  # buildable alone: the parent gives it inputs
@@ -515,23 +557,63 @@ def _instances(source, nn_names: set[str], hints) -> list[dict]:
     return out
 
 
-def _factories(mod: str, tree: ast.Module, module_classes: set[str], hints) -> list[dict]:
-    """Module-level functions without required arguments whose return value is
-    a call of a module class (`def ResNet18(): return ResNet(BasicBlock, [2, 2, 2, 2])`)."""
-    out = []
+def _factory_functions(tree: ast.Module, module_classes: set[str], nn_names: set[str]):
+    """(function, class it builds) for module-level functions whose return value
+    is a call of a module class of the tree (`def ResNet18(): return
+    ResNet(BasicBlock, [2, 2, 2, 2])`) or of a torch.nn container (`def
+    MLPMixer(*, dim, depth): return nn.Sequential(...)`)."""
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
             continue
-        args = node.args
-        if len(args.posonlyargs + args.args) > len(args.defaults) or any(d is None for d in args.kw_defaults):
+        for ret in ast.walk(node):
+            if not (isinstance(ret, ast.Return) and isinstance(ret.value, ast.Call)):
+                continue
+            callee = _dotted(ret.value.func)
+            name = callee.rsplit(".", 1)[-1]
+            if name in module_classes or (name in NN_CONTAINERS and (
+                    callee.startswith(("nn.", "torch.nn.")) or callee in nn_names)):
+                yield node, name
+                break
+
+
+NN_CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+
+
+def _factory_entries(mod: str, node: ast.FunctionDef, built: str, sites: list, resolver, configs) -> list[dict]:
+    """A factory is built as it is when nothing is required, else once per
+    distinct call site whose arguments are known statically (the README's
+    `MLPMixer(image_size=256, ...)`), with the inputs that site feeds it."""
+    base = {"module": mod, "class": built, "factory": node.name, "name": f"{node.name}()", "line": node.lineno,
+            "discovered": True}
+    args = node.args
+    required = [a.arg for a in (args.posonlyargs + args.args)[:len(args.posonlyargs + args.args) - len(args.defaults)]]
+    required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    if not required:
+        return [base]
+    entries, seen, unknown = [], set(), []
+    for site in sites:
+        literals = _Literals(site, resolver, _config_parameters(site.function, site.owner, site.source.module, configs))
+        where = f"{site.source.rel}:{site.call.lineno}" + (f" ({site.label})" if site.label else "")
+        try:
+            call_args, call_kwargs = literals.arguments(site.call)
+        except (ValueError, SyntaxError, TypeError, ArithmeticError, KeyError, IndexError, AttributeError,
+                RecursionError) as exc:
+            unknown.append(f"{where}: {exc}")
             continue
-        returns = [r.value for r in ast.walk(node) if isinstance(r, ast.Return) and isinstance(r.value, ast.Call)]
-        built = next((_dotted(r.func).rsplit(".", 1)[-1] for r in returns
-                      if _dotted(r.func).rsplit(".", 1)[-1] in module_classes), None)
-        if built:
-            entry = {"module": mod, "class": built, "factory": node.name, "name": f"{node.name}()",
-                     "line": node.lineno, "discovered": True}
-            if hints:
-                entry["shape_hints"] = hints
-            out.append(entry)
-    return out
+        fingerprint = repr((call_args, sorted(call_kwargs.items()), site.inputs))
+        if fingerprint in seen or len(call_args) + len(call_kwargs) < len(required):
+            continue
+        seen.add(fingerprint)
+        entry = dict(base, args=call_args, kwargs=call_kwargs, arguments_from=where)
+        if site.inputs:
+            entry.update(inputs=site.inputs, input_source=f"the call at {where}")
+        if entries:
+            entry["name"] = f"{node.name}()#{len(entries) + 1}"
+        entries.append(entry)
+        if len(entries) == MAX_SITES:
+            break
+    if entries:
+        return entries
+    # nothing builds it with known values: no entry of its own (a manifest's
+    # `factory = ...` with its arguments checks it); its blocks say what to give
+    return []

@@ -325,6 +325,10 @@ def _finish(job: dict, result: dict, device: str) -> dict:
     # How the entry was built: the report says where its arguments came from.
     entry.update({k: job[k] for k in ("factory", "instance", "args", "kwargs", "arguments_from", "timeout")
                   if k in job})
-    if job.get("within"):
-        entry["built_inside"] = job["within"].get("name") or job["within"].get("class")
+    parent = entry.pop("within_used", None) or job.get("within")
+    if parent:
+        entry["built_inside"] = parent.get("name") or parent.get("class")
+        if parent is not job.get("within") and parent != job.get("within"):  # a later parent held the block
+            entry["arguments_from"] = f"as {entry['built_inside']} builds it" + (
+                f" ({parent['arguments_from']})" if parent.get("arguments_from") else "")
     return entry

@@ -84,15 +84,29 @@ def _resources() -> dict:
     return out
 
 
-def load_class(tree: str, module: str, class_name: str, notes: dict | None = None):
-    """A class or function of the tree (see loader.load); the tree's modules are
-    dropped from sys.modules afterwards so the other tree can reuse the names."""
-    from .loader import load
+_LOADED: dict = {"from": None}  # (tree, folder) whose modules sys.modules holds now
 
+
+def load_class(tree: str, module: str, class_name: str, notes: dict | None = None):
+    """A class or function of the tree (see loader.load). Loads from one tree
+    and folder share its modules, so a class handed to another as an argument
+    is the class that one's module checks with isinstance
+    (`assert isinstance(net, SirenNet)`); the modules are dropped from
+    sys.modules before a load from the other tree (which reuses the names) or
+    from another folder (whose script imports its own sibling `model`)."""
+    from .loader import load, module_file
+
+    path = module_file(Path(tree), module)
+    here = (tree, str(path.parent) if path is not None else "")
+    if _LOADED["from"] not in (None, here):
+        _purge(_LOADED["from"][0])
+    _LOADED["from"] = here
     try:
         found, info = load(tree, module, class_name)
-    finally:
+    except BaseException:
         _purge(tree)
+        _LOADED["from"] = None
+        raise
     if notes is not None:
         for key, values in info.items():
             notes.setdefault(key, [])
@@ -179,6 +193,13 @@ def _progress(send, key: str):
 
 
 def run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None) -> dict:
+    result = _run_job(job, torch_device, checks, fw, progress, sink)
+    if job.get("within_also"):  # which of the parents held the block (within.submodule sets job["within"])
+        result["within_used"] = job["within"]
+    return result
+
+
+def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None) -> dict:
     import torch
 
     import mindspore as ms

@@ -38,7 +38,20 @@ def build_parent(parent: dict, tree: str, load_class, notes: dict, module_type):
 def submodule(job: dict, tree: str, load_class, notes: dict, module_type, path: str | None = None):
     """(the submodule, its path, the parent): at `path` when given (the
     converted side), else the first one of the job's class defined in the
-    job's module."""
+    job's module, in the first of the job's parents (`within`, then
+    `within_also`) that holds one; the job's `within` becomes that parent,
+    so the converted side builds the same one."""
+    if path is None and job.get("within_also"):
+        tried = []
+        for candidate in [job["within"], *job["within_also"]]:
+            try:
+                found = submodule(dict(job, within=candidate, within_also=[]), tree, load_class, notes, module_type)
+            except NotBuilt as exc:
+                tried.append(str(exc))
+                continue
+            job["within"] = candidate
+            return found
+        raise NotBuilt("; ".join(tried))
     parent = build_parent(job["within"], tree, load_class, notes, module_type)
     named = parent.cells_and_names() if hasattr(parent, "cells_and_names") else parent.named_modules()
     if path is not None:

@@ -308,3 +308,170 @@ def test_a_module_named_by_file_gets_its_checkpoint_through_the_outbox(tmp_path)
     assert (entry["module"], entry["status"]) == ("02 Intro/regression.py", "pass"), entry.get("reason")
     assert entry["checkpoint"] == str((tmp_path / "ckpt" / "02_Intro.regression.Net.ckpt").resolve())
     assert (tmp_path / "ckpt" / "02_Intro.regression.Net.ckpt").stat().st_size > 0
+
+
+LIBRARY = {
+    "mixer/__init__.py": '''
+        from mixer.model import Mixer
+        from mixer.wrapper import Wrapper
+    ''',
+    "mixer/model.py": '''
+        from torch import nn
+
+        class Residual(nn.Module):
+            def __init__(self, dim, fn):
+                super().__init__()
+                self.fn = fn
+                self.norm = nn.LayerNorm(dim)
+
+            def forward(self, x):
+                return self.fn(self.norm(x)) + x
+
+        pair = lambda x: x if isinstance(x, tuple) else (x, x)
+
+        def Mixer(*, dim, depth, num_classes, shape):
+            h, w = pair(shape)
+            assert h * w == 5, "the shape gives 5 tokens"
+            return nn.Sequential(
+                *[Residual(dim, nn.Linear(dim, dim)) for _ in range(depth)],
+                nn.Linear(dim, num_classes),
+            )
+    ''',
+    "mixer/wrapper.py": '''
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self, dim_in, dim_out):
+                super().__init__()
+                self.dim_out = dim_out
+                self.fc = nn.Linear(dim_in, dim_out)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        class Gain(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.fc = nn.Linear(dim, dim)
+
+            def forward(self, x):
+                return self.fc(x).sigmoid() * x
+
+        class Wrapper(nn.Module):
+            def __init__(self, net, scale=2.0, use_gain=False):
+                super().__init__()
+                assert isinstance(net, Net), "Wrapper takes a Net"
+                self.net = net
+                self.scale = scale
+                self.gain = Gain(net.dim_out) if use_gain else None  # only under a flag
+
+            def forward(self, x):
+                y = self.net(x) * self.scale
+                return self.gain(y) if self.gain is not None else y
+    ''',
+    "README.md": '''
+        # mixer
+
+        ```python
+        import torch
+        from mixer import Mixer
+
+        model = Mixer(dim = 8, depth = 2, num_classes = 3, shape = (5, 1))
+        pred = model(torch.randn(2, 5, 8))
+        ```
+
+        ```python
+        import torch
+        from torch import nn
+        from mixer import Wrapper
+        from mixer.wrapper import Net
+
+        net = Net(dim_in = 4, dim_out = 6)
+        wrapper = Wrapper(net, scale = 0.5)
+        out = wrapper(torch.randn(2, 4))
+
+        gated = Wrapper(net, use_gain = True)
+        x = nn.Parameter(torch.zeros(3, 4).normal_(0, 1e-2))
+        out = gated(x)
+        ```
+    ''',
+}
+
+
+@pytest.fixture()
+def library_repo(tmp_path):
+    root = tmp_path / "library"
+    for name, body in LIBRARY.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body).lstrip())
+    return root
+
+
+def test_a_factory_with_required_arguments_takes_them_from_the_readme(library_repo):
+    # `def Mixer(*, dim, ...): return nn.Sequential(...)`, called in the README (through the package's re-export)
+    mixer = _by_name(discover.candidates(library_repo))[("mixer.model", "Mixer()")]
+    assert (mixer["factory"], mixer["class"]) == ("Mixer", "Sequential")
+    assert mixer["kwargs"] == {"dim": 8, "depth": 2, "num_classes": 3, "shape": {"tuple": [5, 1]}}
+    assert mixer["inputs"] == [{"shape": [2, 5, 8], "dtype": "float32"}]
+    assert mixer["arguments_from"] == "README.md:7"
+
+
+def test_a_tuple_argument_reaches_the_constructor_as_a_tuple(library_repo):
+    from analysis.parity import arguments
+
+    mixer = _by_name(discover.candidates(library_repo))[("mixer.model", "Mixer()")]
+    assert arguments.resolve(mixer["kwargs"], str(library_repo), None)["shape"] == (5, 1)
+    assert 'shape = { tuple = [5, 1] }' in arguments.manifest_hint(mixer, None)
+
+
+def test_a_block_built_only_by_a_factory_is_checked_within_it(library_repo):
+    block = _by_name(discover.candidates(library_repo))[("mixer.model", "Residual")]
+    assert block["within"]["factory"] == "Mixer" and block["within"]["kwargs"]["dim"] == 8
+    assert block["arguments_from"] == "as Mixer() builds it (README.md:7)"
+
+
+def test_a_model_built_earlier_in_the_scope_is_passed_as_its_call(library_repo):
+    wrapper = _by_name(discover.candidates(library_repo))[("mixer.wrapper", "Wrapper")]
+    assert wrapper["args"] == [{"call": "mixer.wrapper:Net", "kwargs": {"dim_in": 4, "dim_out": 6}}]
+    assert wrapper["kwargs"] == {"scale": 0.5} and wrapper["inputs"][0]["shape"] == [2, 4]
+
+
+def test_a_class_given_as_an_argument_is_the_class_its_module_checks_against(library_repo):
+    from analysis.parity import runner
+
+    try:
+        net = runner.load_class(str(library_repo), "mixer.wrapper", "Net")
+        wrapper = runner.load_class(str(library_repo), "mixer.wrapper", "Wrapper")
+        assert net is runner.load_class(str(library_repo), "mixer.wrapper", "Net")
+        wrapper(net(dim_in=4, dim_out=6))  # `assert isinstance(net, Net)` holds
+    finally:
+        runner._purge(str(library_repo))
+        runner._LOADED["from"] = None
+
+
+def test_a_block_built_under_a_flag_lists_every_parent_that_may_hold_it(library_repo):
+    gain = _by_name(discover.candidates(library_repo))[("mixer.wrapper", "Gain")]
+    assert gain["within"]["name"] == "Wrapper" and gain["within"]["kwargs"] == {"scale": 0.5}
+    assert [p["name"] for p in gain["within_also"]] == ["Wrapper#2"]
+
+
+def test_a_tensor_filled_in_place_or_wrapped_in_a_parameter_is_an_example_input(library_repo):
+    gated = _by_name(discover.candidates(library_repo))[("mixer.wrapper", "Wrapper#2")]
+    assert gated["inputs"] == [{"shape": [3, 4], "dtype": "float32"}]
+
+
+@pytest.mark.slow
+def test_the_library_is_checked_from_its_readme_and_passes(library_repo):
+    report = check_parity(library_repo, loss_steps=2, timeout_s=600)
+    assert not report.get("error"), report.get("error")
+    statuses = {e["name"]: (e["status"], e["reason"][:300]) for e in report["entry_points"]}
+    for name in ("Mixer()", "Residual", "Wrapper", "Wrapper#2", "Net", "Gain"):
+        assert statuses[name][0] == "pass", (name, statuses)
+    block = next(e for e in report["entry_points"] if e["name"] == "Residual")
+    assert block["within_path"] == "0" and [i["shape"] for i in block["inputs"]] == [[2, 5, 8]]
+    gain = next(e for e in report["entry_points"] if e["name"] == "Gain")  # Wrapper builds none; Wrapper#2 does
+    assert (gain["built_inside"], gain["within_path"]) == ("Wrapper#2", "gain")
+    assert gain["arguments_from"] == "as Wrapper#2 builds it (README.md:21)"
+    assert [i["shape"] for i in gain["inputs"]] == [[3, 6]]
