@@ -75,9 +75,12 @@ class CallRewrites(WalkState):
                 return legacy.typed_constructor(ctx, original, updated, qualified, None)
             return tensor_constructor(ctx, original, updated)
         if qualified is None:
-            new = partials.drop_device(ctx, original, updated)
+            updated = partials.drop_device(ctx, original, updated) or updated
+            new = partials.convert_bound(ctx, self.partial_heads, original, updated, convert_layer)
             if new is not None:
                 return new
+            if partials.is_partial(original):
+                return updated
             if isinstance(original.func, cst.Attribute) and is_foreign(original.func.value, ctx.foreign):
                 return updated  # plt.scatter(...), re.sub(...), an array's ravel(): not torch (scan/receivers.py)
             new = receivers.rewrite(self, original, updated)
@@ -249,6 +252,10 @@ class CallRewrites(WalkState):
             return updated
         if qualified in thirdparty.HANDLERS:  # an einops layer class used as a value
             return thirdparty.einops_layer_reference(self.ctx, original, qualified)
+        if id(original) in self.partial_heads:
+            if partials.deferred(self.ctx, qualified, qualified in HANDLERS):
+                return updated  # converted with the arguments partial() binds (leave_Call)
+            self.partial_heads.discard(id(original))
         target = dtype_name(qualified)
         if target is None:
             if qualified == "torch.Tensor":

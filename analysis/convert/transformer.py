@@ -151,6 +151,9 @@ class Converter(ScriptIdioms, ParameterNames, CellRewrites, CallRewrites, LayerM
         self.skip.add(id(node.func))
         if partials.is_partial(node):  # placement keywords partial() binds are dropped: not converted or marked
             self.unwalked.update(id(a) for a in partials.placement_args(node, self.ctx.aliases))
+            head = partials.bound_api(node, self.ctx.aliases)
+            if head is not None:
+                self.partial_heads.add(id(head))
         if provided(node, self.ctx.aliases):  # a feature check that becomes True: its torch module is no use
             self.skip.add(id(node.args[0].value))
         # x.detach().cpu().numpy(): the inner calls are folded into asnumpy() by the outer one

@@ -23,7 +23,6 @@ def test_sample_repo_expected_findings():
             (29, "MS-SEED", "torch.manual_seed"),
             (30, "MS-DEVICE-TO", "torch.nn.Module.to"),
             (31, "MS-DATALOADER", "torch.utils.data.DataLoader"),
-            (33, "MS-OPTIM-LR", "torch.optim.SGD"),
             (33, "MS-OPTIM-PARAMS", "torch.optim.SGD"),
             (34, "MS-LR-SCHEDULER", "torch.optim.lr_scheduler.StepLR"),
             (36, "MS-CELL-TRAIN-EVAL", "torch.nn.Module.train"),

@@ -85,6 +85,14 @@ steps = functools.partial(torch.arange, device=torch.device("cpu"), dtype=torch.
 a = arange(5) * 2
 b = steps(0, 3)
 """,
+    "partial_over_layers_and_functions": """# compare: out
+import torch.nn.functional as F
+dense = partial(nn.Linear, 4, 3, bias=False)
+act = partial(F.gelu, approximate="tanh")
+soft = partial(F.softmax, dim=0)
+layer = fill(dense())
+out = soft(act(layer(x)))
+""",
     "embedding_from_pretrained_frozen_and_not": """# compare: losses, frozen, trained
 table = x[:6, :3] * 1.0
 frozen_emb = nn.Embedding.from_pretrained(table, freeze=True)
@@ -145,6 +153,17 @@ def test_partial_over_a_torch_function_drops_the_device():
     assert 'arange = partial(ops.arange)' in result.text
     assert "steps = functools.partial(ops.arange, dtype=mindspore.float32)" in result.text
     assert not result.unconverted and "import torch" not in result.text
+
+
+def test_a_partial_over_a_layer_or_function_converts_its_bound_arguments_or_is_marked():
+    """Renaming the API alone kept PyTorch's argument names and defaults: partial(nn.Linear, bias=False)
+    became partial(nn.Dense, bias=False), and partial(nn.Conv1d, kernel_size=1) lost its bias silently."""
+    result = _convert("partial_over_layers_and_functions")
+    assert "dense = partial(nn.Dense, 4, 3, has_bias=False)" in result.text
+    assert "soft = partial(ops.softmax, axis=0)" in result.text
+    some = convert_source("import torch.nn as nn\nfrom functools import partial\nconv = partial(nn.Conv1d, kernel_size=1)\n")
+    assert [(u.rule_id, u.torch_api) for u in some.unconverted] == [("MS-API-DIFF", "torch.nn.Conv1d")]
+    assert "binds only some arguments" in some.unconverted[0].action and "import torch.nn as nn" in some.text
 
 
 def test_embedding_from_pretrained_is_written_exactly():

@@ -7,6 +7,7 @@ import libcst as cst
 
 from ..core import rules
 from ..core.names import code, dotted, resolve
+from . import signatures
 
 
 def drop_device(ctx, original: cst.Call, updated: cst.Call) -> cst.Call | None:
@@ -40,3 +41,59 @@ def placement_args(call: cst.Call, aliases: dict[str, str]) -> list[cst.Arg]:
             or not (resolve(call.args[0].value, aliases) or "").startswith("torch."):
         return []
     return [a for a in call.args if a.keyword is not None and a.keyword.value == "device"]
+
+
+def bound_api(call: cst.Call, aliases: dict[str, str]) -> cst.BaseExpression | None:
+    """The PyTorch API a partial() binds (`partial(nn.Conv1d, kernel_size=1)`), else None."""
+    if not is_partial(call) or not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    head = call.args[0].value
+    return head if (resolve(head, aliases) or "").startswith("torch.") else None
+
+
+def deferred(ctx, qualified: str, has_handler: bool) -> bool:
+    """Whether the API a partial() binds must be converted with its bound arguments rather than renamed:
+    renaming alone keeps PyTorch's argument names and defaults (`partial(nn.Linear, bias=False)` became
+    `partial(nn.Dense, bias=False)`, and `partial(nn.Conv1d, ...)` silently lost its bias)."""
+    entry = ctx.mint_entry(qualified) or ctx.classic.get(qualified)
+    return has_handler or (entry is not None and not entry.helper and entry.category != "consistent")
+
+
+def convert_bound(ctx, heads: set[int], original: cst.Call, updated: cst.Call, convert) -> cst.Call | None:
+    """partial(torch_api, *bound) -> partial(ms_api, *converted): the API converted as a call of the bound
+    arguments alone (each call through the partial appends its own after them). Kept and marked when the
+    conversion is no plain call of a MindSpore name with those arguments (a composition, a helper that
+    needs the call's tensors, a marker of its own)."""
+    head = original.args[0].value if original.args else None
+    if head is None or id(head) not in heads:
+        return None
+    qualified = resolve(head, ctx.aliases)
+    call = cst.Call(func=updated.args[0].value, args=updated.args[1:])
+    entry = ctx.mint_entry(qualified) or ctx.classic.get(qualified)
+    if entry is not None and signatures.leaves_required_out(call, entry):
+        ctx.keep(head)
+        ctx.mark(original, rules.API_DIFF, qualified,
+                 f"functools.partial binds only some arguments of {qualified}, whose MindSpore counterpart "
+                 f"({entry.primary}) names or defaults its arguments differently: the bound and the later "
+                 "arguments cannot be converted apart; write a function that builds the MindSpore object "
+                 "from all of them")
+        return updated
+    marks = len(ctx.unconverted)
+    new = convert(ctx, original, call, qualified)
+    plain = isinstance(new, cst.Call) and dotted(new.func) is not None and new.func is not call.func \
+        and _positional(new) == _positional(call)  # the calls through it append theirs after these
+    if len(ctx.unconverted) > marks or not plain:
+        ctx.keep(head)
+        if len(ctx.unconverted) == marks:
+            ctx.mark(original, rules.API_DIFF, qualified,
+                     f"functools.partial over {qualified}: its MindSpore form is not one call with the same "
+                     "arguments, so the partial cannot be rewritten as it stands; write the partial over the "
+                     "MindSpore call by hand")
+        return updated
+    args = [cst.Arg(new.func), *new.args]
+    args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return updated.with_changes(args=args)
+
+
+def _positional(call: cst.Call) -> int:
+    return sum(1 for a in call.args if a.keyword is None)

@@ -245,6 +245,12 @@ def _plan_bound(call: cst.Call, entry: ApiEntry, sig, handled: frozenset[str], n
         f"spell the arguments so one is meant (a literal, or a keyword), or convert it by hand"])
 
 
+def leaves_required_out(call: cst.Call, entry: ApiEntry) -> bool:
+    """Whether call (partial()'s bound arguments) gives fewer arguments than every overload requires."""
+    sig = binding.signature_for(entry)
+    return sig is not None and not any(a.star for a in call.args) and _required_missing(call, sig)
+
+
 def _required_missing(call: cst.Call, sig) -> bool:
     """Fewer arguments than any overload's required ones: the call is an overload the data lacks."""
     given = len(call.args)

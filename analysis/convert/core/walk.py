@@ -42,6 +42,7 @@ class WalkState(cst.CSTTransformer):
         self.switches: dict[int, str] = {}  # torch.backends.* assignments removed -> the switch
         self.layer_names: dict[str, dict[str, str]] | None = None  # attribute names bound to renamed layers
         self.unwalked: set[int] = set()  # arguments a rewrite drops whole (partial()'s device=): not walked
+        self.partial_heads: set[int] = set()  # the API partial() binds: converted with its bound arguments
         self.own_statistics: bool | None = None  # the file sets attributes named running_mean/running_var
         self.guarded: dict[int, tuple[str, dict[str, str]]] = {}  # if-body -> (variable, parameter renames)
         self.active_guards: list[tuple[str, dict[str, str]]] = []  # open isinstance()-guarded bodies
