@@ -190,8 +190,12 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
     timings["align_transfer"] = time.perf_counter() - started
     if entry.get("checkpoint"):
         # The transferred weights as a MindSpore checkpoint, before any step changes them.
-        ms.save_checkpoint(ms_model, CHECKPOINT_INSIDE)
-        result["checkpoint_saved"] = True
+        try:
+            ms.save_checkpoint(ms_model, CHECKPOINT_INSIDE)
+            result["checkpoint_saved"] = True
+        except Exception:  # no room in the box's home (the team's disk room caps it): the check goes on
+            result["checkpoint_failed"] = True
+            Path(CHECKPOINT_INSIDE).unlink(missing_ok=True)  # what it wrote of it would fill the home
 
     lines = _lines(torch_model, alignment, layer_map, root)
     result["config_mismatches"] = [dict(m, **_where(lines, m["layer"])) for p in alignment.pairs for m in compare_config(p)]

@@ -48,12 +48,16 @@ def check_parity(
     on_progress: Callable[[dict], None] | None = None,
     max_timeout_s: float | None = None,
     dependencies: deps.DependencyPolicy | None = None,
+    checkpoint_room_bytes: int | None = None,
 ) -> dict:
     """Check every entry point of `original_dir` against its converted cell.
 
     Without `converted_dir` the tree is converted first. With
     `checkpoint_dir`, each checked cell's transferred weights are saved there
-    as `<module>.<Class>.ckpt` (the .pth state as a MindSpore checkpoint).
+    as `<module>.<Class>.ckpt` (the .pth state as a MindSpore checkpoint);
+    `checkpoint_room_bytes` caps what they take together on disk (the site
+    passes the team's room): a checkpoint past it is not kept, and its entry's
+    `checkpoint_refused` says why (the verdict stands).
     `should_stop` is polled while the child runs; when it returns true the
     child is killed and the entries not finished are reported as stopped.
     With `dependencies`, what the repository declares (requirements,
@@ -71,7 +75,7 @@ def check_parity(
         [(Path(original_dir), Path(converted_dir) if converted_dir else None, manifest)],
         device=device, timeout_s=timeout_s, memory_mb=memory_mb, loss_steps=loss_steps,
         checkpoint_dir=checkpoint_dir, should_stop=should_stop, on_progress=on_progress,
-        max_timeout_s=max_timeout_s, dependencies=dependencies,
+        max_timeout_s=max_timeout_s, dependencies=dependencies, checkpoint_room_bytes=checkpoint_room_bytes,
     )[0]
 
 
@@ -87,6 +91,7 @@ def check_parity_many(
     on_progress: Callable[[dict], None] | None = None,
     max_timeout_s: float | None = None,
     dependencies: deps.DependencyPolicy | None = None,
+    checkpoint_room_bytes: int | None = None,
 ) -> list[dict]:
     """Several (original, converted, manifest) checks: one report per tree, in order."""
     if device not in DEVICES:
@@ -125,7 +130,7 @@ def check_parity_many(
     tell({"event": "planned", "entries": [_label(job) for _, job in jobs]})
     try:
         _run_jobs(jobs, device=device, timeout_s=timeout_s, memory_mb=memory_mb, should_stop=should_stop,
-                  max_timeout_s=max_timeout_s, tell=tell)
+                  max_timeout_s=max_timeout_s, tell=tell, room=checkpoint_room_bytes)
     finally:
         for path in cleanup:
             shutil.rmtree(path.parent, ignore_errors=True)
@@ -199,7 +204,8 @@ def _label(job: dict) -> str:
 
 def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, memory_mb: int,
               should_stop: Callable[[], bool] | None = None, max_timeout_s: float | None = None,
-              tell=lambda event: None) -> None:
+              tell=lambda event: None, room: int | None = None) -> None:
+    """`room`: disk bytes all checkpoints may take together (None: no cap but the per-file one)."""
     threads = max(1, min(4, os.cpu_count() or 1))
     stopped = False
     for report, job in jobs:
@@ -209,9 +215,18 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
             tell({"event": "finished", "entry": _label(job), "status": "skipped"})
             continue
         seconds, note = entry_timeout(job, timeout_s, max_timeout_s)
+        refused = ""
+        if room is not None and room <= 0 and job.get("checkpoint_path"):
+            # No room at all: the box is not asked for a checkpoint (nor given a home to write one in).
+            job = {k: v for k, v in job.items() if k not in ("checkpoint", "checkpoint_path")}
+            refused = "not kept: no disk space is left to this check (the team's disk quota is used up)"
         tell({"event": "running", "entries": [_label(job)]})
         entry, outcome = _run_one(job, device=device, timeout_s=seconds, memory_mb=memory_mb, threads=threads,
-                                  should_stop=should_stop)
+                                  should_stop=should_stop, room=room)
+        if room is not None:
+            room -= outcome.output_bytes
+        if refused:
+            entry["checkpoint_refused"] = refused
         if note:
             entry["timeout_note"] = note
         report["protections"] = outcome.protections
@@ -220,8 +235,21 @@ def _run_jobs(jobs: list[tuple[dict, dict]], *, device: str, timeout_s: float, m
         stopped = outcome.stopped
 
 
+def _checkpoint_refused(job: dict, outcome, failed_inside: bool, room: int | None) -> str:
+    """Why an entry that asked for a checkpoint has none, in the parent's words ("" when it has one, or
+    when the entry never got that far)."""
+    if not job.get("checkpoint_path") or "checkpoint" in outcome.outputs:
+        return ""
+    if "checkpoint" in outcome.outputs_refused:
+        return outcome.outputs_refused["checkpoint"]
+    if failed_inside:
+        where = f" (its home held {room / (1 << 20):.1f} MiB, the disk space left to this check)" if room is not None else ""
+        return "not kept: it could not be written inside the box" + where
+    return ""
+
+
 def _run_one(job: dict, *, device: str, timeout_s: float, memory_mb: int, threads: int,
-             should_stop: Callable[[], bool] | None):
+             should_stop: Callable[[], bool] | None, room: int | None = None):
     """One entry point in a box of its own, judged here from the data it sent."""
     judge = Judge(job)
     seen: dict = {"result": None, "results": 0, "partial": None}
@@ -250,7 +278,8 @@ def _run_one(job: dict, *, device: str, timeout_s: float, memory_mb: int, thread
     outcome = run_sandboxed(
         RUNNER, {"device": device, "threads": threads, "job": child_job}, limits=limits, should_stop=should_stop,
         device=device, read_only=sorted({job["original_dir"], job["converted_dir"], *site_paths}),
-        sys_path=site_paths, outputs=outputs, on_record=on_record)
+        sys_path=site_paths, outputs=outputs, on_record=on_record,
+        output_budget_bytes=room if outputs else None)
     if outcome.stopped:
         return _finish(job, {"status": "skipped", "reason": "the check was stopped before it finished"},
                        device), outcome
@@ -262,6 +291,9 @@ def _run_one(job: dict, *, device: str, timeout_s: float, memory_mb: int, thread
         reason = outcome.failure_reason() or "the check process ended without a result"
         result = _cut_short(job, reason, seen["partial"], outcome, judge)
     result.pop("checkpoint_saved", None)
+    refused = _checkpoint_refused(job, outcome, result.pop("checkpoint_failed", None) is True, room)
+    if refused:
+        result["checkpoint_refused"] = refused
     if "checkpoint" in outcome.outputs:
         result["checkpoint"] = job["checkpoint_path"]
     return _finish(job, result, device), outcome

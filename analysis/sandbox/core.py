@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -111,6 +110,8 @@ class SandboxResult:
     channel_error: str = ""  # the child's stream broke a rule: the box was killed there
     records_dropped: int = 0  # records past RECORDS_KEPT (only counted)
     outputs: list[str] = field(default_factory=list)  # output slots received whole
+    outputs_refused: dict[str, str] = field(default_factory=dict)  # slot -> why its file was dropped (disk budget)
+    output_bytes: int = 0  # bytes of the output files kept
     reported_protections: dict | None = None  # what the child's first report said was in force
 
     @property
@@ -210,15 +211,11 @@ def _rss_mb(pids: list[int]) -> float:
     return total / (1 << 20)
 
 
-def _tail(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - STDERR_TAIL_CHARS))
-            return fh.read().decode("utf-8", "replace")
-    except FileNotFoundError:
-        return ""
+def _tail(fh) -> str:
+    fh.seek(0, os.SEEK_END)
+    size = fh.tell()
+    fh.seek(max(0, size - STDERR_TAIL_CHARS))
+    return fh.read().decode("utf-8", "replace")
 
 
 def run_sandboxed(
@@ -233,6 +230,7 @@ def run_sandboxed(
     python: str = sys.executable,
     should_stop: Callable[[], bool] | None = None,
     on_record: Callable[[dict, dict], None] | None = None,
+    output_budget_bytes: int | None = None,
 ) -> SandboxResult:
     """Run `module.main(payload_path, channel)` in the box, `channel` a
     `channel.Writer` on the one pipe the parent reads.
@@ -243,7 +241,10 @@ def run_sandboxed(
     the child's path and should lie in them. The child's home (/sandbox) and
     /tmp are size-capped tmpfs mounts: nothing of the box is on the host's
     disk. `outputs` maps slot names to host files the child may send (see
-    outbox.py); the child never names a path. Each record the child sends
+    outbox.py); the child never names a path. `output_budget_bytes` is the
+    disk space all output files together may take (the team's room): a file
+    past it is dropped with the reason in `outputs_refused`, and the box's
+    home is no bigger than it (plus a small slack). Each record the child sends
     goes to `on_record(record, arrays)`, or, without it, into `records` (the
     first RECORDS_KEPT). `device` ("gpu", "ascend") binds that accelerator's
     device nodes. Never raises for anything the child does; where the box
@@ -259,7 +260,6 @@ def run_sandboxed(
         result.stderr_tail = f"sandbox: {problem}"
         result.protections = {"isolation": f"unavailable: {problem}", "user_code_ran": False}
         return result
-    workdir = Path(tempfile.mkdtemp(prefix="sandbox-"))  # the parent's: stdout and stderr of the box
     root_worker = os.geteuid() == 0
     home = bwrap.BOX_HOME
     config = {
@@ -275,13 +275,19 @@ def run_sandboxed(
         "nproc": limits.max_processes,
         "fsize": limits.file_size_mb << 20,
     }
-    stdout_path, stderr_path = workdir / "stdout.txt", workdir / "stderr.txt"
     trusted = [PROJECT_ROOT / pkg for pkg in dict.fromkeys((*TRUSTED_PACKAGES, module.split(".")[0]))]
     fds: list[int] = []
     started = time.monotonic()
     plan, proc, outbox, read_fd = None, None, None, None
+    # The box's stdout and stderr: unnamed files (O_TMPFILE), gone with their last descriptor, so nothing
+    # of the box is left on the host's disk whatever ends this call (an exception, a kill of the worker).
+    out = tempfile.TemporaryFile(prefix="sandbox-out-")
+    err = tempfile.TemporaryFile(prefix="sandbox-err-")
+    home_size = (limits.file_size_mb + HOME_SLACK_MB) << 20
+    if output_budget_bytes is not None:
+        home_size = min(home_size, max(0, output_budget_bytes) + (HOME_SLACK_MB << 20))
     try:
-        outbox = Outbox(outputs or {}, limits.file_size_mb << 20)
+        outbox = Outbox(outputs or {}, limits.file_size_mb << 20, output_budget_bytes)
         read_fd, write_fd = os.pipe2(os.O_CLOEXEC)
         fds.append(write_fd)
         config["channel_fd"] = write_fd
@@ -295,14 +301,13 @@ def run_sandboxed(
             fds.append(userns_fd)
         plan = bwrap.build(
             command=[python, "-I", "-c", _BOOTSTRAP, str(PROJECT_ROOT), f"{home}/sandbox.json"],
-            env=child_environment(home, limits.threads), home_size=(limits.file_size_mb + HOME_SLACK_MB) << 20,
+            env=child_environment(home, limits.threads), home_size=home_size,
             data_files=data_fds, read_only=[str(p) for p in (*trusted, *read_only) if Path(p).exists()],
             device=device, seccomp_fd=seccomp_fd, userns_fd=userns_fd, keep_fds=[write_fd],
         )
-        with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
-            # bwrap gets an environment of its own: the worker's (secrets included) never enters the box.
-            proc = subprocess.Popen(plan.argv, cwd=workdir, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    env=BWRAP_ENV, start_new_session=True, close_fds=True, pass_fds=plan.pass_fds)
+        # bwrap gets an environment of its own: the worker's (secrets included) never enters the box.
+        proc = subprocess.Popen(plan.argv, cwd="/", stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                env=BWRAP_ENV, start_new_session=True, close_fds=True, pass_fds=plan.pass_fds)
         for fd in fds:
             os.close(fd)
         fds = []
@@ -320,12 +325,15 @@ def run_sandboxed(
         for fd in fds + ([read_fd] if read_fd is not None else []):
             os.close(fd)
         result.outputs = outbox.close() if outbox is not None else []
+        if outbox is not None:
+            result.outputs_refused, result.output_bytes = dict(outbox.refused), outbox.kept_bytes
         result.wall_s = time.monotonic() - started
-        result.stderr_tail = result.stderr_tail or _tail(stderr_path)
-        result.stdout_tail = _tail(stdout_path)
+        result.stderr_tail = result.stderr_tail or _tail(err)
+        result.stdout_tail = _tail(out)
+        out.close()
+        err.close()
         result.returncode = _signal_code(result.returncode)
         result.protections = _protections(result, plan, limits)
-        shutil.rmtree(workdir, ignore_errors=True)
     return result
 
 

@@ -28,6 +28,7 @@ from rest_framework.views import APIView
 
 from porting_site.gates.services import gate_evaluate, gate_policy_get, gate_policy_update
 from porting_site.projects import kb, progress, storage
+from porting_site.projects.quota import team_disk
 from porting_site.projects import selectors as project_selectors
 from porting_site.projects.models import (
     MINDSPORE_VERSION,
@@ -237,17 +238,26 @@ class ProjectHistorySerializer(FiguresSerializer):
     gate = serializers.CharField(allow_null=True)
 
 
+class TeamDiskSerializer(serializers.Serializer):
+    used_bytes = serializers.IntegerField(help_text="what the team's runs hold on disk: archives, source, "
+                                                    "converted trees, parity checkpoints")
+    limit_bytes = serializers.IntegerField(help_text="the team's disk quota")
+    room_bytes = serializers.IntegerField(help_text="what is left; an upload larger than this is refused")
+
+
 class ProjectDetailApi(APIView):
     class OutputSerializer(ProjectOutputSerializer):
         history = ProjectHistorySerializer(many=True, help_text="the latest runs, oldest first")
+        team_disk = TeamDiskSerializer(help_text="the project's team: disk used and its quota")
 
         class Meta(ProjectOutputSerializer.Meta):
-            fields = ProjectOutputSerializer.Meta.fields + ["history"]
+            fields = ProjectOutputSerializer.Meta.fields + ["history", "team_disk"]
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request, project_id: int):
         project = selectors.project_get_by_id(user=request.user, project_id=project_id)
         project.history = selectors.project_history(project=project)
+        project.team_disk = team_disk(team=project.team_id).to_dict()
         return Response(self.OutputSerializer(project).data)
 
 

@@ -7,6 +7,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from rest_framework.exceptions import PermissionDenied, ValidationError
 
+from analysis.archive import ArchiveError
 from porting_site.accounts.models import Membership, Team
 from porting_site.gates.services import baseline_default, run_gate_set_baseline
 from porting_site.projects import services as project_services
@@ -57,8 +58,11 @@ def run_create_api(*, project: Project, user, archive, baseline: str = "auto", *
         raise ValidationError({"archive": [problem[0].upper() + problem[1:] + "."]})
     chosen = _baseline(project, baseline)
     with transaction.atomic():
-        run = project_services.run_create(project=project, archive=archive, user=user,
-                                          **{k: v for k, v in options.items() if v})
+        try:
+            run = project_services.run_create(project=project, archive=archive, user=user,
+                                              **{k: v for k, v in options.items() if v})
+        except ArchiveError as exc:  # too large, or past the team's disk quota: the same words as the form
+            raise ValidationError({"archive": [str(exc)]}) from exc
         run_gate_set_baseline(run=run, baseline=baseline_default(run=run) if chosen == "auto" else chosen)
     return run
 

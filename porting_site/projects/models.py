@@ -75,6 +75,9 @@ class Run(models.Model):
     # The support module(s) the converter wrote into the converted tree ({path: text}): converted
     # files import their helpers from it, so a download must carry it even after the tree is gone.
     support_files = models.JSONField(default=dict, blank=True)
+    # What this run holds on the host's disk (archives, unpacked source, converted tree, checkpoints),
+    # measured after each stage that writes there; a team's sum is checked against its quota (quota.py).
+    disk_bytes = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "number"], name="run_number_per_project")]

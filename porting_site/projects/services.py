@@ -25,7 +25,7 @@ from analysis.archive import ArchiveError, ArchiveTooLarge, Limits, file_names, 
 from analysis.knowledge import KNOWLEDGE_BASE_VERSION
 from porting_site.accounts.models import Team
 
-from . import storage
+from . import quota, storage
 from .models import (
     ConvertedFile,
     Finding,
@@ -63,6 +63,11 @@ def run_create(*, project: Project, archive: UploadedFile, user=None, enqueue: b
     problem = archive_contents_problem(archive)
     if problem:
         raise ArchiveError(problem)
+    # The team's row is locked so two uploads at once cannot both take the last of its disk room.
+    Team.objects.select_for_update().filter(pk=project.team_id).first()
+    converted = options.get("converted_archive")
+    needs = (archive.size or 0) + ((converted.size or 0) if converted else 0)
+    quota.team_disk_check(team=project.team_id, needs=needs, what="this upload")
     # Lock the project row: concurrent uploads to one project must get distinct numbers,
     # and locking the latest run would lock nothing for a project's first runs.
     Project.objects.select_for_update().filter(pk=project.pk).first()
@@ -82,6 +87,7 @@ def run_create(*, project: Project, archive: UploadedFile, user=None, enqueue: b
     Stage.objects.bulk_create(
         Stage(run=run, name=name, position=position) for position, name in enumerate(Stage.ORDER)
     )
+    quota.run_disk_measure(run_id=run.pk)  # the stored archives, in the same transaction as the check
     if enqueue:
         import workers
 
@@ -165,6 +171,7 @@ def run_fail(*, run_id: int, stage: str, reason: str) -> None:
     Run.objects.filter(pk=run_id).exclude(status=Run.Status.CANCELLED).update(
         status=Run.Status.FAILED, error=f"{stage} failed: {reason}"[:4000], finished_at=now
     )
+    quota.run_disk_measure(run_id=run_id)  # whatever the failed stage left is counted, not guessed
 
 
 def run_is_active(run_id: int) -> bool:
@@ -188,12 +195,26 @@ def _notebook_lines(data: bytes) -> int:
     return source_lines(cells) if cells is not None else _count_lines(data)
 
 
-def _unpack_limits() -> Limits:
+def _unpack_limits(max_total_bytes: int | None = None) -> Limits:
     return Limits(
         max_files=settings.PORTING_MAX_FILES,
-        max_total_bytes=settings.PORTING_MAX_UNPACKED_BYTES,
+        max_total_bytes=min(settings.PORTING_MAX_UNPACKED_BYTES, max_total_bytes)
+        if max_total_bytes is not None else settings.PORTING_MAX_UNPACKED_BYTES,
         max_ratio=settings.PORTING_MAX_COMPRESSION_RATIO,
     )
+
+
+def _unpack_in_room(*, run: Run, archive: Path, dest: Path, what: str) -> list[str]:
+    """Unpack within the site's limit and the team's disk room; past the room, the stage fails saying
+    so and leaves nothing unpacked (unpack_archive removes a half-written tree)."""
+    quota.run_disk_measure(run_id=run.pk)
+    disk = quota.team_disk(team=run.project.team_id)
+    try:
+        return unpack_archive(archive, dest, _unpack_limits(disk.room_bytes))
+    except ArchiveError as exc:
+        if disk.room_bytes < settings.PORTING_MAX_UNPACKED_BYTES and "unpacks to more than" in str(exc):
+            raise StageFailed(quota.over_quota_message(disk=disk, what=what)) from exc
+        raise
 
 
 def run_unpack(*, run_id: int) -> list[list[str]]:
@@ -209,7 +230,7 @@ def run_unpack(*, run_id: int) -> list[list[str]]:
     src = storage.source_dir(run_id)
     shutil.rmtree(storage.run_dir(run_id), ignore_errors=True)
     try:
-        paths = unpack_archive(Path(run.archive.path), src, _unpack_limits())
+        paths = _unpack_in_room(run=run, archive=Path(run.archive.path), dest=src, what="unpacking this upload")
     except ArchiveError as exc:
         raise StageFailed(str(exc)) from exc
     analysable = [p for p in paths if p.endswith(ANALYZED_SUFFIXES)]
@@ -228,6 +249,7 @@ def run_unpack(*, run_id: int) -> list[list[str]]:
     # The analysis converts each file (its findings agree with the conversion) as the tree will, helper
     # import included, and keeps the result for the convert stage: each file is converted once.
     storage.support_imports_path(run_id).write_text(json.dumps(support_imports(src)), encoding="utf-8")
+    quota.run_disk_measure(run_id=run_id)
     stage_advance(run_id=run_id, name=Stage.Name.UNPACK)
     stage_end(run_id=run_id, name=Stage.Name.UNPACK, detail=f"{len(paths)} files, {len(analysable)} to analyse")
     stage_begin(run_id=run_id, name=Stage.Name.ANALYZE, total=len(analysable))
@@ -369,6 +391,7 @@ def run_convert(*, run_id: int) -> None:
         detail=f"writing {len(files)} files ({len(kept)} converted during the analysis)")
     tree = convert_tree(storage.source_dir(run_id), dst, target=run.target, ms_version=run.ms_version,
                         on_converted=converted_so_far(run_id), kept=kept)
+    _converted_in_room(run=run, dst=dst)
     rows = []
     for result in tree.files:
         source_file = files.get(result.path)
@@ -407,7 +430,8 @@ def _use_team_conversion(*, run: Run, files: dict[str, SourceFile], dst: Path) -
     import difflib
 
     try:
-        unpack_archive(Path(run.converted_archive.path), dst, _unpack_limits())
+        _unpack_in_room(run=run, archive=Path(run.converted_archive.path), dest=dst,
+                        what="unpacking your converted tree")
     except ArchiveError as exc:
         raise StageFailed(f"the converted tree: {exc}") from exc
     src = storage.source_dir(run.pk)
@@ -429,21 +453,46 @@ def _use_team_conversion(*, run: Run, files: dict[str, SourceFile], dst: Path) -
               detail=f"your converted tree: {len(rows)} files" + (f", {missing} not in it" if missing else ""))
 
 
+def _converted_in_room(*, run: Run, dst: Path) -> None:
+    """The converted tree is counted once written; one that takes the team past its quota is removed
+    and the stage fails saying so (the source, findings and archives stay)."""
+    written = quota.tree_bytes(dst)
+    quota.run_disk_measure(run_id=run.pk)
+    disk = quota.team_disk(team=run.project.team_id)
+    if disk.used_bytes > disk.limit_bytes:
+        shutil.rmtree(dst, ignore_errors=True)
+        quota.run_disk_measure(run_id=run.pk)
+        room = quota.TeamDisk(used_bytes=disk.used_bytes - written, limit_bytes=disk.limit_bytes)
+        raise StageFailed(quota.over_quota_message(disk=room, what="the converted tree", needs=written))
+
+
 # --- parity ---------------------------------------------------------------------------
 
 
 def run_parity(*, run_id: int) -> None:
     """Check the converted cells against the PyTorch modules in a sandboxed child."""
+    run = Run.objects.get(pk=run_id)
+    stage_begin(run_id=run_id, name=Stage.Name.PARITY, total=1)
+    Stage.objects.filter(run_id=run_id, name=Stage.Name.PARITY).update(detail="finding the entry points to check")
+    manifest = storage.source_dir(run_id) / "porting.toml"
+    # A stage delivered again starts clean, and its checkpoints only get the team's room on disk.
+    shutil.rmtree(storage.checkpoint_dir(run_id), ignore_errors=True)
+    quota.run_disk_measure(run_id=run_id)
+    try:
+        report = _parity_report(run=run, manifest=manifest)
+    finally:
+        quota.run_disk_measure(run_id=run_id)
+    _parity_store(run=run, report=report)
+
+
+def _parity_report(*, run: Run, manifest: Path) -> dict:
     from analysis.parity import check_parity
     from analysis.parity.dependencies import DependencyPolicy
 
     from .live import ParityProgress
 
-    run = Run.objects.get(pk=run_id)
-    stage_begin(run_id=run_id, name=Stage.Name.PARITY, total=1)
-    Stage.objects.filter(run_id=run_id, name=Stage.Name.PARITY).update(detail="finding the entry points to check")
-    manifest = storage.source_dir(run_id) / "porting.toml"
-    report = check_parity(
+    run_id = run.pk
+    return check_parity(
         storage.source_dir(run_id),
         storage.converted_dir(run_id),
         device=run.device,
@@ -456,7 +505,12 @@ def run_parity(*, run_id: int) -> None:
         # Seen within a second whatever the broker (revoke needs one that can broadcast).
         should_stop=lambda: Run.objects.filter(pk=run_id, status=Run.Status.CANCELLED).exists(),
         on_progress=ParityProgress(run_id),
+        checkpoint_room_bytes=quota.team_disk(team=run.project.team_id).room_bytes,
     )
+
+
+def _parity_store(*, run: Run, report: dict) -> None:
+    run_id = run.pk
     if not run_is_active(run_id):
         return  # cancelled while checking: store nothing half-done
     entry_points = report.get("entry_points", [])
@@ -471,6 +525,9 @@ def run_parity(*, run_id: int) -> None:
     detail = f"{passed}/{len(entry_points) - skipped} entry points pass" + (f", {skipped} skipped" if skipped else "")
     if report.get("error"):  # the check could not run at all; the rest of the run still stands
         detail += f"; parity could not run: {report['error']}"
+    unkept = sum(1 for e in entry_points if e.get("checkpoint_refused"))
+    if unkept:
+        detail += f"; {unkept} checkpoint{'s' if unkept != 1 else ''} not kept (the team's disk quota)"
     stage_end(run_id=run_id, name=Stage.Name.PARITY, detail=detail)
 
 

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 from analysis.archive import ArchiveError
 from porting_site.accounts.models import Membership, Team
 
-from . import catalogue, charts, kb, parity_text, progress, selectors, services, storage
+from . import catalogue, charts, kb, parity_text, progress, quota, selectors, services, storage
 from .forms import ProjectForm, ProjectSettingsForm, UploadForm
 from .notebook_view import notebook_cells, render_notebook, source_lines
 from .source_view import MARKER, notebook_code, read_text, render_source, side_by_side
@@ -52,7 +52,11 @@ def project_list(request):
     teams = _admin_teams(request.user)
     form = ProjectForm()
     form.fields["team"] = _team_field(teams)
-    return render(request, "projects/project_list.html", {"rows": rows, "form": form, "can_create": teams.exists()})
+    member_of = list(request.user.teams.order_by("name"))
+    disks = quota.team_disks(team_ids=[t.pk for t in member_of])
+    return render(request, "projects/project_list.html", {
+        "rows": rows, "form": form, "can_create": teams.exists(),
+        "disks": [{"team": t, "disk": disks[t.pk]} for t in member_of]})
 
 
 @login_required

@@ -129,6 +129,10 @@ PORTING_MAX_UNPACKED_BYTES = envint("PORTING_MAX_UNPACKED_BYTES", 1024 * 1024 * 
 PORTING_MAX_FILES = envint("PORTING_MAX_FILES", 50_000)
 PORTING_MAX_COMPRESSION_RATIO = envint("PORTING_MAX_COMPRESSION_RATIO", 200)
 PORTING_RUNS_DIR = VAR_DIR / "runs"
+# What one team may hold on the host's disk: stored archives, unpacked source, converted trees and
+# parity checkpoints, measured from disk (porting_site/projects/quota.py). Uploads and checkpoint
+# copy-outs that would go past it are refused with the reason.
+PORTING_TEAM_DISK_BYTES = envint("PORTING_TEAM_DISK_BYTES", 20 * 1024 * 1024 * 1024)
 
 # --- pipeline ----------------------------------------------------------------------
 PORTING_ANALYSIS_BATCH_FILES = envint("PORTING_ANALYSIS_BATCH_FILES", 200)
