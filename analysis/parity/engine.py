@@ -243,7 +243,8 @@ def _checkpoint_refused(job: dict, outcome, failed_inside: bool, room: int | Non
     if "checkpoint" in outcome.outputs_refused:
         return outcome.outputs_refused["checkpoint"]
     if failed_inside:
-        where = f" (its home held {room / (1 << 20):.1f} MiB, the disk space left to this check)" if room is not None else ""
+        where = "" if room is None else (f" (its home held {room / (1 << 20):.1f} MiB, "
+                                         "the disk space left to this check)")
         return "not kept: it could not be written inside the box" + where
     return ""
 

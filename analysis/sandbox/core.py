@@ -110,7 +110,7 @@ class SandboxResult:
     channel_error: str = ""  # the child's stream broke a rule: the box was killed there
     records_dropped: int = 0  # records past RECORDS_KEPT (only counted)
     outputs: list[str] = field(default_factory=list)  # output slots received whole
-    outputs_refused: dict[str, str] = field(default_factory=dict)  # slot -> why its file was dropped (disk budget)
+    outputs_refused: dict[str, str] = field(default_factory=dict)  # slot -> why its file was dropped (budget)
     output_bytes: int = 0  # bytes of the output files kept
     reported_protections: dict | None = None  # what the child's first report said was in force
 

@@ -38,7 +38,8 @@ class OutboxError(ValueError):
 
 
 class Outbox:
-    def __init__(self, slots: Mapping[str, str | Path], max_bytes: int, budget_bytes: int | None = None) -> None:
+    def __init__(self, slots: Mapping[str, str | Path], max_bytes: int,
+                 budget_bytes: int | None = None) -> None:
         self.max_bytes = max_bytes
         self.budget_bytes = budget_bytes
         self.targets: dict[str, tuple[int, str]] = {}
@@ -76,8 +77,8 @@ class Outbox:
             raise OutboxError(f"an output file over {self.max_bytes >> 20} MiB")
         if self.budget_bytes is not None and self.kept_bytes + total > self.budget_bytes:
             self._discard(slot)
-            self.refused[slot] = (f"not kept: it passed the {_mib(self.budget_bytes - self.kept_bytes)} of disk "
-                                  "space left to this check")
+            left = _mib(self.budget_bytes - self.kept_bytes)
+            self.refused[slot] = f"not kept: it passed the {left} of disk space left to this check"
             return
         if slot not in self.open:
             self.open[slot] = self._create(slot)
@@ -112,7 +113,7 @@ class Outbox:
                 dir_fd, name = self.targets[slot]
                 self._unlink(slot)
                 # linkat(AT_SYMLINK_FOLLOW) on the fd's /proc link names the unnamed file; the name is
-                # made with O_EXCL semantics (an existing entry, a link included, is an error, never followed).
+                # made with O_EXCL semantics (an existing entry, a link too, is an error, never followed).
                 if _libc.linkat(AT_FDCWD, f"/proc/self/fd/{fd}".encode(), dir_fd, name.encode(),
                                 AT_SYMLINK_FOLLOW) != 0:
                     code = ctypes.get_errno()

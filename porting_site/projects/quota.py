@@ -105,7 +105,8 @@ def team_disks(*, team_ids) -> dict[int, TeamDisk]:
 
 
 def over_quota_message(*, disk: TeamDisk, what: str, needs: int | None = None) -> str:
-    asked = f" needs {size_text(needs)}, but" if needs is not None else " would take the team past its disk quota:"
+    asked = (f" needs {size_text(needs)}, but" if needs is not None
+             else " would take the team past its disk quota:")
     return (f"{what}{asked} the team has {size_text(disk.room_bytes)} left of its "
             f"{size_text(disk.limit_bytes)} disk quota ({size_text(disk.used_bytes)} in use by its runs). "
             "Nothing already stored was removed; ask a site administrator to raise the quota "

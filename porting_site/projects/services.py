@@ -230,7 +230,8 @@ def run_unpack(*, run_id: int) -> list[list[str]]:
     src = storage.source_dir(run_id)
     shutil.rmtree(storage.run_dir(run_id), ignore_errors=True)
     try:
-        paths = _unpack_in_room(run=run, archive=Path(run.archive.path), dest=src, what="unpacking this upload")
+        paths = _unpack_in_room(run=run, archive=Path(run.archive.path), dest=src,
+                                what="unpacking this upload")
     except ArchiveError as exc:
         raise StageFailed(str(exc)) from exc
     analysable = [p for p in paths if p.endswith(ANALYZED_SUFFIXES)]

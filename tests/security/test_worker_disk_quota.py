@@ -75,7 +75,8 @@ def test_a_team_near_its_quota_keeps_what_fits_and_is_told_why(client, settings,
     roomy_team, _ = factories.team_with_member("Roomy", "rudi")
     full, roomy = factories.project(full_team, "Nearly full"), factories.project(roomy_team, "Plenty")
     # The full team already holds an earlier run: its archive and an unpacked tree filling all but 2 MiB.
-    earlier = services.run_create(project=full, archive=factories.upload("old.tar.gz", _archive()), enqueue=False)
+    earlier = services.run_create(project=full, archive=factories.upload("old.tar.gz", _archive()),
+                                  enqueue=False)
     filler = storage.source_dir(earlier.pk) / "weights.bin"
     filler.parent.mkdir(parents=True)
     filler.write_bytes(b"\0" * (LIMIT - ROOM_AT_PARITY - quota.run_disk_measure(run_id=earlier.pk)))
@@ -103,7 +104,8 @@ def test_a_team_near_its_quota_keeps_what_fits_and_is_told_why(client, settings,
     results = {r.name: r for r in ParityResult.objects.filter(run=full_run)}
     assert results["Small"].status == results["Big"].status == ParityResult.Status.PASS, (
         results["Small"].reason, results["Big"].reason)
-    assert results["Small"].details.get("checkpoint") and not results["Small"].details.get("checkpoint_refused")
+    small, big = results["Small"].details, results["Big"].details
+    assert small.get("checkpoint") and not small.get("checkpoint_refused")
     refused = results["Big"].details.get("checkpoint_refused", "")
     assert "not kept" in refused and "left to this check" in refused, results["Big"].details
     assert "checkpoint" not in results["Big"].details
@@ -119,7 +121,8 @@ def test_a_team_near_its_quota_keeps_what_fits_and_is_told_why(client, settings,
 
     # The other team's big checkpoint is kept: its room was not the full team's.
     roomy_results = {r.name: r for r in ParityResult.objects.filter(run=roomy_run)}
-    assert roomy_results["Big"].details.get("checkpoint") and "checkpoint_refused" not in roomy_results["Big"].details
+    roomy_big = roomy_results["Big"].details
+    assert roomy_big.get("checkpoint") and "checkpoint_refused" not in roomy_big
 
     # What the team holds is measured from disk, and shown on the project list and in the API.
     on_disk = sum(quota.tree_bytes(storage.run_dir(r.pk)) + os.path.getsize(r.archive.path)
