@@ -67,7 +67,8 @@ def run_create(*, project: Project, archive: UploadedFile, user=None, enqueue: b
     Team.objects.select_for_update().filter(pk=project.team_id).first()
     converted = options.get("converted_archive")
     needs = (archive.size or 0) + ((converted.size or 0) if converted else 0)
-    quota.team_disk_check(team=project.team_id, needs=needs, what="this upload")
+    disk = quota.team_disk_check(team=project.team_id, needs=needs, what="this upload")
+    _unpacked_in_room(archive=archive, disk=disk, room=disk.room_bytes - needs)
     # Lock the project row: concurrent uploads to one project must get distinct numbers,
     # and locking the latest run would lock nothing for a project's first runs.
     Project.objects.select_for_update().filter(pk=project.pk).first()
@@ -118,6 +119,23 @@ def archive_contents_problem(archive) -> str:
     if not any(name.endswith(ANALYZED_SUFFIXES) for name in names):
         return _no_python(len(names))
     return ""
+
+
+def _unpacked_in_room(*, archive, disk: quota.TeamDisk, room: int) -> None:
+    """Refuse at upload an archive whose directory declares more than the team's room once unpacked.
+
+    Only for a team whose room is below the site's unpack limit (listing a .tar.gz
+    inflates it, so it is not done twice for everyone); unpacking checks again."""
+    if room >= settings.PORTING_MAX_UNPACKED_BYTES:
+        return
+    try:
+        file_names(archive, _unpack_limits(room))
+    except ArchiveTooLarge as exc:
+        if "unpacks to more than" in str(exc):
+            raise quota.DiskQuotaExceeded(quota.over_quota_message(
+                disk=disk, what="this upload, once unpacked,")) from exc
+    except ArchiveError:
+        return
 
 
 # --- stage bookkeeping ---------------------------------------------------------------

@@ -35,13 +35,22 @@ def team_project(settings, tmp_path):
     return team, factories.project(team, "Tight project")
 
 
-def test_unpacking_past_the_room_fails_the_run_and_keeps_what_was_stored(settings, team_project):
+def test_an_upload_that_unpacks_past_the_room_is_refused_at_upload(settings, team_project):
     team, project = team_project
-    # 2 MiB of zeros compress to a few KiB: the upload fits, its unpacked tree does not.
+    # 2 MiB of zeros compress to a few KiB: the archive fits, its unpacked tree does not.
     data = _archive({"repo/net.py": NET, "repo/zeros.bin": b"\0" * (2 << 20)})
     settings.PORTING_TEAM_DISK_BYTES = len(data) + (1 << 20)
+    with pytest.raises(quota.DiskQuotaExceeded, match="this upload, once unpacked,"):
+        services.run_create(project=project, archive=factories.upload("repo.tar.gz", data), enqueue=False)
+    assert not Run.objects.filter(project=project).exists()
+
+
+def test_unpacking_past_the_room_fails_the_run_and_keeps_what_was_stored(settings, team_project):
+    team, project = team_project
+    data = _archive({"repo/net.py": NET, "repo/zeros.bin": b"\0" * (2 << 20)})
     run = services.run_create(project=project, archive=factories.upload("repo.tar.gz", data), enqueue=False)
     assert Run.objects.get(pk=run.pk).disk_bytes == len(data)  # the stored archive, measured
+    settings.PORTING_TEAM_DISK_BYTES = len(data) + (1 << 20)  # the team filled up (or the quota was lowered)
     with pytest.raises(services.StageFailed, match="disk quota") as failed:
         services.run_unpack(run_id=run.pk)
     assert "unpacking this upload" in str(failed.value) and "1.0 MiB left" in str(failed.value)
