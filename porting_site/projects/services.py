@@ -410,6 +410,8 @@ def run_convert(*, run_id: int) -> None:
         detail=f"writing {len(files)} files ({len(kept)} converted during the analysis)")
     tree = convert_tree(storage.source_dir(run_id), dst, target=run.target, ms_version=run.ms_version,
                         on_converted=converted_so_far(run_id), kept=kept)
+    # written into the tree: no use left, and they would count against the team's disk (a retry converts anew)
+    shutil.rmtree(storage.kept_conversions_dir(run_id), ignore_errors=True)
     _converted_in_room(run=run, dst=dst)
     rows = []
     for result in tree.files:

@@ -9,6 +9,7 @@ from analysis.convert import convert_source, convert_tree, tree as tree_module
 from analysis.convert.core.result import KeptConversion
 from analysis.scan.source import analyze_and_convert
 from porting_site.projects.models import ConvertedFile, Finding
+from porting_site.projects import storage
 from porting_site.projects.services import run_analyze_batch, run_analyze_finish, run_convert, run_create, run_unpack
 from tests import factories
 from tests.site import data
@@ -55,6 +56,8 @@ def test_the_convert_stage_writes_the_analysis_conversions_and_converts_only_the
     # the finding says what the converted tree shows: the helper is imported, not written into the file
     einsum = Finding.objects.get(run=run, torch_api="torch.einsum")
     assert "imported from ms_support" in einsum.message
+    # the kept conversions are in the tree now: not left on disk (they would count against the team)
+    assert not storage.kept_conversions_dir(run.pk).exists()
 
 
 def test_a_kept_conversion_of_other_text_or_settings_is_converted_again(tmp_path, monkeypatch):
