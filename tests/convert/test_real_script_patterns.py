@@ -90,8 +90,12 @@ import torch.nn.functional as F
 dense = partial(nn.Linear, 4, 3, bias=False)
 act = partial(F.gelu, approximate="tanh")
 soft = partial(F.softmax, dim=0)
+conv = partial(nn.Conv1d, kernel_size=1)
+wide = partial(nn.Conv2d, kernel_size=3, padding=1)
 layer = fill(dense())
-out = soft(act(layer(x)))
+mixed = fill(conv(12, 5))(x.reshape(1, 12, 4))
+grid = fill(wide(1, 2))(x.reshape(1, 1, 12, 4))
+out = [soft(act(layer(x))), mixed, grid]
 """,
     "embedding_from_pretrained_frozen_and_not": """# compare: losses, frozen, trained
 table = x[:6, :3] * 1.0
@@ -161,8 +165,12 @@ def test_a_partial_over_a_layer_or_function_converts_its_bound_arguments_or_is_m
     result = _convert("partial_over_layers_and_functions")
     assert "dense = partial(nn.Dense, 4, 3, has_bias=False)" in result.text
     assert "soft = partial(ops.softmax, axis=0)" in result.text
-    some = convert_source("import torch.nn as nn\nfrom functools import partial\nconv = partial(nn.Conv1d, kernel_size=1)\n")
-    assert [(u.rule_id, u.torch_api) for u in some.unconverted] == [("MS-API-DIFF", "torch.nn.Conv1d")]
+    assert 'conv = partial(nn.Conv1d, kernel_size=1, has_bias=True, pad_mode="valid")' in result.text
+    lin = convert_source("import torch.nn as nn\nfrom functools import partial\nlin = partial(nn.Linear, out_features=3)\n")
+    assert "lin = partial(nn.Dense, out_channels=3)" in lin.text and not lin.unconverted
+    # the arguments left to later calls are not the positional ones right after those bound: marked
+    some = convert_source("import torch.nn as nn\nfrom functools import partial\nlin = partial(nn.Linear, in_features=3)\n")
+    assert [(u.rule_id, u.torch_api) for u in some.unconverted] == [("MS-API-DIFF", "torch.nn.Linear")]
     assert "binds only some arguments" in some.unconverted[0].action and "import torch.nn as nn" in some.text
 
 

@@ -70,18 +70,26 @@ def convert_bound(ctx, heads: set[int], original: cst.Call, updated: cst.Call, c
     qualified = resolve(head, ctx.aliases)
     call = cst.Call(func=updated.args[0].value, args=updated.args[1:])
     entry = ctx.mint_entry(qualified) or ctx.classic.get(qualified)
+    later: list[cst.Arg] = []
     if entry is not None and signatures.leaves_required_out(call, entry):
-        ctx.keep(head)
-        ctx.mark(original, rules.API_DIFF, qualified,
-                 f"functools.partial binds only some arguments of {qualified}, whose MindSpore counterpart "
-                 f"({entry.primary}) names or defaults its arguments differently: the bound and the later "
-                 "arguments cannot be converted apart; write a function that builds the MindSpore object "
-                 "from all of them")
-        return updated
+        names = signatures.later_positionals(call, entry)
+        if names is None:
+            return _mark_apart(ctx, original, updated, head, qualified, entry)
+        # stand-ins for what the calls through the partial give: converted in place, then taken out again
+        later = [cst.Arg(cst.Name(f"later_{name}")) for name in names]
+        given = sum(1 for a in call.args if a.keyword is None)
+        call = call.with_changes(args=[*call.args[:given], *later, *call.args[given:]])
     marks = len(ctx.unconverted)
     new = convert(ctx, original, call, qualified)
     plain = isinstance(new, cst.Call) and dotted(new.func) is not None and new.func is not call.func \
         and _positional(new) == _positional(call)  # the calls through it append theirs after these
+    if plain and later:
+        given = _positional(call) - len(later)
+        stand_ins = [a.value for a in new.args[given:given + len(later)]]
+        plain = all(a is b.value for a, b in zip(stand_ins, later)) and not any(
+            _holds(a, b.value) for a in new.args[:given] + new.args[given + len(later):] for b in later)
+        if plain:
+            new = new.with_changes(args=[*new.args[:given], *new.args[given + len(later):]])
     if len(ctx.unconverted) > marks or not plain:
         ctx.keep(head)
         if len(ctx.unconverted) == marks:
@@ -93,6 +101,30 @@ def convert_bound(ctx, heads: set[int], original: cst.Call, updated: cst.Call, c
     args = [cst.Arg(new.func), *new.args]
     args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     return updated.with_changes(args=args)
+
+
+def _mark_apart(ctx, original, updated, head, qualified, entry) -> cst.Call:
+    ctx.keep(head)
+    ctx.mark(original, rules.API_DIFF, qualified,
+             f"functools.partial binds only some arguments of {qualified}, whose MindSpore counterpart "
+             f"({entry.primary}) names or defaults its arguments differently: the bound and the later "
+             "arguments cannot be converted apart; write a function that builds the MindSpore object "
+             "from all of them")
+    return updated
+
+
+def _holds(arg: cst.Arg, node: cst.CSTNode) -> bool:
+    """Whether a stand-in ended up inside another argument (a value computed from it)."""
+    found = []
+
+    class Find(cst.CSTVisitor):
+        def on_visit(self, n):
+            if n is node:
+                found.append(n)
+            return not found
+
+    arg.visit(Find())
+    return bool(found)
 
 
 def _positional(call: cst.Call) -> int:

@@ -251,6 +251,25 @@ def leaves_required_out(call: cst.Call, entry: ApiEntry) -> bool:
     return sig is not None and not any(a.star for a in call.args) and _required_missing(call, sig)
 
 
+def later_positionals(call: cst.Call, entry: ApiEntry) -> list[str] | None:
+    """The required parameters of PyTorch's first overload that call (partial()'s bound arguments) leaves
+    to the calls made through it, when they are exactly the positional ones right after those bound
+    (`partial(nn.Conv1d, kernel_size=1)` leaves in_channels, out_channels); else None."""
+    sig = binding.signature_for(entry)
+    if sig is None or not sig.torch or any(a.star for a in call.args):
+        return None
+    params = [p for p in sig.torch[0] if p[1] in "po"]
+    given = sum(1 for a in call.args if a.keyword is None)
+    named = {a.keyword.value for a in call.args if a.keyword is not None}
+    later = []
+    for param in params[given:]:
+        if param[0] in named or param[2] is not None:
+            break
+        later.append(param[0])
+    required = {p[0] for p in sig.torch[0] if p[1] in "pok" and p[2] is None}
+    return later if later and required <= named | set(later) | {p[0] for p in params[:given]} else None
+
+
 def _required_missing(call: cst.Call, sig) -> bool:
     """Fewer arguments than any overload's required ones: the call is an overload the data lacks."""
     given = len(call.args)
