@@ -4,8 +4,9 @@ MAX_STEPS [SCRIPT OPTIONS...]`, in the working directory the script expects (its
 The script is not edited. Its losses are read where every step passes: PyTorch's Tensor.backward
 (the PyTorch side) or the function mindspore.value_and_grad returns (the converted side). After
 MAX_STEPS losses the run is stopped from there, so a script whose epochs are fixed in its code still
-ends after a few steps. A converted step compiled with mindspore.jit cannot call back into Python, so
-there the loss is read from what the compiled step returns (its first value). The time of each loss
+ends after a few steps. A converted step compiled with mindspore.jit (or the support module's compiled_step)
+cannot call back into Python, so there the loss is read from what the compiled step returns (its first
+value). The time of each loss
 is recorded too, wall-clock and the process's CPU time (bench/training_speed.py). The script's folder is on sys.path, as when it is run from
 its folder."""
 from __future__ import annotations
@@ -86,6 +87,20 @@ def main() -> None:
             return run
 
         mindspore.jit = recording_jit
+        compile_and_run = mindspore.nn.Cell.compile_and_run
+
+        def recording_compile_and_run(self, *a, **k):
+            if type(self).__name__ != "compiled_step":  # the converter's compiled step (support module)
+                return compile_and_run(self, *a, **k)
+            if not getattr(self, "_unwrapped", False):
+                _unwrap_recorders(self.fn)
+                self._unwrapped = True
+            result = compile_and_run(self, *a, **k)
+            first = result[0] if isinstance(result, tuple) else result
+            record(first.asnumpy().item() if hasattr(first, "asnumpy") else first)
+            return result
+
+        mindspore.nn.Cell.compile_and_run = recording_compile_and_run
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     status = "finished"
     try:
