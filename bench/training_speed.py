@@ -1,6 +1,6 @@
 """Step time of converted training scripts against their PyTorch originals, on CPU.
 
-    python bench/training_speed.py [--steps N] [--only NAME ...] [--json OUT] [--converter DIR]
+    python bench/training_speed.py [--steps N] [--only NAME ...] [--json OUT] [--converter DIR] [--threads N]
     python bench/training_speed.py --table BEFORE.json AFTER.json   (the README's table)
 
 Each script is converted (analysis.convert.convert_tree) and run unmodified on both sides, one after
@@ -127,7 +127,12 @@ def main() -> None:
     parser.add_argument("--only", nargs="*")
     parser.add_argument("--json")
     parser.add_argument("--converter", help="a folder holding the analysis package to convert with")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="CPU threads of both sides (torch.set_num_threads, MindSpore's runtime_num_threads); "
+                             "0 keeps each framework's default")
     opts = parser.parse_args()
+    if opts.threads:
+        os.environ["RUN_THREADS"] = str(opts.threads)  # read by run_script.py on both sides
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -170,7 +175,7 @@ def main() -> None:
                "median_ratio": statistics.median(ratios) if ratios else None,
                "max_ratio": max(ratios) if ratios else None,
                "median_cpu_ratio": statistics.median(cpu) if cpu else None,
-               "max_cpu_ratio": max(cpu) if cpu else None, "steps": opts.steps, "warmup": opts.warmup,
+               "max_cpu_ratio": max(cpu) if cpu else None, "steps": opts.steps, "warmup": opts.warmup, "threads": opts.threads or "defaults",
                "load_average": os.getloadavg()}
     import analysis
     summary["converter"] = str(Path(analysis.__file__).parent)

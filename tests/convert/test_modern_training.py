@@ -160,7 +160,7 @@ def test_autocast_with_item_is_unwrapped_and_checkpoint_calls_the_function():
     result = convert_source(HEAD + SNIPPETS["checkpoint_in_the_forward"])
     text = result.text
     # the autocast decorator is gone; the only decorator left compiles the training step
-    assert "autocast" not in text and "with " not in text and text.count("@") == text.count("@mindspore.jit") == 1
+    assert "autocast" not in text and "with " not in text and text.count("@") == text.count("@compiled_step") == 1
     assert "hidden = model[0](x)" in text and "\ndef head(h):" in text
     assert not result.unconverted
 

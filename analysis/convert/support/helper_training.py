@@ -15,7 +15,7 @@ def embedding_from_pretrained(embeddings, freeze=True):
 class compiled_step(nn.Cell):
     """A training step function compiled once as a graph, as mindspore.jit would, and run through the
     Cell graph executor: on CPU (MindSpore 2.10) a call costs about a tenth of a mindspore.jit call's fixed
-    overhead (0.2 ms of CPU against 2 ms on a 1x1 Dense step), with the same graph and the same values. A
+    overhead (0.2 ms of CPU against 2 ms on a 1x1 Dense step); the graph and its values are the same. A
     new input shape or a new value of a Python argument (the networks' training modes) compiles anew."""
 
     def __init__(self, fn):

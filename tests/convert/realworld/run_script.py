@@ -40,9 +40,14 @@ def main() -> None:
 
     import numpy as np
     np.random.seed(0)
+    # RUN_THREADS: both frameworks' CPU threads set alike (torch's intra-op pool, MindSpore's runtime pool);
+    # unset, each keeps its default (2 and 2 on the 2-core machine)
+    threads = int(os.environ.get("RUN_THREADS", "0"))
     if framework == "torch":
         import torch
         torch.manual_seed(0)
+        if threads:
+            torch.set_num_threads(threads)
         backward = torch.Tensor.backward
 
         def recording_backward(self, *args, **kwargs):
@@ -54,6 +59,8 @@ def main() -> None:
     else:
         import mindspore
         mindspore.set_seed(0)
+        if threads:
+            mindspore.set_context(runtime_num_threads=threads)
         value_and_grad = mindspore.value_and_grad
 
         def recording_value_and_grad(fn, *args, **kwargs):
