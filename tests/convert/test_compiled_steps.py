@@ -212,3 +212,14 @@ def test_the_compiled_step_costs_a_fraction_of_a_mindspore_jit_call(tmp_path, mo
         before = criterion(model(x), y).asnumpy().item()
         assert form(x, y, modes).asnumpy().item() == pytest.approx(before, rel=1e-6)
         assert criterion(model(x), y).asnumpy().item() < before
+
+
+def test_a_step_over_two_networks_compiles_once_their_parameter_names_are_prefixed():
+    # a GAN's steps read G and D, whose parameters MindSpore names alike (`0.weight`): one graph refuses
+    # that, so each network's names get its variable as prefix before the steps (the slow test above runs
+    # the result in both frameworks: losses and both networks' weights as PyTorch's)
+    text = _convert("gan_generated_batch_feeds_both_losses")
+    prefixes = 'D.update_parameters_name("D.")\nG.update_parameters_name("G.")\ndef forward_fn(z'
+    assert prefixes in text and text.count("update_parameters_name") == 2
+    assert "@compiled_step\ndef train_step(z, training_modes):" in text
+    assert "@compiled_step\ndef train_step2(z, training_modes):" in text

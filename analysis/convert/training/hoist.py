@@ -126,11 +126,29 @@ def name_clash(ctx, statements: list[cst.BaseStatement]) -> str:
     """Why a graph over several networks could not be compiled: MindSpore names parameters inside their
     own network, and one graph refuses two parameters of the same name (D's and G's `0.weight`). Networks
     whose names got a prefix (one optimizer over both) are fine."""
-    networks = [n for n in _trained_networks(ctx, statements) if n not in ctx.prefixed]
-    if len(networks) < 2:
+    networks = clashing_networks(ctx, statements)
+    if not networks:
         return ""
     return (f"it reads {' and '.join(networks)}, whose parameter names may coincide in one graph (MindSpore names "
             "them within each network)")
+
+
+def clashing_networks(ctx, statements: list[cst.BaseStatement]) -> list[str]:
+    """The networks one graph over statements would read whose parameter names may coincide (none
+    when fewer than two are unprefixed)."""
+    networks = [n for n in _trained_networks(ctx, statements) if n not in ctx.prefixed]
+    return networks if len(networks) >= 2 else []
+
+
+def prefix_names(ctx, statements: list[cst.BaseStatement]) -> list[str]:
+    """Statements giving each clashing network's parameter names its variable as prefix, written before
+    the step (a GAN's step reads G and D, both `0.weight`...): one graph then holds both, as PyTorch's
+    would under a module holding both. [] when a name is no plain variable or attribute path."""
+    networks = clashing_networks(ctx, statements)
+    if not all(all(part.isidentifier() for part in n.split(".")) for n in networks):
+        return []
+    ctx.prefixed.update(networks)
+    return [f'{n}.update_parameters_name("{n.split(".")[-1]}.")' for n in networks]
 
 
 def _trained_networks(ctx, statements: list[cst.BaseStatement]) -> list[str]:

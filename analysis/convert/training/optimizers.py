@@ -484,8 +484,10 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
         grad_line = cst.parse_statement(f"{grad_name} = {vg}({name}, None, {weights}{has_aux})")
         applied = _apply_grads(opts)
         if hoisted:
-            blocker = hoist.jit_blocker(statements, params_list, frame) or hoist.name_clash(ctx, statements) \
-                or _python_state(ctx, opts)
+            blocker = hoist.jit_blocker(statements, params_list, frame) or _python_state(ctx, opts)
+            # two networks' parameter names coinciding in one graph: prefixed first, the step compiles
+            prefixes = [] if blocker else hoist.prefix_names(ctx, statements)
+            blocker = blocker or hoist.name_clash(ctx, statements)
             step = [f"{outputs}, grads = {grad_name}({params})"]
             step += [ctx.clip_rewrites[id(expr_call(body[i]))] for i in between]
             step += [*applied, f"return {returned}"]
@@ -496,12 +498,16 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
             call_args = ", ".join([*params_list, modes] if modes else params_list)
             step_def = cst.parse_statement(f"{decorator}def {step_name}({step_params}):\n"
                                            + "".join(f"    {line}\n" for line in step))
-            ctx.hoisted.setdefault(id(original), []).extend([forward, grad_line, step_def])
+            ctx.hoisted.setdefault(id(original), []).extend(
+                [*(cst.parse_statement(line) for line in prefixes), forward, grad_line, step_def])
             new_body.append(cst.parse_statement(f"{returned} = {step_name}({call_args})").with_changes(leading_lines=lead))
             new_body += [body[i] for i in seg.after]
             done = plan.last + 1
             where = kept[originals[n].back] if n < len(originals) else original
-            how = ("compiled as one graph (compiled_step)" if not blocker else f"not compiled: {blocker}; it runs op by op")
+            how = ("compiled as one graph (compiled_step)" + (
+                f"; parameter names of {', '.join(line.split('.update_')[0] for line in prefixes)} prefixed with "
+                "each network's name first (one graph refuses two parameters of the same name); checkpoints "
+                "saved from these networks carry the prefix" if prefixes else "") if not blocker else f"not compiled: {blocker}; it runs op by op")
             ctx.change(where, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
                        f"zero_grad/backward/{'/'.join(f'{o}.step()' for o in opts)} -> {step_name}({params}), defined "
                        f"once before the loop: {name} (the computation from the inputs to {plan.loss}) + value_and_grad"
