@@ -157,6 +157,8 @@ def main() -> None:
                 work = base / "work"
                 work.mkdir()
                 shutil.copy(script, work / script.name)
+                for support in script.parent.glob("ms_support*.py"):  # the converted script's helpers
+                    shutil.copy(support, work / support.name)
                 return work
             jobs.append((f"bench/{source.name}", source, tmp / "own" / source.name, own_dir, []))
         for name, original, converted, workdir, args in jobs:
