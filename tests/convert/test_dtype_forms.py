@@ -30,6 +30,19 @@ CASES = [
         b = torch.atan2(torch.tensor([1, -2, 3]), torch.tensor([2, 2, -1]))
         c = torch.sqrt(torch.arange(6))
         """),
+    ("predicates, logsumexp, fft and special functions of integer and boolean tensors", """
+        x = torch.tensor([[1, -2, 3], [0, 5, -7]])
+        m = torch.tensor([True, False, True])
+        a = torch.isinf(x)
+        b = m.isnan()
+        c = torch.isposinf(input=x)
+        d = torch.isfinite(m)
+        e = torch.logsumexp(x, 1)
+        f = x.logsumexp(0, True)
+        g = torch.fft.rfft(x)
+        h = torch.special.i1e(m)
+        k = torch.special.zeta(input=torch.tensor([2, 3]), other=torch.tensor([1, 2]))
+        """),
     ("float inputs keep their dtype", """
         a = torch.expm1(torch.tensor([0.5, -1.0], dtype=torch.float64))
         b = torch.log2(torch.tensor([0.5, 4.0], dtype=torch.float16))
@@ -67,6 +80,13 @@ def test_float_functions_read_their_tensors_through_float_input():
     assert "float_input(x).exp()" in text
     assert "ops.atan2(float_input(x), float_input(y))" in text
     assert text.count("def float_input(") == 1
+
+
+def test_options_after_the_tensor_and_keyword_tensors_are_read_as_float():
+    text = _convert("a = x.logsumexp(1)\nb = torch.special.zeta(input=x, other=y)\nc = torch.isnan(m)\n")
+    assert "float_input(x).logsumexp(1)" in text
+    assert "input=float_input(x), other=float_input(y)" in text
+    assert "ops.isnan(float_input(m))" in text
 
 
 def test_floats_by_their_form_and_other_objects_methods_are_left_alone():

@@ -22,11 +22,22 @@ DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "int_to_floa
 
 
 @lru_cache(maxsize=1)
+def _data() -> dict:
+    return json.loads(DATA.read_text(encoding="utf-8")) if DATA.exists() else {}
+
+
+@lru_cache(maxsize=1)
+def with_options() -> frozenset[str]:
+    """Tensor methods that take further arguments after the tensors read as float (x.logsumexp(1))."""
+    return frozenset(f"torch.Tensor.{name}" for name in _data().get("with_options", ()))
+
+
+@lru_cache(maxsize=1)
 def table() -> dict[str, int]:
     """torch name (torch.exp, torch.Tensor.exp) -> how many leading tensor arguments are read as float."""
-    if not DATA.exists():
+    data = _data()
+    if not data:
         return {}
-    data = json.loads(DATA.read_text(encoding="utf-8"))
     out = {}
     for name, count in data["apis"].items():
         out[f"torch.{name}"] = count
@@ -63,7 +74,7 @@ def function(ctx: ConversionContext, api: str, new: cst.BaseExpression) -> cst.B
         return new
     args = list(new.args)
     for i in range(min(count, len(args))):
-        if args[i].keyword is not None and i > 0 or args[i].star:
+        if args[i].star:  # a keyword is fine: float_input passes anything but a tensor through
             break
         args[i] = args[i].with_changes(value=_wrap(ctx, args[i].value))
     return new.with_changes(args=args)
@@ -71,7 +82,8 @@ def function(ctx: ConversionContext, api: str, new: cst.BaseExpression) -> cst.B
 
 def method(ctx: ConversionContext, original: cst.Call, new: cst.BaseExpression) -> cst.BaseExpression:
     """x.exp() converted (still a method, or a function call now): the receiver, and the arguments the API reads
-    as float, go through float_input. Only PyTorch's own arity counts (x.exp(), x.atan2(y)), and not on `self`
+    as float, go through float_input. Only PyTorch's own arity counts (x.exp(), x.atan2(y); further arguments where
+    the method takes options after its tensors, x.logsumexp(1)), and not on `self`
     or an imported module (a Lightning module's self.log("loss", v), math.exp is no tensor method)."""
     func = original.func
     if not isinstance(func, cst.Attribute) or not isinstance(new, cst.Call):
@@ -79,7 +91,10 @@ def method(ctx: ConversionContext, original: cst.Call, new: cst.BaseExpression) 
     api = f"torch.Tensor.{func.attr.value}"
     count = table().get(api)
     receiver = func.value
-    if not count or len(original.args) != count - 1 or any(a.keyword or a.star for a in original.args) \
+    if not count:
+        return new
+    arity = len(original.args) >= count - 1 if api in with_options() else len(original.args) == count - 1
+    if not arity or any(a.keyword or a.star for a in original.args[:count - 1]) \
             or (isinstance(receiver, cst.Name) and (receiver.value == "self" or receiver.value in ctx.aliases)):
         return new
     if isinstance(new.func, cst.Attribute) and new.func.attr.value == api.rsplit(".", 1)[1]:
