@@ -43,6 +43,26 @@ CASES = [
         h = torch.special.i1e(m)
         k = torch.special.zeta(input=torch.tensor([2, 3]), other=torch.tensor([1, 2]))
         """),
+    ("rounding, sign and nan_to_num of integer, boolean and float64 tensors keep the dtype", """
+        i8 = torch.tensor([[-3, 0, 2], [7, -1, 5]], dtype=torch.int8)
+        u8 = torch.tensor([0, 3, 250], dtype=torch.uint8)
+        i64 = torch.tensor([-5, 0, 9])
+        m = torch.tensor([True, False])
+        f64 = torch.tensor([float("nan"), float("inf"), -float("inf"), -2.5], dtype=torch.float64)
+        a = torch.ceil(i8)
+        b = u8.floor()
+        c = torch.trunc(input=i64)
+        d = torch.fix(i8)
+        e = i8.sign()
+        f = torch.sign(m)
+        g = torch.sgn(u8)
+        h = torch.nan_to_num(i64, nan=1.0)
+        k = m.nan_to_num()
+        n = torch.nan_to_num(f64)
+        p = f64.nan_to_num(nan=1.5, posinf=9.0, neginf=-9.0)
+        q = torch.ceil(f64)
+        r = torch.sgn(torch.tensor([1 + 1j, 0j, -2j]))
+        """),
     ("float inputs keep their dtype", """
         a = torch.expm1(torch.tensor([0.5, -1.0], dtype=torch.float64))
         b = torch.log2(torch.tensor([0.5, 4.0], dtype=torch.float16))
@@ -87,6 +107,15 @@ def test_options_after_the_tensor_and_keyword_tensors_are_read_as_float():
     assert "float_input(x).logsumexp(1)" in text
     assert "input=float_input(x), other=float_input(y)" in text
     assert "ops.isnan(float_input(m))" in text
+
+
+def test_rounding_sign_and_nan_to_num_go_to_helpers_that_keep_integer_dtypes():
+    text = _convert("a = torch.ceil(x)\nb = x.floor()\nc = torch.fix(input=x)\nd = x.sign()\n"
+                    "e = torch.nan_to_num(x, nan=1.0)\nf = x.ceil_()\n")
+    for line in ("a = ceil(x)", "b = floor(x)", "c = trunc(input=x)", "d = sign(x)", "e = nan_to_num(x, nan=1.0)",
+                 "f = x.assign_value(ceil(x))"):
+        assert line in text
+    assert "return ops.ceil(input) if ops.is_floating_point(input) else input" in text
 
 
 def test_floats_by_their_form_and_other_objects_methods_are_left_alone():

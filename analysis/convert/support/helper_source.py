@@ -171,6 +171,53 @@ def float_input(x):
     return x
 
 
+def ceil(input):
+    """torch.ceil: an integer tensor is its own ceiling, as PyTorch returns it (MindSpore's kernel takes floats)."""
+    return ops.ceil(input) if ops.is_floating_point(input) else input
+
+
+def floor(input):
+    """torch.floor: an integer tensor is its own floor, as PyTorch returns it (MindSpore's kernel takes floats)."""
+    return ops.floor(input) if ops.is_floating_point(input) else input
+
+
+def trunc(input):
+    """torch.trunc / torch.fix: an integer tensor comes back as it is, as in PyTorch (MindSpore's kernel takes
+    floats)."""
+    return ops.trunc(input) if ops.is_floating_point(input) else input
+
+
+def sign(input):
+    """torch.sign: booleans are their own sign; int8, int16 and uint8 through int32 and back (MindSpore's Sign
+    kernel has none of these on CPU)."""
+    if input.dtype == mindspore.bool_:
+        return input
+    if input.dtype in (mindspore.int8, mindspore.int16, mindspore.uint8):
+        return ops.sign(input.astype(mindspore.int32)).astype(input.dtype)
+    return ops.sign(input)
+
+
+def sgn(input):
+    """torch.sgn: x / |x| of a complex tensor (0 where x is 0), sign() of any other."""
+    if ops.is_complex(input):
+        return ops.sgn(input)
+    return sign(input)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """torch.nan_to_num for every dtype: integer and boolean tensors hold no NaN or infinity and come back
+    unchanged; float64 (which MindSpore's kernel refuses) is replaced element by element, infinities by the
+    dtype's largest and smallest values unless given."""
+    if not ops.is_floating_point(input):
+        return input
+    if input.dtype != mindspore.float64:
+        return ops.nan_to_num(input, nan, posinf, neginf)
+    largest = 1.7976931348623157e308
+    x = ops.where(ops.isnan(input), ops.full_like(input, nan), input)
+    x = ops.where(x == float("inf"), ops.full_like(x, largest if posinf is None else posinf), x)
+    return ops.where(x == float("-inf"), ops.full_like(x, -largest if neginf is None else neginf), x)
+
+
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """torch.diff for any n (MindSpore's diff takes n=1 only): prepend and append joined to the input along
     dim, then the first difference taken n times (n=0: the joined input)."""
