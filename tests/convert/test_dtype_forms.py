@@ -7,6 +7,8 @@ to tile/repeat (MindSpore's tile takes a tuple only). The slow test runs PyTorch
 MindSpore and compares values; the fast ones read the converted text."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -62,6 +64,13 @@ CASES = [
         p = f64.nan_to_num(nan=1.5, posinf=9.0, neginf=-9.0)
         q = torch.ceil(f64)
         r = torch.sgn(torch.tensor([1 + 1j, 0j, -2j]))
+        """),
+    ("logspace with a float base, integer and complex dtypes", """
+        a = torch.logspace(-1.5, 2.3, 7, base=3.3)
+        b = torch.logspace(0, 2, 5, base=2.5, dtype=torch.int64)
+        c = torch.logspace(start=-1.5, end=2.3, steps=7, base=3.3, dtype=torch.int16)
+        d = torch.logspace(0, 2, 3, dtype=torch.complex64)
+        e = torch.logspace(1, 0.5, 3, base=2, dtype=torch.float64)
         """),
     ("float inputs keep their dtype", """
         a = torch.expm1(torch.tensor([0.5, -1.0], dtype=torch.float64))
@@ -152,3 +161,35 @@ def test_batchnorm_which_has_no_float64_kernel_is_marked_for_float64_inputs(monk
 def test_list_sizes_of_tile_become_tuples():
     text = _convert("a = x.tile([2, 2])\nb = x.repeat([2, 3])\nc = torch.tile(x, [2])\n")
     assert "x.tile((2, 2))" in text and "x.tile((2, 3))" in text and "ops.tile(x, (2,))" in text
+
+
+RANDINT = """
+import torch
+a = torch.randint(10, (200,))
+b = torch.randint(3, 7, [4, 5], dtype=torch.float32)
+c = torch.randint(high=5, size=(50,), dtype=torch.int32)
+d = torch.randint(low=-2, high=2, size=(3, 3), dtype=torch.float64)
+"""
+
+
+@pytest.mark.slow
+def test_randint_into_a_float_dtype_draws_integers_of_that_dtype(tmp_path):
+    """MindSpore's randint takes integer dtypes only: the converted call draws int64 and casts, so shapes,
+    dtypes and the [low, high) range are PyTorch's."""
+    expected = {}
+    namespace: dict = {}
+    exec(RANDINT, namespace)
+    for name in "abcd":
+        t = namespace[name]
+        expected[name] = (tuple(t.shape), str(t.dtype).replace("torch.", ""))
+    text = convert_source(RANDINT, path="example.py").text
+    check = text + "\nfor n in 'abcd':\n    t = globals()[n]\n" \
+        "    print(n, tuple(t.shape), str(t.dtype).lower(), float(t.min()), float(t.max()))\n"
+    out = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = {line.split()[0]: line for line in out.stdout.splitlines() if line[:1] in "abcd" and line[1:2] == " "}
+    bounds = {"a": (0, 9), "b": (3, 6), "c": (0, 4), "d": (-2, 1)}
+    for name, (shape, dtype) in expected.items():
+        assert f"{shape} {dtype}" in rows[name], rows[name]
+        low, high = (float(v) for v in rows[name].rsplit(" ", 2)[1:])
+        assert bounds[name][0] <= low <= high <= bounds[name][1]

@@ -218,6 +218,28 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return ops.where(x == float("-inf"), ops.full_like(x, -largest if neginf is None else neginf), x)
 
 
+def randint(low=0, high=None, size=None, dtype=None):
+    """torch.randint(high, size) and torch.randint(low, high, size): int64 draws, cast to dtype when one is
+    given (PyTorch draws integers into a float dtype too; MindSpore's randint takes integer dtypes only)."""
+    if size is None:
+        low, high, size = 0, low, high
+    draw = ops.randint(low, high, tuple(size), dtype=mindspore.int64)
+    return draw if dtype is None or dtype == mindspore.int64 else draw.astype(dtype)
+
+
+def logspace(start, end, steps, base=10.0, dtype=None):
+    """torch.logspace: base ** linspace(start, end, steps) in float64, in dtype (float32 by default); for an
+    integer dtype PyTorch truncates start and end to integers first. MindSpore's logspace takes an integer
+    base and float dtypes only."""
+    import numpy as np
+
+    start, end, base = (v.asnumpy().item() if isinstance(v, mindspore.Tensor) else v for v in (start, end, base))
+    dtype = mindspore.float32 if dtype is None else dtype
+    if not (dtype.is_floating_point or dtype in (mindspore.complex64, mindspore.complex128)):
+        start, end = int(start), int(end)
+    return mindspore.Tensor(np.logspace(start, end, steps, base=base), dtype=dtype)
+
+
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """torch.diff for any n (MindSpore's diff takes n=1 only): prepend and append joined to the input along
     dim, then the first difference taken n times (n=0: the joined input)."""
