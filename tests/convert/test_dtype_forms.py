@@ -127,6 +127,15 @@ def test_rounding_sign_and_nan_to_num_go_to_helpers_that_keep_integer_dtypes():
     assert "return ops.ceil(input) if ops.is_floating_point(input) else input" in text
 
 
+def test_logspace_goes_to_the_helper_only_for_a_float_base_or_another_dtype():
+    text = _convert("a = torch.logspace(0.5, 1.5, 3)\nb = torch.logspace(0, 2, 5, base=2.5)\n"
+                    "c = torch.logspace(0, 1, 3, base=2, dtype=torch.float32)\nd = torch.logspace(0, 1, 3, dtype=dt)\n")
+    assert "a = ops.logspace(0.5, 1.5, 3)" in text
+    assert "b = logspace(0, 2, 5, base=2.5)" in text
+    assert "c = ops.logspace(0.0, 1.0, 3, base=2, dtype=mindspore.float32)" in text
+    assert "d = logspace(0, 1, 3, dtype=dt)" in text
+
+
 def test_floats_by_their_form_and_other_objects_methods_are_left_alone():
     text = _convert("import math\na = torch.exp(x * 2.0)\nb = math.exp(2)\nself.log('loss', 1)\n"
                     "c = torch.exp(self.fc(x))\n")

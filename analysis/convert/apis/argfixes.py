@@ -5,7 +5,9 @@ the arguments are written so that it computes PyTorch's values:
   bool), MindSpore's ops.full makes int64 whatever v is -> dtype= written: from the literal, or
   scalar_dtype(v) (helper_source.py) for a value known at run time only
 - torch.logspace(start, end, ...) with integer ends: MindSpore's LogSpace takes floats only
-  (PyTorch computes in float32 either way) -> float literals, or float(...)
+  (PyTorch computes in float32 either way) -> float literals, or float(...); with a base that is no
+  integer literal or a dtype other than float16/float32 (MindSpore's takes an integer base and float
+  dtypes only, and computes float64 to float32's precision) -> logspace() (helper_source.py)
 - torch.linspace(start, end, steps, dtype=d): MindSpore's LinSpace has no dtype= and takes floats
   only -> the float32 result, then .astype(d) (float64 values agree to float32's precision)
 - F.normalize(x, p=1): ops.L2Normalize is the 2-norm only -> normalize() (helper_source.py) for
@@ -22,7 +24,7 @@ from ..core import rules
 from ..core.context import ConversionContext
 from ..core.names import dotted, without_calls
 from ..support import helpers
-from .exact_forms import bind
+from .exact_forms import bind, helper_call
 from .mapped import convert_call
 from .signatures import fix_commas, kwarg
 
@@ -94,10 +96,28 @@ def full(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
     return convert_call(ctx, original, updated, qualified, entry, extra=[kwarg("dtype", dtype)], note=note)
 
 
+# the dtypes MindSpore's logspace computes as PyTorch does (float64 it computes to float32's precision), as
+# written in PyTorch or already renamed to MindSpore's (the arguments come converted)
+FLOAT_DTYPES = frozenset(f"{module}.{name}" for module in ("torch", "mindspore")
+                         for name in ("float16", "half", "float32", "float"))
+
+
+def _logspace_helper(values: dict[str, cst.BaseExpression]) -> bool:
+    """Whether the call needs logspace(): a base other than an integer literal, or a dtype other than float16
+    and float32 (float64, an integer or complex dtype, or one known at run time only)."""
+    base, dtype = values.get("base"), values.get("dtype")
+    return (base is not None and not isinstance(_number(base), cst.Integer)) \
+        or (dtype is not None and dotted(dtype) not in FLOAT_DTYPES)
+
+
 def logspace(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
     values = bind(updated.args, ("start", "end", "steps", "base"), FACTORY_OPTIONS)
     if values is None:
         return convert_call(ctx, original, updated, qualified, entry)
+    if _logspace_helper(values) and "steps" in values and not {"out", "generator"} & values.keys():
+        keywords = {k: values[k] for k in ("base", "dtype") if k in values}
+        return helper_call(ctx, original, "logspace", [values["start"], values["end"], values["steps"]], keywords,
+                           api=qualified, why="MindSpore's logspace takes an integer base and float dtypes only")
     at = _positions(updated.args, ("start", "end", "steps", "base"))
     new = {at[name]: _as_float(values[name]) for name in ("start", "end") if name in values}
     changed = {i: v for i, v in new.items() if v is not updated.args[i].value}
