@@ -72,6 +72,15 @@ CASES = [
         d = torch.logspace(0, 2, 3, dtype=torch.complex64)
         e = torch.logspace(1, 0.5, 3, base=2, dtype=torch.float64)
         """),
+    ("meshgrid: PyTorch's default indexing, tensors as a list", """
+        x = torch.tensor([1, 2, 3])
+        y = torch.tensor([4, 5])
+        z = torch.tensor([7, 8, 9, 10])
+        a, b = torch.meshgrid(x, y)
+        c, d, e = torch.meshgrid([x, y, z], indexing='xy')
+        f, = torch.meshgrid((x,), indexing='ij')
+        g, h = torch.meshgrid(x, y, indexing='xy')
+        """),
     ("float inputs keep their dtype", """
         a = torch.expm1(torch.tensor([0.5, -1.0], dtype=torch.float64))
         b = torch.log2(torch.tensor([0.5, 4.0], dtype=torch.float16))

@@ -240,6 +240,14 @@ def logspace(start, end, steps, base=10.0, dtype=None):
     return mindspore.Tensor(np.logspace(start, end, steps, base=base), dtype=dtype)
 
 
+def meshgrid(*tensors, indexing=None):
+    """torch.meshgrid: the tensors given one by one or as one list or tuple, and PyTorch's default indexing
+    'ij' (MindSpore's default is 'xy', which swaps the first two output axes)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return ops.meshgrid(*tensors, indexing="ij" if indexing is None else indexing)
+
+
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """torch.diff for any n (MindSpore's diff takes n=1 only): prepend and append joined to the input along
     dim, then the first difference taken n times (n=0: the joined input)."""
