@@ -81,6 +81,12 @@ CASES = [
         f, = torch.meshgrid((x,), indexing='ij')
         g, h = torch.meshgrid(x, y, indexing='xy')
         """),
+    ("nonzero of 0-d and complex tensors", """
+        a = torch.nonzero(torch.tensor(3.5))
+        b = torch.tensor(0).nonzero()
+        c = torch.nonzero(torch.tensor([1 + 1j, 0j, 2j]), as_tuple=False)
+        d = torch.nonzero(input=torch.tensor([[True, False], [False, True]]))
+        """),
     ("float inputs keep their dtype", """
         a = torch.expm1(torch.tensor([0.5, -1.0], dtype=torch.float64))
         b = torch.log2(torch.tensor([0.5, 4.0], dtype=torch.float16))

@@ -6,6 +6,7 @@ by tests/convert/test_exact_forms.py) that compute PyTorch's values with kernels
 - torch.roll / x.roll (no Roll kernel)                                     -> roll(x, shifts, dims)
 - torch.angle / x.angle (the Angle kernel takes complex input only)        -> angle(x)
 - torch.nonzero / x.nonzero with as_tuple=True, torch.where(condition)     -> nonzero_tuple(x)
+- torch.nonzero / x.nonzero otherwise (no kernel for 0-d or complex input) -> nonzero(x)
 - torch.round / x.round with decimals= other than 0                        -> round_decimals(x, d)
 - torch.bincount / x.bincount (MindSpore's counts are float32)             -> bincount(x, ...)
 - torch.diff / x.diff with n other than 1 (MindSpore's diff takes n=1)     -> diff(x, n=...)
@@ -109,7 +110,7 @@ def _form(api: str, values: dict[str, cst.BaseExpression]) -> tuple[str, list, d
     if name == "nonzero":
         flag = values.get("as_tuple")
         if flag is None or _literal(flag) == "False":
-            return None
+            return "nonzero", [x], {}, "MindSpore's NonZero kernel fails on 0-d and complex tensors"
         if _literal(flag) != "True":
             return "", [], {}, "as_tuple= given by a variable: call nonzero_tuple(x) where it is True"
         return "nonzero_tuple", [x], {}, "nonzero(as_tuple=True) has no CPU kernel in MindSpore"

@@ -248,6 +248,17 @@ def meshgrid(*tensors, indexing=None):
     return ops.meshgrid(*tensors, indexing="ij" if indexing is None else indexing)
 
 
+def nonzero(input):
+    """torch.nonzero (as_tuple=False): the (n, ndim) int64 indices of the nonzero elements. A complex tensor
+    goes through `!= 0` and a 0-d one through a 1-element view, (1, 0) or (0, 0) as PyTorch gives it
+    (MindSpore's NonZero kernel fails on both)."""
+    if ops.is_complex(input):
+        input = input != 0
+    if input.ndim == 0:
+        return ops.nonzero(input.reshape(1))[:, :0]
+    return ops.nonzero(input)
+
+
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """torch.diff for any n (MindSpore's diff takes n=1 only): prepend and append joined to the input along
     dim, then the first difference taken n times (n=0: the joined input)."""
