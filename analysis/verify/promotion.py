@@ -1,7 +1,7 @@
 """python -m analysis.verify.promotion: write knowledge/data/int_to_float.json, the mapped APIs PyTorch
 computes in float32 for integer and boolean inputs, which the converter reads through float_input()
 (analysis/convert/dtype_forms.py). Found two ways in PyTorch's OpInfo database: the `promotes_int_to_float`
-flag, and, since the flag is missing on many (logsumexp, the fft family, special.i0e...), each op's first
+flag, and, since the flag is missing on many (the fft family, special.i0e...), each op's first
 int32 sample run with torch: a float32 or complex64 result (PyTorch's default dtypes) means the integers
 were read as float32, which float_input does too.
 
@@ -28,8 +28,6 @@ TWO = frozenset({"atan2", "xlogy", "special.zeta"})
 # requires both float: OpInfo does not flag them (two integer inputs raise in PyTorch too)
 PAIRS = {"logaddexp": 2, "logaddexp2": 2}
 PREDICATES = ("isinf", "isnan", "isfinite", "isposinf", "isneginf")
-# tensor methods that take further arguments (a dim) after the tensors read as float: x.logsumexp(1)
-WITH_OPTIONS = ("logsumexp",)
 
 
 def _promotes(op, torch) -> bool:
@@ -64,12 +62,10 @@ def build() -> dict:
     names += [n for n in PREDICATES if is_mapped(n)]
     return {"about": "PyTorch APIs that read integer/boolean inputs as float32 (OpInfo promotes_int_to_float, or "
                      "a float32 result for an int32 sample; and the predicates isinf, isnan...), mapped by the "
-                     "knowledge base; value: how many leading tensor arguments are read as float; with_options: "
-                     "tensor methods taking further arguments after those. Written by `python -m "
+                     "knowledge base; value: how many leading tensor arguments are read as float. Written by `python -m "
                      "analysis.verify.promotion`.",
             "apis": dict(sorted({**{name: 2 if name in TWO else 1 for name in names},
-                                 **{n: c for n, c in PAIRS.items() if f"torch.{n}" in mapped}}.items())),
-            "with_options": [n for n in WITH_OPTIONS if n in names]}
+                                 **{n: c for n, c in PAIRS.items() if f"torch.{n}" in mapped}}.items()))}
 
 
 def main() -> int:

@@ -87,6 +87,11 @@ CASES = [
         c = torch.nonzero(torch.tensor([1 + 1j, 0j, 2j]), as_tuple=False)
         d = torch.nonzero(input=torch.tensor([[True, False], [False, True]]))
         """),
+    ("logsumexp of infinities", """
+        a = torch.logsumexp(torch.tensor(float("inf")), 0, True)
+        b = torch.tensor([[float("inf"), 1.0], [-float("inf"), -float("inf")]]).logsumexp(1)
+        c = torch.logsumexp(input=torch.tensor([[1.0, 2.0], [3.0, -4.0]], dtype=torch.float64), dim=(0, 1))
+        """),
     ("float inputs keep their dtype", """
         a = torch.expm1(torch.tensor([0.5, -1.0], dtype=torch.float64))
         b = torch.log2(torch.tensor([0.5, 4.0], dtype=torch.float16))
@@ -126,9 +131,9 @@ def test_float_functions_read_their_tensors_through_float_input():
     assert text.count("def float_input(") == 1
 
 
-def test_options_after_the_tensor_and_keyword_tensors_are_read_as_float():
+def test_keyword_tensors_are_read_as_float_and_logsumexp_goes_to_its_helper():
     text = _convert("a = x.logsumexp(1)\nb = torch.special.zeta(input=x, other=y)\nc = torch.isnan(m)\n")
-    assert "float_input(x).logsumexp(1)" in text
+    assert "a = logsumexp(x, 1)" in text
     assert "input=float_input(x), other=float_input(y)" in text
     assert "ops.isnan(float_input(m))" in text
 

@@ -27,12 +27,6 @@ def _data() -> dict:
 
 
 @lru_cache(maxsize=1)
-def with_options() -> frozenset[str]:
-    """Tensor methods that take further arguments after the tensors read as float (x.logsumexp(1))."""
-    return frozenset(f"torch.Tensor.{name}" for name in _data().get("with_options", ()))
-
-
-@lru_cache(maxsize=1)
 def table() -> dict[str, int]:
     """torch name (torch.exp, torch.Tensor.exp) -> how many leading tensor arguments are read as float."""
     data = _data()
@@ -82,8 +76,7 @@ def function(ctx: ConversionContext, api: str, new: cst.BaseExpression) -> cst.B
 
 def method(ctx: ConversionContext, original: cst.Call, new: cst.BaseExpression) -> cst.BaseExpression:
     """x.exp() converted (still a method, or a function call now): the receiver, and the arguments the API reads
-    as float, go through float_input. Only PyTorch's own arity counts (x.exp(), x.atan2(y); further arguments where
-    the method takes options after its tensors, x.logsumexp(1)), and not on `self`
+    as float, go through float_input. Only PyTorch's own arity counts (x.exp(), x.atan2(y)), and not on `self`
     or an imported module (a Lightning module's self.log("loss", v), math.exp is no tensor method)."""
     func = original.func
     if not isinstance(func, cst.Attribute) or not isinstance(new, cst.Call):
@@ -91,10 +84,7 @@ def method(ctx: ConversionContext, original: cst.Call, new: cst.BaseExpression) 
     api = f"torch.Tensor.{func.attr.value}"
     count = table().get(api)
     receiver = func.value
-    if not count:
-        return new
-    arity = len(original.args) >= count - 1 if api in with_options() else len(original.args) == count - 1
-    if not arity or any(a.keyword or a.star for a in original.args[:count - 1]) \
+    if not count or len(original.args) != count - 1 or any(a.keyword or a.star for a in original.args) \
             or (isinstance(receiver, cst.Name) and (receiver.value == "self" or receiver.value in ctx.aliases)):
         return new
     if isinstance(new.func, cst.Attribute) and new.func.attr.value == api.rsplit(".", 1)[1]:

@@ -259,6 +259,17 @@ def nonzero(input):
     return ops.nonzero(input)
 
 
+def logsumexp(input, dim, keepdim=False):
+    """torch.logsumexp: log(sum(exp(x - m))) + m with the maximum m taken out only where it is finite, as
+    PyTorch does (MindSpore's logsumexp subtracts an infinite maximum too: inf - inf gives NaN); integer and
+    boolean tensors read as float32, as PyTorch reads them."""
+    x = float_input(input)
+    m = ops.amax(x, dim, keepdims=True)
+    m = ops.where(ops.isinf(m), ops.zeros_like(m), m)
+    out = ops.log(ops.sum(ops.exp(x - m), dim, keepdim=True)) + m
+    return out if keepdim else out.squeeze(dim)
+
+
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """torch.diff for any n (MindSpore's diff takes n=1 only): prepend and append joined to the input along
     dim, then the first difference taken n times (n=0: the joined input)."""
