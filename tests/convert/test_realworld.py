@@ -86,14 +86,15 @@ def test_empty_becomes_zeros_with_sizes_packed_and_device_dropped():
     assert not result.unconverted
 
 
-def test_randint_gets_its_low_bound():
+def test_randint_reads_both_overloads_and_marks_a_generator():
+    # randint() (helper_source.py) reads randint(high, size) and randint(low, high, size) itself and casts to a
+    # float dtype, which ops.randint refuses; a generator's seeded draws cannot be reproduced: marked
     result = convert("import torch\na = torch.randint(10, (3,))\nb = torch.randint(0, 2, p.size(), generator=g)\n"
                      "c = torch.randint(5, size=(2,))\nd = torch.randint(low=1, high=4, size=(2,))\n")
-    assert "a = ops.randint(0, 10, (3,))" in result.text
-    assert "b = ops.randint(0, 2, p.shape)" in result.text
-    assert "c = ops.randint(0, 5, size=(2,))" in result.text
-    assert "d = ops.randint(low=1, high=4, size=(2,))" in result.text
-    assert not result.unconverted
+    assert "a = randint(10, (3,))" in result.text
+    assert "c = randint(5, size=(2,))" in result.text
+    assert "d = randint(low=1, high=4, size=(2,))" in result.text
+    assert [(u.line, u.torch_api) for u in result.unconverted] == [(3, "torch.randint")]
 
 
 def test_randperm_becomes_a_shuffled_arange_unless_a_generator_fixes_the_order():
@@ -154,5 +155,5 @@ def test_no_op_decorators_are_listed_for_the_converter():
 def test_star_parameters_on_both_sides_stay_positional():
     # torch.meshgrid(*tensors, indexing) and ops.meshgrid(*inputs, indexing): once crashed the whole file.
     result = convert("import torch\nx, y = torch.meshgrid(a, b, indexing='ij')\nz = torch.abs(a)\n")
-    assert "ops.meshgrid(a, b, indexing='ij')" in result.text and "ops.abs(a)" in result.text
+    assert "meshgrid(a, b, indexing='ij')" in result.text and "ops.abs(a)" in result.text
     assert not result.unconverted
