@@ -218,7 +218,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return ops.where(x == float("-inf"), ops.full_like(x, -largest if neginf is None else neginf), x)
 
 
-def randint(low=0, high=None, size=None, dtype=None):
+def randint(low=0, high=None, size=None, *, dtype=None):
     """torch.randint(high, size) and torch.randint(low, high, size): int64 draws, cast to dtype when one is
     given (PyTorch draws integers into a float dtype too; MindSpore's randint takes integer dtypes only)."""
     if size is None:
