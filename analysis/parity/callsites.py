@@ -158,6 +158,7 @@ TENSOR_MAKERS = {"randn": "float32", "rand": "float32", "zeros": "float32", "one
 DTYPE_NAMES = {"float32": "float32", "float": "float32", "float64": "float64", "double": "float64",
                "float16": "float16", "half": "float16", "int64": "int64", "long": "int64", "int32": "int32",
                "int": "int32", "bool": "bool"}
+FILLS = {"ones": 1, "zeros": 0}
 CAST_METHODS = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",
                 "bool": "bool"}
 
@@ -207,6 +208,13 @@ def tensor_spec(node: ast.AST, env: dict, options: dict, names: dict) -> dict | 
             if "size" in keywords:
                 shape = list(statics.evaluate(keywords["size"], env, options))
             spec = {"shape": [int(d) for d in shape], "dtype": TENSOR_MAKERS[kind]}
+            # A constant stays that constant (an all-ones mask drawn as random booleans is another input).
+            fill = FILLS.get(kind)
+            if kind == "full":
+                value = node.args[1] if len(node.args) > 1 else keywords.get("fill_value")
+                fill = statics.evaluate(value, env, options) if value is not None else None
+            if isinstance(fill, (int, float)):
+                spec["fill"] = fill
         dtype = keywords.get("dtype")
         if isinstance(dtype, ast.Attribute) and dtype.attr in DTYPE_NAMES:
             spec["dtype"] = DTYPE_NAMES[dtype.attr]

@@ -82,6 +82,8 @@ def _make_one(spec: dict, rng):
     if "dict" in spec:
         return {k: _make_one(s, rng) for k, s in spec["dict"].items()}
     dtype = spec.get("dtype", "float32")
+    if "fill" in spec:  # torch.ones(...).bool(), torch.zeros(...), torch.full(..., v): that constant, not a draw
+        return np.full(spec["shape"], spec["fill"]).astype(np.bool_ if dtype == "bool" else dtype)
     low, high = spec.get("range", [0, 10] if dtype.startswith("int") else [-1.0, 1.0])
     if dtype.startswith("int"):
         return rng.integers(int(low), int(high), size=spec["shape"]).astype(dtype)

@@ -14,6 +14,7 @@
     # inputs: positional tensors in order; `name = "mask"` passes one by keyword;
     #   { tuple = [spec, ...] } / { dict = { key = spec } } pass a tuple/dict of tensors;
     #   dtype: float32 (default), float64, float16, int64, int32, bool
+    #   fill = 1 gives that constant instead of random values (an all-ones mask: dtype = "bool", fill = 1)
     mode = "both"                        # "eval" | "train" | "both"
     loss = "cross_entropy"               # "mse" (default) | "cross_entropy" | "sum"
     loss_steps = 20

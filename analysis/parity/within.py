@@ -135,6 +135,8 @@ def _spec(tensor, name: str | None) -> dict:
     spec = {"shape": list(tensor.shape), "dtype": DTYPES.get(str(tensor.dtype), "float32")}
     if spec["dtype"] in ("int64", "int32") and tensor.numel():
         spec["range"] = [int(tensor.min()), int(tensor.max()) + 1]  # ids stay within what the parent fed
+    if spec["dtype"] in ("bool", "int64", "int32") and tensor.numel() > 1 and bool((tensor == tensor.flatten()[0]).all()):
+        spec["fill"] = tensor.flatten()[0].item()  # a constant mask or state the parent fed stays that constant
     if name:
         spec["name"] = name
     return spec
