@@ -1,8 +1,15 @@
 """`parity ORIGINAL_DIR [--converted DIR] [--manifest FILE] [--device cpu]
 [--format table|json]`: check a PyTorch tree against its MindSpore conversion
-(ours, or one the team edited by hand). Exit status 1 when any entry point
-fails or errors, 2 on bad arguments, 3 when no entry point was checked at all
-(every one skipped, or none found): a CI step must not pass on nothing."""
+(ours, or one the team edited by hand).
+
+Exit status, for a CI step (the first that applies):
+  1  an entry point fails (other numbers than PyTorch) or errors (the check could not run)
+  2  bad arguments
+  3  no entry point was checked at all (every one skipped or failing in PyTorch itself, or none found)
+  4  every checked entry point passes, but the original PyTorch code of another one fails on its
+     inputs (nothing is known about that conversion); with --strict, a skipped entry point too
+  0  every checked entry point passes (skipped ones are listed with what to add)
+A CI step must not pass on nothing, nor on an entry point nobody could check."""
 from __future__ import annotations
 
 import argparse
@@ -12,6 +19,9 @@ from pathlib import Path
 
 from analysis.links import links_under, skipped_message
 from analysis.parity import check_parity
+from analysis.parity.statuses import count_phrase, status_label
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOTHING_CHECKED, EXIT_UNVERIFIED = 0, 1, 2, 3, 4
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("original_dir", help="the PyTorch repository")
@@ -31,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-mb", dest="memory_mb", type=int, default=6144,
                         help="resident-memory ceiling of the sandboxed child; checks peak at about 9 times a model's float32 "
                              "parameter bytes (float64 copy, MindSpore twin, gradients, steps) beside ~1.3 GB of frameworks")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 4 when an entry point was skipped, not only when its original PyTorch code fails")
 
 
 def run(options: dict, stdout) -> int:
@@ -40,11 +52,11 @@ def run(options: dict, stdout) -> int:
             sys.stderr.write(f"{tree}: {skipped}\n")  # stdout may be the JSON report
     if not original.is_dir():
         stdout.write(f"parity: {original} is not a directory\n")
-        return 2
+        return EXIT_USAGE
     converted = Path(options["converted"]) if options.get("converted") else None
     if converted is not None and not converted.is_dir():
         stdout.write(f"parity: {converted} is not a directory\n")
-        return 2
+        return EXIT_USAGE
     manifest = Path(options["manifest"]) if options.get("manifest") else None
     report = check_parity(original, converted, device=options.get("device") or "cpu", manifest=manifest,
                           timeout_s=float(options.get("timeout") or 300), loss_steps=int(options.get("loss_steps", 20)),
@@ -57,10 +69,19 @@ def run(options: dict, stdout) -> int:
         stdout.write(json.dumps(json_safe(report), indent=2, default=str) + "\n")
     else:
         stdout.write(format_table(report))
-    failed = report.get("error") or any(e["status"] in ("fail", "error") for e in report["entry_points"])
-    if failed:
-        return 1
-    return 0 if checked(report) else 3
+    return exit_status(report, strict=bool(options.get("strict")))
+
+
+def exit_status(report: dict, *, strict: bool = False) -> int:
+    """The module docstring's table: what a CI step can rely on."""
+    statuses = [e.get("status") for e in report.get("entry_points", [])]
+    if report.get("error") or any(s in ("fail", "error") for s in statuses):
+        return EXIT_FAILED
+    if not checked(report):
+        return EXIT_NOTHING_CHECKED
+    if "torch_fail" in statuses or (strict and "skipped" in statuses):
+        return EXIT_UNVERIFIED
+    return EXIT_OK
 
 
 def _dependency_policy(options: dict):
@@ -93,7 +114,7 @@ def format_table(report: dict) -> str:
     for e in report["entry_points"]:
         metrics, curve = e.get("metrics") or {}, e.get("loss_curve") or {}
         stubs = ", ".join(((e.get("load_notes") or {}).get("stubbed_modules")) or []) or "-"
-        rows.append((f"{e['module']}.{e['name']}", e["status"], e.get("first_diverging_layer") or "-",
+        rows.append((f"{e['module']}.{e['name']}", status_label(e["status"]), e.get("first_diverging_layer") or "-",
                      _num(metrics.get("max_abs")), _num(metrics.get("cosine")), curve.get("status", "-"), stubs))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
@@ -119,7 +140,7 @@ def format_table(report: dict) -> str:
     for e in report["entry_points"]:
         counts[e["status"]] = counts.get(e["status"], 0) + 1
     summary = (f"{len(report['entry_points'])} entry points, {checked(report)} checked: "
-               + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+               + ", ".join(count_phrase(s, n) for s, n in sorted(counts.items())))
     return "\n".join(lines + ([""] + details if details else [])) + f"\n{summary}\ndevice: {report['device']}\n"
 
 
@@ -142,7 +163,8 @@ def _num(value) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="parity", description=__doc__)
+    parser = argparse.ArgumentParser(prog="parity", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     return run(vars(parser.parse_args(argv)), sys.stdout)
 

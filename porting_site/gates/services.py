@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from analysis.parity.statuses import count_phrase
 from porting_site.projects.models import Finding, ParityResult, Project, Run
 
 from .fingerprints import new_finding_ids
@@ -157,7 +158,7 @@ def _parity_required(outcomes: dict, threshold: float, stage_error: str) -> dict
     rate = passed / len(checked)
     ok = rate >= threshold
     said = ([f"{errored} of them errored"] if errored else []) + \
-        ([f"{torch_failed} failed in PyTorch itself"] if torch_failed else [])
+        ([count_phrase(ParityResult.Status.TORCH_FAIL, torch_failed)] if torch_failed else [])
     errors = f", {' and '.join(said)} (counted as failing)" if said else ""
     return _check("parity_pass_rate", ok, f"parity pass rate {passed}/{len(checked)} = {rate:.0%}{errors}; "
                   f"at least {threshold:.0%} required", rate, threshold)
@@ -167,7 +168,7 @@ def _parity_not_required(outcomes: dict, stage_error: str) -> dict:
     """Said, not judged: parity's outcome when the project sets no pass rate, so the gate's
     verdict and a JUnit file full of parity errors do not seem to disagree."""
     counts = {s: sum(1 for v in outcomes.values() if v == s) for s in ParityResult.Status.values}
-    told = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing checked"
+    told = ", ".join(count_phrase(s, n) for s, n in counts.items() if n) or "nothing checked"
     why = f" (parity could not run: {stage_error})" if stage_error else ""
     return _check("parity_not_required", True, f"parity is not required by this gate (no minimum pass rate): "
                   f"{told}{why}")

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 from analysis.findings import FileReport, Finding as EngineFinding
+from analysis.parity.statuses import status_label, status_meaning
 from porting_site.projects.models import Finding, ParityResult, Run, SourceFile
 
 _FINDING_FIELDS = ("line", "column", "rule_id", "severity", "message", "torch_api", "mindspore_api", "end_line",
@@ -84,9 +85,14 @@ def run_junit_xml(*, run: Run, gate=None) -> bytes:
         if result.status == ParityResult.Status.FAIL:
             counts["failures"] += 1
             ET.SubElement(case, "failure", message=result.reason or "outputs differ", type="parity").text = detail
-        elif result.status in (ParityResult.Status.ERROR, ParityResult.Status.TORCH_FAIL):
+        elif result.status == ParityResult.Status.ERROR:
             counts["errors"] += 1
             ET.SubElement(case, "error", message=result.reason or "the check crashed", type="parity").text = detail
+        elif result.status == ParityResult.Status.TORCH_FAIL:
+            # Not the conversion's fault, but no evidence for it either: an error, never a pass or a skip.
+            counts["errors"] += 1
+            ET.SubElement(case, "error", message=f"{status_label(result.status)}: {status_meaning(result.status)}",
+                          type="parity-original-fails").text = detail
         elif result.status == ParityResult.Status.SKIPPED:
             counts["skipped"] += 1
             ET.SubElement(case, "skipped", message=result.reason or "skipped")

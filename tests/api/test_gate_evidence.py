@@ -48,16 +48,36 @@ def test_a_failing_original_forward_counts_like_an_error(world, client):
         dict(name="Big", module="pkg.big", status="error", reason="over the memory ceiling")])
     gate = gate_evaluate(run=run)
     check = checks_of(gate)["parity_pass_rate"]
-    assert check["message"].startswith("parity pass rate 1/3 = 33%, 1 of them errored and 1 failed in PyTorch "
-                                       "itself (counted as failing)")
+    assert check["message"].startswith("parity pass rate 1/3 = 33%, 1 of them errored and 1 whose original "
+                                       "PyTorch code fails (counted as failing)")
     assert gate.status == RunGate.Status.FAILED
     suite = ET.fromstring(run_junit_xml(run=run)).find("testsuite[@name='parity']")
     assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("3", "2", "0")
-    # The run page: checked and not passing (1 / 3 pass), the badge styled as an error is.
+    error = suite.find("testcase[@name='pkg.rnn.Rnn']/error")
+    assert error.get("message").startswith("original PyTorch code fails: ")
+    assert "the original PyTorch forward fails" in error.text  # the reason, as the check gave it
+    # The run page: checked and not passing (1 / 3 pass), in words, the badge styled as an error is.
     client.login(username="alice", password=factories.PASSWORD)
     html = client.get(reverse("projects:run", args=[run.pk])).content.decode()
-    assert '<span class="badge st-torch_fail">torch_fail</span>' in html
+    assert '<span class="badge st-torch_fail" title="the repository&#x27;s own PyTorch code fails' in html
+    assert '>original PyTorch code fails</span>' in html and ">torch_fail<" not in html
     assert '<span data-figure="parity_pass">1</span> / <span data-figure="parity_total">3</span> pass' in html
+    # The entry's own page: the words, what they mean, and the reason.
+    from porting_site.projects.models import ParityResult
+    rnn = ParityResult.objects.get(run=run, name="Rnn")
+    page = client.get(reverse("projects:parity", args=[run.pk, rnn.pk])).content.decode()
+    assert ">torch_fail<" not in page and ">original PyTorch code fails</span></h1>" in page
+    assert "nothing about the conversion is known.</strong> The original PyTorch forward fails" in page
+
+
+def test_parity_not_required_tells_a_failing_original_in_words(world):
+    gate_policy_update(project=world.project, max_new_errors=None, no_parity_regression=False)
+    run = make_run(world.project, world.admin, {}, parity=[
+        dict(name="Net", module="pkg.net", status="pass"),
+        dict(name="Rnn", module="pkg.rnn", status="torch_fail", reason="the original PyTorch forward fails")])
+    said = checks_of(gate_evaluate(run=run))["parity_not_required"]["message"]
+    assert said == ("parity is not required by this gate (no minimum pass rate): 1 pass, "
+                    "1 whose original PyTorch code fails")
 
 
 def test_nothing_checked_fails_whatever_the_threshold(world):

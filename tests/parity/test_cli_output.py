@@ -53,7 +53,8 @@ def test_nothing_checked_exits_non_zero_and_prints_pasteable_blocks(tmp_path):
     (root / "net.py").write_text(textwrap.dedent(MODEL).lstrip())
     code, text = _cli(root)
     assert code == 3, text
-    assert "2 entry points, 0 checked: 1 skipped, 1 torch_fail" in text
+    assert "2 entry points, 0 checked: 1 skipped, 1 whose original PyTorch code fails" in text
+    assert "torch_fail" not in text  # the machine word stays in the JSON
     assert "the original PyTorch forward fails on these inputs" in text
     blocks = text.split("(replace each FILL_IN):\n", 1)[1].split("\ndevice:")[0].rsplit("\n2 entry points", 1)[0]
     parsed = tomllib.loads(blocks)  # valid TOML as printed
@@ -67,3 +68,29 @@ def test_nothing_checked_exits_non_zero_and_prints_pasteable_blocks(tmp_path):
     code, text = _cli(root)
     assert code == 0, text
     assert "1 entry points, 1 checked: 1 pass" in text
+
+
+def test_a_failing_original_beside_a_pass_exits_4_in_words(tmp_path):
+    """One entry passes, the other's own PyTorch forward fails: the conversion of the
+    second is unknown, so a CI step must not read the run as all green (it exited 0)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "net.py").write_text(textwrap.dedent(MODEL).lstrip() + textwrap.dedent('''
+        class Fine(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        def build():
+            return Fine()(torch.randn(2, 3))
+    '''))
+    code, text = _cli(root)
+    assert code == 4, text
+    assert "3 entry points, 1 checked: 1 pass, 1 skipped, 1 whose original PyTorch code fails" in text
+    table = text.split("\n\n", 1)[0]
+    broken = next(line for line in table.splitlines() if line.startswith("net.Broken "))
+    assert broken.split()[1:5] == ["original", "PyTorch", "code", "fails"] and "torch_fail" not in table
+    assert "Broken: the original PyTorch forward fails on these inputs" in text
