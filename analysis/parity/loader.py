@@ -27,6 +27,11 @@ KEEP = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.AsyncFunc
         ast.AnnAssign, ast.AugAssign, ast.If, ast.Try)
 
 
+# The stubs called, by dotted name, in this process (one box per entry point): a model-zoo
+# constructor among them (torchvision.models.resnet152) says what a person must write.
+CALLED: list[str] = []
+
+
 class _StubMeta(type):
     def __getattr__(cls, name: str):
         if name.startswith("__"):
@@ -34,6 +39,8 @@ class _StubMeta(type):
         return stub_class(f"{cls.__name__}.{name}")
 
     def __call__(cls, *args, **kwargs):
+        if len(CALLED) < 1000 and cls.__name__ not in CALLED:
+            CALLED.append(cls.__name__)
         return super().__call__()
 
 

@@ -20,6 +20,7 @@ import traceback
 from pathlib import Path
 
 from . import arguments, dataset, within
+from .loader import CALLED as stub_calls
 
 FILE_CHUNK = 16 << 20
 CHECKPOINT_SLOT = "checkpoint"
@@ -125,7 +126,10 @@ def main(payload_path: str, channel) -> None:
 
     from . import checks
     from . import frameworks as fw
+    from . import zoo
     from .measure import Sink
+
+    zoo.zoo_models([])  # the model-zoo table is read before lockdown
 
     send = _sender(channel)
     torch.set_num_threads(int(payload.get("threads", 2)))
@@ -227,6 +231,7 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
             torch_cls = _returning(sub)
         else:
             torch_cls = load_class(job["original_dir"], job["module"], job.get("instance") or target, notes)
+            stub_calls.clear()  # what the module's own top level called is not this class's doing
         if job.get("instance"):  # a module-level object (`G = nn.Sequential(...)`): checked as it is
             if not isinstance(torch_cls, torch.nn.Module):
                 return {"status": "skipped", "reason": f"{job['instance']} in {job['module']} is not a torch.nn.Module"}
@@ -268,7 +273,8 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
                 stubs = notes.get("stubbed_modules") or []
                 if stubs and not any(True for _ in torch_model.parameters()):  # built of stubs: nothing to feed
                     return {"status": "skipped", "missing_modules": stubs, "load_notes": notes,
-                            "reason": f"{how}: the module holds no parameters, its layers come from "
+                            "reason": _zoo_reason(how) or
+                                      f"{how}: the module holds no parameters, its layers come from "
                                       f"{', '.join(stubs)}, which does not import here and was replaced by a "
                                       f"stub; {_what_to_add(stubs)}"}
                 return dict(arguments.hint_reason(job, torch_cls, how, inputs=True, forward_of=torch_model),
@@ -321,7 +327,8 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
         stubs = (entry.get("load_notes") or {}).get("stubbed_modules")
         missing = _stub_blamed(stubs or [], f"{exc}\n{traceback.format_exc()}")
         if missing:  # a library that does not import here, not a conversion error: what to add is the library
-            return {"status": "skipped", "reason": f"{phase}: needs {', '.join(missing)}, which does not import "
+            return {"status": "skipped", "reason": _zoo_reason(phase) or
+                                                   f"{phase}: needs {', '.join(missing)}, which does not import "
                                                    f"here and was replaced by a stub ({type(exc).__name__}: "
                                                    f"{str(exc)[:200]}); {_what_to_add(missing)}",
                     "missing_modules": missing, "load_notes": entry.get("load_notes"),
@@ -331,6 +338,14 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
         return {"status": "error", "reason": f"{phase}: {type(exc).__name__}: {exc}{hint}",
                 "load_notes": entry.get("load_notes"),
                 "traceback": traceback.format_exc()[-4000:], "inputs": entry.get("inputs")}
+
+
+def _zoo_reason(phase: str) -> str:
+    """'' unless the construction called a stubbed model-zoo constructor: then that is what to add."""
+    from . import zoo
+
+    models = zoo.zoo_models(stub_calls)
+    return f"{phase}: {zoo.zoo_reason(models)}" if models else ""
 
 
 def _stub_blamed(stubs: list[str], text: str) -> list[str]:
