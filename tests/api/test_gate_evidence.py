@@ -67,7 +67,7 @@ def test_a_failing_original_forward_counts_like_an_error(world, client):
     rnn = ParityResult.objects.get(run=run, name="Rnn")
     page = client.get(reverse("projects:parity", args=[run.pk, rnn.pk])).content.decode()
     assert ">torch_fail<" not in page and ">original PyTorch code fails</span></h1>" in page
-    assert "nothing about the conversion is known.</strong> The original PyTorch forward fails" in page
+    assert "nothing about the conversion is known.</strong><br>the original PyTorch forward fails" in page
 
 
 def test_parity_not_required_tells_a_failing_original_in_words(world):
