@@ -326,6 +326,12 @@ def _cut_short(job: dict, reason: str, partial: dict | None, outcome, judge: Jud
     if "memory limit" in reason:
         kept += ("; raise the ceiling (memory_mb, CLI --memory-mb): the checks peak at about 9 times the model's "
                  "float32 parameter bytes beside ~1.3 GB of frameworks")
+        shapes = ", ".join("x".join(str(d) for d in spec["shape"]) for spec in job.get("inputs") or []
+                           if isinstance(spec, dict) and spec.get("shape"))
+        if shapes:  # a call site's example (a README's 224x224 image) may be larger than a check needs
+            where = f" from {job['arguments_from']}" if job.get("arguments_from") else ""
+            kept += (f", plus the activations of its inputs ({shapes}{where}), three times over (PyTorch, its "
+                     "float64 reference, MindSpore): a porting.toml entry may give it smaller inputs")
     result.update(status="error", reason=f"{reason}{where} while checking {job['class']}{kept}",
                   stderr_tail=outcome.stderr_tail[-2000:], stdout_tail=outcome.stdout_tail[-1000:])
     if phase:

@@ -211,3 +211,9 @@ def test_an_entry_killed_for_memory_says_how_to_raise_the_ceiling():
     assert "--memory-mb" in entry["reason"] and "during the train step" in entry["reason"]
     timeout = _cut_short({"class": "GPT"}, "timed out after 300 s", partial, outcome)
     assert "--memory-mb" not in timeout["reason"]
+    # Inputs from a call site: the reason names them, as what the activations grow with.
+    job = {"class": "Perceiver", "inputs": [{"shape": [1, 224, 224, 3], "dtype": "float32"}],
+           "arguments_from": "README.md:14"}
+    big = _cut_short(job, "memory limit exceeded (every process in the sandbox killed)", partial, outcome)
+    assert "activations of its inputs (1x224x224x3 from README.md:14)" in big["reason"]
+    assert "porting.toml entry may give it smaller inputs" in big["reason"]
