@@ -273,7 +273,7 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
                 stubs = notes.get("stubbed_modules") or []
                 if stubs and not any(True for _ in torch_model.parameters()):  # built of stubs: nothing to feed
                     return {"status": "skipped", "missing_modules": stubs, "load_notes": notes,
-                            "reason": _zoo_reason(how) or
+                            "reason": _zoo_reason(phase) or
                                       f"{how}: the module holds no parameters, its layers come from "
                                       f"{', '.join(stubs)}, which does not import here and was replaced by a "
                                       f"stub; {_what_to_add(stubs)}"}
