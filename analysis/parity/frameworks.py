@@ -135,17 +135,25 @@ def to_ms(arrays) -> list:
             for a in arrays]
 
 
+class _KeywordCall:
+    """forward/construct taking one positional list and passing the named ones by keyword.
+    An object, not a closure over the model: a deep copy (the float64 reference) then calls
+    its own copy. A closure kept calling the float32 original, so the "reference" ran the
+    original a second time and doubled its gradients (every entry with a keyword input)."""
+
+    def __init__(self, owner, names: list[str | None], method: str) -> None:
+        self.owner, self.names, self.method = owner, list(names), method
+
+    def __call__(self, *values):
+        positional = [v for v, n in zip(values, self.names) if not n]
+        keywords = {n: v for v, n in zip(values, self.names) if n}
+        return getattr(type(self.owner), self.method)(self.owner, *positional, **keywords)
+
+
 def keyword_inputs(model, names: list[str | None], method: str) -> None:
     """Inputs whose spec has a `name` go to forward/construct by keyword; the
     hooks and every caller keep passing one positional list."""
-    original = getattr(model, method)
-
-    def call(*values):
-        positional = [v for v, n in zip(values, names) if not n]
-        keywords = {n: v for v, n in zip(values, names) if n}
-        return original(*positional, **keywords)
-
-    object.__setattr__(model, method, call)
+    object.__setattr__(model, method, _KeywordCall(model, names, method))
 
 
 def flat_tensors(value, framework: str) -> list[np.ndarray]:
