@@ -166,6 +166,7 @@ CAST_METHODS = {"float": "float32", "double": "float64", "half": "float16", "lon
 # Calls that give back a tensor of the same shape and dtype (in-place fills, copies).
 SAME_TENSOR = {"normal_", "uniform_", "fill_", "zero_", "random_", "bernoulli_", "requires_grad_", "detach",
                "clone", "contiguous"}
+REFILLS = {"normal_", "uniform_", "random_", "bernoulli_", "fill_", "zero_"}
 PARAMETER_WRAPPERS = {"nn.Parameter", "torch.nn.Parameter", "Parameter", "Variable", "torch.autograd.Variable"}
 
 
@@ -178,7 +179,19 @@ def tensor_spec(node: ast.AST, env: dict, options: dict, names: dict) -> dict | 
         return None
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in SAME_TENSOR:  # `torch.zeros(512).normal_(0, 1e-2)`
-        return tensor_spec(func.value, env, options, names)
+        inner = tensor_spec(func.value, env, options, names)
+        if inner is None or func.attr not in REFILLS:
+            return inner
+        spec = {k: v for k, v in inner.items() if k != "fill"}  # drawn again in place: no longer that constant
+        value = 0 if func.attr == "zero_" else None
+        if func.attr == "fill_" and node.args:
+            try:
+                value = statics.evaluate(node.args[0], env, options)
+            except (ValueError, TypeError, KeyError, IndexError, ArithmeticError):
+                value = None
+        if isinstance(value, (int, float)):
+            spec["fill"] = value
+        return spec
     if statics._dotted(func) in PARAMETER_WRAPPERS and len(node.args) == 1:  # `nn.Parameter(torch.randn(8))`
         return tensor_spec(node.args[0], env, options, names)
     if isinstance(func, ast.Attribute) and func.attr in CAST_METHODS | {"to": "", "cuda": "", "cpu": ""}:

@@ -24,6 +24,8 @@ def _made(code: str):
     ("torch.zeros((2, n)).long()", np.int64, 0),
     ("torch.full((2, n), 7)", np.float32, 7.0),
     ("torch.full((2, n), fill_value=0.5)", np.float32, 0.5),
+    ("torch.randn(2, n).fill_(3)", np.float32, 3.0),
+    ("torch.ones(2, n).zero_()", np.float32, 0.0),
 ])
 def test_a_constant_maker_gives_that_constant(code, dtype, value):
     spec, array = _made(code)
@@ -31,8 +33,10 @@ def test_a_constant_maker_gives_that_constant(code, dtype, value):
     assert (array == value).all(), (spec, array)
 
 
-def test_random_makers_stay_random():
-    spec, array = _made("torch.randn(2, n)")
+@pytest.mark.parametrize("code", ["torch.randn(2, n)", "torch.zeros(2, n).normal_(0, 1e-2)",
+                                  "nn.Parameter(torch.ones(2, n).uniform_())"])
+def test_random_makers_stay_random(code):
+    spec, array = _made(code)
     assert "fill" not in spec and len(np.unique(array)) == 12
 
 
