@@ -24,6 +24,18 @@ def _session_cwd(tmp_path_factory):
     os.chdir(previous)
 
 
+@pytest.fixture(scope="session")
+def sample_parity():
+    """The sample repository checked once, converted by analysis.convert, with the progress events it
+    sent: (report, events). Each entry point is a fresh box (13-15 s on CI), so the tests that read
+    this run's report and those that read its events share it instead of each paying for it."""
+    from analysis.parity import check_parity
+
+    events: list[dict] = []
+    report = check_parity(SAMPLE_REPO, device="cpu", loss_steps=3, timeout_s=240, on_progress=events.append)
+    return report, events
+
+
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     """Tests create many users; production's slow, safe hasher buys nothing here."""

@@ -140,12 +140,20 @@ def test_tiny_encoder_fixture_converts_without_torch():
 
 
 @pytest.mark.slow
-def test_automatic_conversion_of_the_fixture_models_matches_pytorch():
+def test_automatic_conversion_of_the_fixture_models_matches_pytorch(tmp_path):
     """TinyEncoder (nn.Embedding, torch.softmax) and LSTMTagger (nn.Embedding) used to stay torch."""
+    import shutil
+
     from analysis.parity import check_parity
 
-    report = check_parity(REPO_ROOT / "tests" / "parity" / "fixtures" / "torch_repo", loss_steps=3, timeout_s=240)
+    # Only the models asserted below: every discovered entry point is a box of its own (13-15 s on CI),
+    # and the ResNet file's three entries (the stack and its two blocks) were checked here, never asserted.
+    repo = tmp_path / "torch_repo"
+    shutil.copytree(REPO_ROOT / "tests" / "parity" / "fixtures" / "torch_repo", repo)
+    (repo / "models" / "resnet.py").unlink()
+    report = check_parity(repo, loss_steps=3, timeout_s=240)
     entries = {e["name"]: e for e in report["entry_points"]}
+    assert set(entries) == {"TinyEncoder", "LSTMTagger", "LeNet", "MLP"}
     for name in ("TinyEncoder", "LSTMTagger", "LeNet", "MLP"):
         assert entries[name]["status"] == "pass", (name, entries[name]["reason"])
         assert entries[name]["metrics"]["max_abs"] < 1e-5, name

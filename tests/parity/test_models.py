@@ -94,12 +94,10 @@ def test_by_design_buffers_are_reported(correct_report):
     assert names == ["layers.1.num_batches_tracked"]
 
 
-def test_converter_output_for_the_sample_repo_passes():
+def test_converter_output_for_the_sample_repo_passes(sample_parity):
     """No converted tree given: the engine converts the sample with
     analysis.convert and checks the result, aligned by its layer map."""
-    from tests.conftest import SAMPLE_REPO
-
-    report = check_parity(SAMPLE_REPO, loss_steps=3, timeout_s=240)
+    report, _ = sample_parity
     assert report["converted_by"] == "analysis.convert.convert_tree"
     entries = {e["name"]: e for e in report["entry_points"]}
     assert set(entries) == {"LeNet", "MLP"}

@@ -12,7 +12,6 @@ from porting_site.projects.models import Stage
 from porting_site.projects.services import stage_begin
 from tests import factories
 from tests.api.conftest import make_run
-from tests.conftest import SAMPLE_REPO
 from tests.site import data
 
 
@@ -70,15 +69,12 @@ def test_a_finished_stage_is_not_rewritten_by_a_late_event(running_run):
 
 
 @pytest.mark.slow
-def test_a_real_parity_check_reports_each_entry_as_it_finishes(tmp_path):
+def test_a_real_parity_check_reports_each_entry_as_it_finishes(request):
     """The sample repository's modules, checked in the bubblewrap box: the events come in order and
     the last status of each entry is the one the report stores."""
-    from analysis.parity import check_parity
-
     if not shutil.which("bwrap"):
         pytest.skip("bubblewrap is not installed")
-    events = []
-    report = check_parity(SAMPLE_REPO, device="cpu", timeout_s=240, loss_steps=2, on_progress=events.append)
+    report, events = request.getfixturevalue("sample_parity")  # the run tests/parity/test_models.py reads too
     entries = [f"{e['module']}.{e['name']}" for e in report["entry_points"]]
     assert entries and events[0] == {"event": "planned", "entries": entries}
     assert events[1]["event"] == "running" and events[1]["entries"][0] == entries[0]
