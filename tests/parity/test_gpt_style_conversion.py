@@ -125,13 +125,17 @@ def reports(tmp_path_factory):
     good = tmp / "good"
     convert_tree(src, good, jobs=1)
     trees = [(src, good, None)]
+    # The broken trees are read for TinyGPT only: a manifest naming it as discovery builds it (inputs
+    # still inferred in the box) spares the three other entry points' boxes (13-15 s each on CI) per bug.
+    gpt_only = tmp / "gpt_only.toml"
+    gpt_only.write_text('[[entry]]\nclass = "tiny:TinyGPT"\nkwargs = { cfg = { call = "tiny:TinyConfig" } }\n')
     for name, (old, new, _) in BUGS.items():
         bad = tmp / name
         shutil.copytree(good, bad)
         text = (bad / "tiny.py").read_text()
         assert old in text, f"{old!r} not in the converted model:\n{text}"
         (bad / "tiny.py").write_text(text.replace(old, new, 1))
-        trees.append((src, bad, None))
+        trees.append((src, bad, gpt_only))
     results = check_parity_many(trees, timeout_s=300, loss_steps=3)
     return {name: {e["class"]: e for e in report["entry_points"]}
             for name, report in zip(["good", *BUGS], results)}
