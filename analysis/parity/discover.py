@@ -378,12 +378,7 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
         seen.add(fingerprint)
         if literals.config_read:
             where += f" with {literals.config_read.split(':')[1]}()'s field defaults"
-        entry = dict(base, args=args, kwargs=kwargs, arguments_from=where)
-        if site.inputs:
-            entry.update(inputs=site.inputs, input_source=f"the call at {where}")
-        if entries:
-            entry["name"] = f"{node.name}#{len(entries) + 1}"
-        entries.append(entry)
+        entries.append(_site_entry(base, args, kwargs, where, site.inputs, node.name, len(entries)))
         if len(entries) == MAX_SITES:
             break
     if entries and not _builds_layers(node) and not any(e.get("inputs") for e in entries):
@@ -604,12 +599,8 @@ def _factory_entries(mod: str, node: ast.FunctionDef, built: str, sites: list, r
         if fingerprint in seen or len(call_args) + len(call_kwargs) < len(required):
             continue
         seen.add(fingerprint)
-        entry = dict(base, args=call_args, kwargs=call_kwargs, arguments_from=where)
-        if site.inputs:
-            entry.update(inputs=site.inputs, input_source=f"the call at {where}")
-        if entries:
-            entry["name"] = f"{node.name}()#{len(entries) + 1}"
-        entries.append(entry)
+        entries.append(_site_entry(base, call_args, call_kwargs, where, site.inputs, f"{node.name}()",
+                                   len(entries)))
         if len(entries) == MAX_SITES:
             break
     if entries:
@@ -617,3 +608,14 @@ def _factory_entries(mod: str, node: ast.FunctionDef, built: str, sites: list, r
     # nothing builds it with known values: no entry of its own (a manifest's
     # `factory = ...` with its arguments checks it); its blocks say what to give
     return []
+
+
+def _site_entry(base: dict, args, kwargs, where: str, inputs, name: str, earlier: int) -> dict:
+    """An entry built with one call site's arguments (and its example inputs); the second and later
+    entries of one class or factory are numbered."""
+    entry = dict(base, args=args, kwargs=kwargs, arguments_from=where)
+    if inputs:
+        entry.update(inputs=inputs, input_source=f"the call at {where}")
+    if earlier:
+        entry["name"] = f"{name}#{earlier + 1}"
+    return entry
