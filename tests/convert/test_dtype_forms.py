@@ -72,6 +72,15 @@ CASES = [
         d = torch.logspace(0, 2, 3, dtype=torch.complex64)
         e = torch.logspace(1, 0.5, 3, base=2, dtype=torch.float64)
         """),
+    ("linspace: integer, float64 and complex dtypes, no steps", """
+        a = torch.linspace(1.5, 100, 50, dtype=torch.uint8)
+        b = torch.linspace(0, 1, steps=0)
+        c = torch.linspace(0, 1, 7, dtype=torch.float64)
+        d = torch.linspace(start=3, end=-1, steps=9, dtype=torch.int64)
+        e = torch.linspace(-1, 2, 6, dtype=torch.complex64)
+        f = torch.linspace(-7, 13, 33, dtype=torch.int8)
+        g = torch.linspace(0, 1, 5, dtype=torch.float32)
+        """),
     ("meshgrid: PyTorch's default indexing, tensors as a list", """
         x = torch.tensor([1, 2, 3])
         y = torch.tensor([4, 5])
@@ -154,6 +163,16 @@ def test_logspace_goes_to_the_helper_only_for_a_float_base_or_another_dtype():
     assert "b = logspace(0, 2, 5, base=2.5)" in text
     assert "c = ops.logspace(0.0, 1.0, 3, base=2, dtype=mindspore.float32)" in text
     assert "d = logspace(0, 1, 3, dtype=dt)" in text
+
+
+def test_linspace_goes_to_the_helper_only_for_no_steps_or_another_dtype():
+    text = _convert("a = torch.linspace(0, 1, 5)\nb = torch.linspace(0, 1, 5, dtype=torch.float16)\n"
+                    "c = torch.linspace(0, 1, 0)\nd = torch.linspace(0, 9, 4, dtype=torch.int32)\n"
+                    "e = torch.linspace(0, 1, n, dtype=dt)\n")
+    assert "a = ops.linspace(0, 1, 5)" in text
+    assert "b = ops.linspace(0, 1, 5).astype(mindspore.float16)" in text
+    assert "c = linspace(0, 1, 0)" in text and "d = linspace(0, 9, 4, dtype=mindspore.int32)" in text
+    assert "e = linspace(0, 1, n, dtype=dt)" in text
 
 
 def test_floats_by_their_form_and_other_objects_methods_are_left_alone():

@@ -9,7 +9,9 @@ the arguments are written so that it computes PyTorch's values:
   integer literal or a dtype other than float16/float32 (MindSpore's takes an integer base and float
   dtypes only, and computes float64 to float32's precision) -> logspace() (helper_source.py)
 - torch.linspace(start, end, steps, dtype=d): MindSpore's LinSpace has no dtype= and takes floats
-  only -> the float32 result, then .astype(d) (float64 values agree to float32's precision)
+  only -> the float32 result, then .astype(float16/float32); for another dtype (integers truncate
+  PyTorch's float steps, float64 needs its precision, complex) or steps=0 (MindSpore refuses an empty
+  result) -> linspace() (helper_source.py), PyTorch's formula in float64
 - F.normalize(x, p=1): ops.L2Normalize is the 2-norm only -> normalize() (helper_source.py) for
   another p
 - F.gumbel_softmax(logits, tau=1): MindSpore checks that tau is a Python float -> 1.0 / float(tau)
@@ -129,6 +131,11 @@ def logspace(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qual
 
 def linspace(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
     values = bind(updated.args, ("start", "end", "steps"), FACTORY_OPTIONS)
+    if values is not None and _linspace_helper(values) and not {"out", "generator"} & values.keys():
+        keywords = {"dtype": values["dtype"]} if "dtype" in values else {}
+        return helper_call(ctx, original, "linspace", [values["start"], values["end"], values["steps"]], keywords,
+                           api=qualified, why="MindSpore's linspace computes float16/float32 only and no empty "
+                                              "result")
     if values is None or "dtype" not in values or (isinstance(values["dtype"], cst.Name) and values["dtype"].value == "None"):
         return convert_call(ctx, original, updated, qualified, entry)
     at = _positions(updated.args, ("start", "end", "steps"))
@@ -138,6 +145,17 @@ def linspace(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qual
     if not isinstance(new, cst.Call) or new is updated:
         return new
     return cst.Call(func=cst.Attribute(value=new, attr=cst.Name("astype")), args=[cst.Arg(value=values["dtype"])])
+
+
+def _linspace_helper(values: dict[str, cst.BaseExpression]) -> bool:
+    """Whether the call needs linspace(): steps 0 written out, or a dtype other than float16/float32."""
+    steps, dtype = values.get("steps"), values.get("dtype")
+    if steps is None:
+        return False
+    empty = isinstance(steps, cst.Integer) and steps.evaluated_value == 0
+    other = dtype is not None and not (isinstance(dtype, cst.Name) and dtype.value == "None") \
+        and dotted(dtype) not in FLOAT_DTYPES
+    return empty or other
 
 
 def normalize(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:

@@ -240,6 +240,24 @@ def logspace(start, end, steps, base=10.0, dtype=None):
     return mindspore.Tensor(np.logspace(start, end, steps, base=base), dtype=dtype)
 
 
+def linspace(start, end, steps, dtype=None):
+    """torch.linspace: PyTorch's formula (the first half counted up from start, the second down from end) in
+    float64, or complex128 for a complex dtype, then cast to dtype (float32 by default; an integer dtype
+    truncates, as PyTorch does). MindSpore's linspace computes float16/float32 only and refuses steps=0."""
+    import numpy as np
+
+    start, end = (v.asnumpy().item() if isinstance(v, mindspore.Tensor) else v for v in (start, end))
+    dtype = mindspore.float32 if dtype is None else dtype
+    kind = np.complex128 if dtype in (mindspore.complex64, mindspore.complex128) else np.float64
+    if steps <= 1:
+        values = np.array([start] * steps, dtype=kind)
+    else:
+        index = np.arange(steps)
+        step = (kind(end) - kind(start)) / (steps - 1)
+        values = np.where(index < steps // 2, kind(start) + step * index, kind(end) - step * (steps - 1 - index))
+    return mindspore.Tensor(values, dtype=dtype)
+
+
 def meshgrid(*tensors, indexing=None):
     """torch.meshgrid: the tensors given one by one or as one list or tuple, and PyTorch's default indexing
     'ij' (MindSpore's default is 'xy', which swaps the first two output axes)."""
