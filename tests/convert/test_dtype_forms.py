@@ -78,7 +78,8 @@ CASES = [
         c = torch.linspace(0, 1, 7, dtype=torch.float64)
         d = torch.linspace(start=3, end=-1, steps=9, dtype=torch.int64)
         e = torch.linspace(-1, 2, 6, dtype=torch.complex64)
-        f = torch.linspace(-7, 13, 33, dtype=torch.int8)
+        f = torch.linspace(-7.9, 13.2, 33, dtype=torch.int8)
+        h = torch.linspace(4.3, 50, 50, dtype=torch.uint8)
         g = torch.linspace(0, 1, 5, dtype=torch.float32)
         """),
     ("meshgrid: PyTorch's default indexing, tensors as a list", """

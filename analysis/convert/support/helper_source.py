@@ -242,13 +242,17 @@ def logspace(start, end, steps, base=10.0, dtype=None):
 
 def linspace(start, end, steps, dtype=None):
     """torch.linspace: PyTorch's formula (the first half counted up from start, the second down from end) in
-    float64, or complex128 for a complex dtype, then cast to dtype (float32 by default; an integer dtype
-    truncates, as PyTorch does). MindSpore's linspace computes float16/float32 only and refuses steps=0."""
+    float64, or complex128 for a complex dtype, then cast to dtype (float32 by default; for an integer dtype
+    PyTorch truncates start and end first, and the values). MindSpore's linspace computes float16/float32
+    only and refuses steps=0."""
     import numpy as np
 
     start, end = (v.asnumpy().item() if isinstance(v, mindspore.Tensor) else v for v in (start, end))
     dtype = mindspore.float32 if dtype is None else dtype
-    kind = np.complex128 if dtype in (mindspore.complex64, mindspore.complex128) else np.float64
+    complex_ = dtype in (mindspore.complex64, mindspore.complex128)
+    if not (dtype.is_floating_point or complex_):
+        start, end = int(start), int(end)
+    kind = np.complex128 if complex_ else np.float64
     if steps <= 1:
         values = np.array([start] * steps, dtype=kind)
     else:
