@@ -82,6 +82,16 @@ CASES = [
         h = torch.linspace(4.3, 50, 50, dtype=torch.uint8)
         g = torch.linspace(0, 1, 5, dtype=torch.float32)
         """),
+    ("index_add and index_fill with PyTorch's int64 indices, the input left as it was", """
+        x = torch.arange(12.0).reshape(4, 3)
+        idx = torch.tensor([0, 2, 0])
+        a = x.index_add(0, idx, torch.ones(3, 3))
+        b = x.index_add(0, idx, torch.ones(3, 3), alpha=2.0)
+        c = x.index_fill(1, torch.tensor([1]), -1.0)
+        d = torch.arange(6).reshape(2, 3).index_add(1, torch.tensor([2, 0]), torch.tensor([[5, 6], [7, 8]]))
+        e = torch.tensor([[True, False], [False, False]]).index_add(1, torch.tensor([1]), torch.tensor([[True], [False]]))
+        f = x * 1
+        """),
     ("meshgrid: PyTorch's default indexing, tensors as a list", """
         x = torch.tensor([1, 2, 3])
         y = torch.tensor([4, 5])

@@ -81,6 +81,7 @@ def _no_legacy(bound: dict[str, cst.Arg]) -> bool:  # size_average=/reduce= by k
 NO_KERNEL = "MindSpore's multilabel_margin_loss has no CPU kernel"
 NO_FLOAT64 = "MindSpore's {} kernel has no float64"
 SCATTER = "PyTorch broadcasts input and mask together, MindSpore only mask to input"
+INT32_INDEX = "MindSpore's kernel takes int32 indices only (PyTorch's are int64)"
 WHOLE = "over the whole tensor: MindSpore's works along an axis and returns (values, indices)"
 FORMS = {
     "torch.diag": Form(("input", "diagonal"), "diag",
@@ -138,6 +139,8 @@ METHODS = {
     "narrow": Form(("dim", "start", "length"), "narrow", _only("dim", "start", "length"),
                    why="MindSpore's narrow takes neither a negative start nor a tensor one"),
     "masked_scatter": Form(("mask", "source"), "masked_scatter", _only("mask", "source"), why=SCATTER),
+    "index_add": Form(("dim", "index", "source", "alpha"), "index_add", why=INT32_INDEX),
+    "index_fill": Form(("dim", "index", "value"), "index_fill", why=INT32_INDEX),
 }
 
 

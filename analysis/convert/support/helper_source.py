@@ -262,6 +262,37 @@ def linspace(start, end, steps, dtype=None):
     return mindspore.Tensor(values, dtype=dtype)
 
 
+def index_add(input, dim, index, source, alpha=1):
+    """Tensor.index_add: input with alpha * source added at index along dim, input left as it was.
+    MindSpore's IndexAdd takes int32 indices only (PyTorch's are int64) and adds into its first argument
+    in place, and has no int64, bool or complex kernel; its Tensor.index_add has no CPU kernel."""
+    if input.ndim == 0:  # PyTorch reads a 0-d tensor as one element along dim 0
+        return index_add(input.reshape(1), 0, index.reshape(-1), source.reshape(-1), alpha).reshape(())
+    source = source if alpha == 1 else source * alpha
+    if input.dtype in (mindspore.float16, mindspore.float32, mindspore.float64, mindspore.int8, mindspore.int16,
+                       mindspore.int32, mindspore.uint8):
+        return ops.index_add(input.copy(), index.astype(mindspore.int32), source.astype(input.dtype), dim)
+    import numpy as np  # int64, bool, complex: no IndexAdd kernel; the same sums in NumPy
+
+    out = input.asnumpy().copy()
+    np.add.at(np.moveaxis(out, dim, 0), index.asnumpy(), np.moveaxis(source.asnumpy().astype(out.dtype), dim, 0))
+    return mindspore.Tensor(out)
+
+
+def index_fill(input, dim, index, value):
+    """Tensor.index_fill with PyTorch's int64 index: MindSpore's IndexFill takes int32 indices only and has
+    no bool or complex kernel."""
+    if input.ndim == 0:  # PyTorch reads a 0-d tensor as one element along dim 0
+        return index_fill(input.reshape(1), 0, index.reshape(-1), value).reshape(())
+    if input.dtype not in (mindspore.bool_, mindspore.complex64, mindspore.complex128):
+        return input.index_fill(dim, index.astype(mindspore.int32), value)
+    import numpy as np  # bool, complex: no IndexFill kernel; the same writes in NumPy
+
+    out = input.asnumpy().copy()
+    np.moveaxis(out, dim, 0)[index.asnumpy()] = value.asnumpy() if isinstance(value, mindspore.Tensor) else value
+    return mindspore.Tensor(out)
+
+
 def meshgrid(*tensors, indexing=None):
     """torch.meshgrid: the tensors given one by one or as one list or tuple, and PyTorch's default indexing
     'ij' (MindSpore's default is 'xy', which swaps the first two output axes)."""
