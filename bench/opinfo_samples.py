@@ -155,7 +155,9 @@ def main() -> int:
     parser.add_argument("--module-per-dtype", type=int, default=3, help="ModuleInfo inputs per (layer, dtype)")
     parser.add_argument("--workers", type=int, default=1, help="MindSpore worker processes")
     parser.add_argument("--only", nargs="*", default=None, metavar="API")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    parser.add_argument("--json", type=Path, default=None,
+                        help=f"where the report goes (default {DEFAULT_JSON.relative_to(ROOT)}; with --only, none: "
+                             "a subset must not replace the full figures)")
     parser.add_argument("--silent", type=Path, default=Path("/tmp/opinfo-silent.txt"))
     parser.add_argument("--strict", action="store_true",
                         help="the converter's strict mode: calls whose form differed on some dtype class are marked")
@@ -194,7 +196,9 @@ def main() -> int:
 
         print(f"verdicts written to {write(result['rows'], {'torch': torch.__version__, 'mindspore': mindspore.__version__}, set(args.only) if args.only else None)}")
         return 0  # a raw measurement is no figure of the product
-    args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    out = args.json or (None if args.only else DEFAULT_JSON)
+    if out is not None:
+        out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(f"{result['seconds']} s; silently wrong calls listed in {args.silent}")
     return 0
 
