@@ -92,6 +92,11 @@ CASES = [
         e = torch.tensor([[True, False], [False, False]]).index_add(1, torch.tensor([1]), torch.tensor([[True], [False]]))
         f = x * 1
         """),
+    ("nn.Softplus with beta and threshold, as a layer of a Sequential", """
+        net = nn.Sequential(nn.Softplus(), nn.Softplus(beta=2.0, threshold=1.0))
+        a = net(torch.linspace(-30, 30, 13))
+        b = nn.Softplus(0.5)(torch.tensor([[-2.0, 0.0, 3.0]]))
+        """),
     ("meshgrid: PyTorch's default indexing, tensors as a list", """
         x = torch.tensor([1, 2, 3])
         y = torch.tensor([4, 5])

@@ -1466,6 +1466,18 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     return loss
 
 
+class Softplus(nn.Cell):
+    """torch.nn.Softplus(beta, threshold) as a cell over ops.softplus: mindspore.nn has no Softplus in 2.10,
+    and the ops.Softplus primitive takes neither argument and is no Cell (no set_train, no parameters)."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def construct(self, input):
+        return ops.softplus(input, self.beta, self.threshold)
+
+
 class MultiLabelMarginLoss(nn.Cell):
     """torch.nn.MultiLabelMarginLoss: multilabel_margin_loss as a cell (mindspore.nn has none)."""
 
