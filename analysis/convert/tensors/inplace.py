@@ -26,7 +26,12 @@ HINTS = {
        for n in ("eq_", "ne_", "not_equal_", "lt_", "le_", "gt_", "ge_", "less_", "less_equal_", "greater_",
                  "greater_equal_", "logical_and_", "logical_or_", "logical_xor_", "logical_not_")},
     **{n: f"write x.assign_value(ops.{n[:-1]}(...)) after checking MindSpore's argument order"
-       for n in ("index_add_", "index_copy_", "index_fill_", "scatter_add_", "put_")},
+       for n in ("index_copy_", "scatter_add_", "put_")},
+    # measured (helper_source.index_add/index_fill): int32 indices, and IndexAdd adds into its input in place
+    "index_add_": "write ops.index_add(x, index.astype(mindspore.int32), source * alpha, dim): MindSpore's adds "
+                  "into x in place (float16/32/64 and int8/16/32 tensors) and takes int32 indices only",
+    "index_fill_": "write x.assign_value(x.index_fill(dim, index.astype(mindspore.int32), value)): MindSpore's "
+                   "takes int32 indices only (and has no bool or complex kernel)",
 }
 
 # In-place methods that work as they are on MindSpore (or change no values)
