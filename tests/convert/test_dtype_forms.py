@@ -97,6 +97,13 @@ CASES = [
         a = net(torch.linspace(-30, 30, 13))
         b = nn.Softplus(0.5)(torch.tensor([[-2.0, 0.0, 3.0]]))
         """),
+    ("Tensor methods whose MindSpore 2.10 keywords are axis=/keepdims= on CPU, not the documented dim=", """
+        x = torch.arange(12.0).reshape(3, 4)
+        a = x.nansum(dim=1, keepdim=True)
+        b = x.nanmean(dim=0)
+        c = x[:1].squeeze(dim=0)
+        d = x.count_nonzero(dim=0)
+        """),
     ("meshgrid: PyTorch's default indexing, tensors as a list", """
         x = torch.tensor([1, 2, 3])
         y = torch.tensor([4, 5])
