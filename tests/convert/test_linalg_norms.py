@@ -40,7 +40,7 @@ def test_norms_and_tensor_solves_go_to_local_functions_unmarked():
                  'b = linalg_matrix_norm(A, ord="nuc")', "c = linalg_matrix_norm(A, 2, (0, 2), True)",
                  'd = linalg_norm(A, ord=float("inf"), dim=(0, 1))', "e = linalg_tensorinv(T, ind=3)",
                  "f = linalg_tensorsolve(T, B, dims=(0, 2))", "g = normalize(t, p=1, dim=-1)",
-                 "h = ops.linspace(-1.0, 1.0, steps=n).astype(x.dtype)"):
+                 "h = linspace(-1.0, 1.0, n, dtype=x.dtype)"):
         assert line in text, line
 
 

@@ -485,6 +485,9 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
         applied = _apply_grads(opts)
         if hoisted:
             blocker = hoist.jit_blocker(statements, params_list, frame) or _python_state(ctx, opts)
+            # two optimizers each hold a parameter named global_step, which one graph (jit or Cell) refuses
+            blocker = blocker or ("two optimizers in one step (each holds a parameter named global_step, which one "
+                                  "graph refuses)" if len(opts) > 1 else "")
             # two networks' parameter names coinciding in one graph: prefixed first, the step compiles
             prefixes = [] if blocker else hoist.prefix_names(ctx, statements)
             blocker = blocker or hoist.name_clash(ctx, statements)
