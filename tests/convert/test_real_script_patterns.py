@@ -97,6 +97,20 @@ mixed = fill(conv(12, 5))(x.reshape(1, 12, 4))
 grid = fill(wide(1, 2))(x.reshape(1, 1, 12, 4))
 out = [soft(act(layer(x))), mixed, grid]
 """,
+    "layer_size_attributes": """# compare: sizes
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.emb = nn.Embedding(10, 4)
+        self.conv = nn.Conv1d(4, 8, 3, groups=2)
+        self.head = nn.Linear(self.fc.out_features, 2)
+        self.in_features = 99
+net = Net()
+lin = nn.Linear(5, 7)
+sizes = [net.fc.in_features, net.head.in_features, net.emb.num_embeddings, net.emb.embedding_dim,
+         net.conv.groups, net.in_features, lin.out_features]
+""",
     "embedding_from_pretrained_frozen_and_not": """# compare: losses, frozen, trained
 table = x[:6, :3] * 1.0
 frozen_emb = nn.Embedding.from_pretrained(table, freeze=True)
@@ -172,6 +186,14 @@ def test_a_partial_over_a_layer_or_function_converts_its_bound_arguments_or_is_m
     some = convert_source("import torch.nn as nn\nfrom functools import partial\nlin = partial(nn.Linear, in_features=3)\n")
     assert [(u.rule_id, u.torch_api) for u in some.unconverted] == [("MS-API-DIFF", "torch.nn.Linear")]
     assert "binds only some arguments" in some.unconverted[0].action and "import torch.nn as nn" in some.text
+
+
+def test_sizes_a_layer_keeps_as_attributes_are_read_under_mindspores_names():
+    """model.fc.in_features (replacing a head), emb.embedding_dim, conv.groups: MindSpore's Dense, Embedding
+    and Conv keep them as in_channels, embedding_size, group; an attribute of the file's own class stays."""
+    text = _convert("layer_size_attributes").text
+    assert "self.head = nn.Dense(self.fc.out_channels, 2)" in text and "self.in_features = 99" in text
+    assert "net.emb.vocab_size, net.emb.embedding_size" in text and "net.in_features, lin.out_channels" in text
 
 
 def test_embedding_from_pretrained_is_written_exactly():

@@ -15,13 +15,18 @@ from . import receivers
 
 NORMS = {f"torch.nn.{n}" for n in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
                                    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "SyncBatchNorm")}
-RENAMES = {**{n: {"weight": "gamma", "bias": "beta"} for n in NORMS}, "torch.nn.Embedding": {"weight": "embedding_table"},
-           "torch.nn.Embedding.from_pretrained": {"weight": "embedding_table"}}
+CONVS = {f"torch.nn.{kind}{d}d" for kind in ("Conv", "ConvTranspose") for d in (1, 2, 3)}
+# sizes a layer keeps as attributes under other names (model.fc.in_features, emb.embedding_dim)
+EMBEDDING = {"weight": "embedding_table", "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}
+RENAMES = {**{n: {"weight": "gamma", "bias": "beta"} for n in NORMS}, "torch.nn.Embedding": EMBEDDING,
+           "torch.nn.Embedding.from_pretrained": EMBEDDING,
+           "torch.nn.Linear": {"in_features": "in_channels", "out_features": "out_channels"},
+           **{n: {"groups": "group"} for n in CONVS}}
 # A BatchNorm's (and InstanceNorm's) running statistics: named so on every such layer in MindSpore, and on
 # nothing else PyTorch has, so any attribute of these names is renamed unless the file sets its own.
 STATISTICS = {"running_mean": "moving_mean", "running_var": "moving_variance"}
 # Attribute names that make a line worth walking (outline.py)
-PARAMETER_ATTRS = frozenset({"weight", "bias", *STATISTICS})
+PARAMETER_ATTRS = frozenset({"weight", "bias", *STATISTICS, *(a for r in RENAMES.values() for a in r)})
 
 
 class ParameterNames(WalkState):
@@ -52,8 +57,8 @@ class ParameterNames(WalkState):
                     new_attr = renames[original.attr.value]
                     self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
                                     f"mindspore.nn.Cell.{new_attr}",
-                                    f"{name}.{original.attr.value} -> {name}.{new_attr} (MindSpore's name for this "
-                                    "layer's parameter)")
+                                    f"{name}.{original.attr.value} -> {name}.{new_attr} (MindSpore's name for it on "
+                                    "this layer)")
                     return updated.with_changes(attr=cst.Name(new_attr))
         if original.attr.value in STATISTICS and id(original) not in self.attribute_stores and not self._own_statistics():
             new_attr = STATISTICS[original.attr.value]
@@ -69,8 +74,8 @@ class ParameterNames(WalkState):
                 owner, new_attr = original.value.value, renames[original.attr.value]
                 self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
                                 f"mindspore.nn.Cell.{new_attr}",
-                                f"{owner}.{original.attr.value} -> {owner}.{new_attr} (MindSpore's name for this "
-                                "layer's parameter)")
+                                f"{owner}.{original.attr.value} -> {owner}.{new_attr} (MindSpore's name for it on "
+                                "this layer)")
                 return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
         if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Attribute):
             renames = self._bound_layers().get(original.value.attr.value)
@@ -78,8 +83,8 @@ class ParameterNames(WalkState):
                 owner, new_attr = code(original.value), renames[original.attr.value]
                 self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
                                 f"mindspore.nn.Cell.{new_attr}",
-                                f"{owner}.{original.attr.value} -> {owner}.{new_attr} (MindSpore's name for this "
-                                "layer's parameter)")
+                                f"{owner}.{original.attr.value} -> {owner}.{new_attr} (MindSpore's name for it on "
+                                "this layer)")
                 return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
         return super().leave_Attribute(original, updated)
 
