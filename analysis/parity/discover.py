@@ -362,11 +362,10 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
     for site in sites:
         source = site.source
         literals = _Literals(site, resolver, _config_parameters(site.function, site.owner, source.module, configs))
-        where = f"{source.rel}:{site.call.lineno}" + (f" ({site.label})" if site.label else "")
+        where = _where(site)
         try:
             args, kwargs = literals.arguments(site.call)
-        except (ValueError, SyntaxError, TypeError, ArithmeticError, KeyError, IndexError, AttributeError,
-                RecursionError) as exc:
+        except LITERAL_ERRORS as exc:
             unknown.append(f"{where}: {exc}")
             partial = partial or _partial_arguments(node, site.call, literals, where)
             continue
@@ -588,11 +587,10 @@ def _factory_entries(mod: str, node: ast.FunctionDef, built: str, sites: list, r
     entries, seen, unknown = [], set(), []
     for site in sites:
         literals = _Literals(site, resolver, _config_parameters(site.function, site.owner, site.source.module, configs))
-        where = f"{site.source.rel}:{site.call.lineno}" + (f" ({site.label})" if site.label else "")
+        where = _where(site)
         try:
             call_args, call_kwargs = literals.arguments(site.call)
-        except (ValueError, SyntaxError, TypeError, ArithmeticError, KeyError, IndexError, AttributeError,
-                RecursionError) as exc:
+        except LITERAL_ERRORS as exc:
             unknown.append(f"{where}: {exc}")
             continue
         fingerprint = repr((call_args, sorted(call_kwargs.items()), site.inputs))
@@ -619,3 +617,13 @@ def _site_entry(base: dict, args, kwargs, where: str, inputs, name: str, earlier
     if earlier:
         entry["name"] = f"{name}#{earlier + 1}"
     return entry
+
+
+# what reading a call site's arguments as literals may raise: that site's values are unknown
+LITERAL_ERRORS = (ValueError, SyntaxError, TypeError, ArithmeticError, KeyError, IndexError, AttributeError,
+                  RecursionError)
+
+
+def _where(site) -> str:
+    """A call site as the report names it: file:line (and its label: a test case, a README block)."""
+    return f"{site.source.rel}:{site.call.lineno}" + (f" ({site.label})" if site.label else "")
