@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -41,6 +42,16 @@ def zip_of(files: dict[str, bytes]) -> bytes:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, data in files.items():
             zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+def tar_gz_of(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
 
 

@@ -3,8 +3,6 @@ that requires parity; every failed check links to exactly what it counted; uploa
 nothing to analyse are refused at once (form and API)."""
 from __future__ import annotations
 
-import io
-import tarfile
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -181,13 +179,7 @@ def test_the_findings_page_has_a_select_all_box(world, client):
 
 
 def _tar_gz(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+    return factories.tar_gz_of(files)
 
 
 @pytest.mark.parametrize("name, data, words", [

@@ -7,9 +7,7 @@ with the same limit is unaffected; and what the stage wrote outside the run's
 kept results is gone afterwards."""
 from __future__ import annotations
 
-import io
 import os
-import tarfile
 
 import pytest
 from django.urls import reverse
@@ -52,13 +50,7 @@ MANIFEST = (b'[[entry]]\nclass = "models.nets:Small"\ninputs = [{shape = [2, 4]}
 def _archive(extra: dict[str, bytes] | None = None) -> bytes:
     files = {"repo/models/__init__.py": b"", "repo/models/nets.py": MODELS, "repo/porting.toml": MANIFEST,
              **(extra or {})}
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+    return factories.tar_gz_of(files)
 
 
 def _upload(client, project, data: bytes):

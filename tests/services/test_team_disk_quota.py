@@ -2,8 +2,6 @@
 fails saying so, leaves nothing half-written, and what was stored before stays."""
 from __future__ import annotations
 
-import io
-import tarfile
 
 import pytest
 
@@ -18,13 +16,7 @@ NET = b"import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def f
 
 
 def _archive(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+    return factories.tar_gz_of(files)
 
 
 @pytest.fixture
