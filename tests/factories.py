@@ -45,7 +45,7 @@ def zip_of(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def tar_gz_of(files: dict[str, bytes]) -> bytes:
+def tar_gz_files(files: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         for name, data in files.items():

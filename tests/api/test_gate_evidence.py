@@ -179,7 +179,7 @@ def test_the_findings_page_has_a_select_all_box(world, client):
 
 
 def _tar_gz(files: dict[str, bytes]) -> bytes:
-    return factories.tar_gz_of(files)
+    return factories.tar_gz_files(files)
 
 
 @pytest.mark.parametrize("name, data, words", [

@@ -50,7 +50,7 @@ MANIFEST = (b'[[entry]]\nclass = "models.nets:Small"\ninputs = [{shape = [2, 4]}
 def _archive(extra: dict[str, bytes] | None = None) -> bytes:
     files = {"repo/models/__init__.py": b"", "repo/models/nets.py": MODELS, "repo/porting.toml": MANIFEST,
              **(extra or {})}
-    return factories.tar_gz_of(files)
+    return factories.tar_gz_files(files)
 
 
 def _upload(client, project, data: bytes):

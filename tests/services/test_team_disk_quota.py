@@ -16,7 +16,7 @@ NET = b"import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def f
 
 
 def _archive(files: dict[str, bytes]) -> bytes:
-    return factories.tar_gz_of(files)
+    return factories.tar_gz_files(files)
 
 
 @pytest.fixture
