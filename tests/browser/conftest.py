@@ -49,9 +49,14 @@ class Browser:
         return WebDriverWait(self.driver, timeout).until(ec.presence_of_element_located((By.CSS_SELECTOR, css)))
 
     def wait_until(self, predicate, timeout: float = 20, poll: float = 0.25):
+        from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
         from selenium.webdriver.support.ui import WebDriverWait
 
-        return WebDriverWait(self.driver, timeout, poll_frequency=poll).until(lambda d: predicate())
+        # Live pages swap their fragments while we poll: an element found a
+        # moment ago may be gone or replaced, so such a poll just tries again.
+        ignored = (NoSuchElementException, StaleElementReferenceException)
+        wait = WebDriverWait(self.driver, timeout, poll_frequency=poll, ignored_exceptions=ignored)
+        return wait.until(lambda d: predicate())
 
     def login(self, username: str, password: str):
         self.get("/login/")
