@@ -19,6 +19,16 @@ SAME = [
         c = torch.diff(x, n=0)
         d = torch.diff(x, n=2, prepend=torch.tensor([0.0, 0.5]))
         """),
+    ("PyTorch's keyword names where MindSpore names the parameters otherwise (renamed through the signatures; "
+     "they were left marked)", """
+        p = torch.tensor([0.2, 0.7, 0.9])
+        t = torch.tensor([0.0, 1.0, 1.0])
+        a = F.binary_cross_entropy(input=p, target=t, weight=torch.tensor([1.0, 2.0, 0.5]), reduction="sum")
+        b = torch.addr(input=torch.ones(2, 3), vec1=torch.tensor([1.0, 2.0]), vec2=torch.tensor([3.0, 4.0, 5.0]),
+                       beta=0.5, alpha=2.0)
+        c = torch.ge(input=p, other=t)
+        d = torch.arcsin(input=p)
+        """),
     ("avg_pool3d with divisor_override=None", """
         a = F.avg_pool3d(torch.arange(64.).reshape(1, 1, 4, 4, 4), 2, divisor_override=None)
         """),

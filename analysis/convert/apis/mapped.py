@@ -10,7 +10,7 @@ from analysis.knowledge.mapping import ApiEntry
 from ..core import rules
 from ..core.context import ConversionContext
 from ..core.names import code
-from .binding import needs_float_dtype
+from .binding import needs_float_dtype, signature_for
 from .composed import helper_call
 from .signatures import HARMLESS_DROPS, ArgPlan, fix_commas, parameter_names, plan_args
 from .verdict_hook import known_broken, spelled
@@ -99,7 +99,10 @@ def convert_call(
             or f"{qualified} has no MindSpore counterpart in the mapping tables; rewrite by hand"
         ctx.mark(original, rules.API_UNMAPPED, qualified, action)
         return updated
-    if entry.category == "param_names_differ" and not entry.params and any(a.keyword for a in updated.args):
+    # Keywords are renamed through the introspected signatures (plan_args); without them or a table row
+    # the MindSpore names are unknown.
+    if entry.category == "param_names_differ" and not entry.params and signature_for(entry) is None \
+            and any(a.keyword for a in updated.args):
         ctx.mark(original, rules.API_DIFF, qualified,
                  f"{qualified} names its arguments differently in {entry.primary}; rename the keywords")
         return updated
