@@ -2,7 +2,7 @@
 mapped API, over every CPU dtype PyTorch's tests list for it, in each call form real code uses.
 
     python bench/opinfo_samples.py [--per-dtype 2] [--scan 24] [--module-per-dtype 3] [--workers 1]
-                                   [--only API ...] [--json OUT] [--silent OUT]
+                                   [--only API ...] [--json OUT] [--silent OUT] [--marked OUT]
 
 How it measures:
 1. Mapped APIs: every API the knowledge base converts (the tables, the supplement, the in-place table).
@@ -138,9 +138,10 @@ def summarize(rows: list[dict]) -> dict:
     return out
 
 
-def write_silent(rows: list[dict], path: Path) -> None:
-    lines = [f"# silently wrong conversions of PyTorch's OpInfo/ModuleInfo samples; written by bench/opinfo_samples.py", ""]
-    for r in sorted((r for r in rows if r["verdict"] == "silent"), key=lambda r: (r["api"], r["form"], r["dtype"])):
+def write_calls(rows: list[dict], verdict: str, path: Path) -> None:
+    """The calls of one verdict ('silent' or 'marked'), each with PyTorch's source and the conversion."""
+    lines = [f"# {verdict} conversions of PyTorch's OpInfo/ModuleInfo samples; written by bench/opinfo_samples.py", ""]
+    for r in sorted((r for r in rows if r["verdict"] == verdict), key=lambda r: (r["api"], r["form"], r["dtype"])):
         lines.append(f"== {r['api']}  form={r['form']}  dtype={r['dtype']}  [{r['origin']}]  {r['problem']}")
         lines += ["  torch:     " + ln for ln in r["source"].splitlines()[1:]]
         lines += ["  converted: " + ln for ln in r["converted"].splitlines()]
@@ -159,6 +160,7 @@ def main() -> int:
                         help=f"where the report goes (default {DEFAULT_JSON.relative_to(ROOT)}; with --only, none: "
                              "a subset must not replace the full figures)")
     parser.add_argument("--silent", type=Path, default=Path("/tmp/opinfo-silent.txt"))
+    parser.add_argument("--marked", type=Path, default=None, help="also list the marked calls, with their markers")
     parser.add_argument("--strict", action="store_true",
                         help="the converter's strict mode: calls whose form differed on some dtype class are marked")
     parser.add_argument("--also-strict", action="store_true",
@@ -177,7 +179,9 @@ def main() -> int:
     for key in ("family", "form", "dtype_class"):
         for value, row in summary[key].items():
             print(f"{key:12} {value:22} {row}")
-    write_silent(result["rows"], args.silent)
+    write_calls(result["rows"], "silent", args.silent)
+    if args.marked:
+        write_calls(result["rows"], "marked", args.marked)
     import mindspore
     import torch
 

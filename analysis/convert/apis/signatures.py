@@ -139,10 +139,11 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
                 plan.args.append(arg)
             positional_ok = False
             continue
-        if relation == "differs" and tname in ("input", "x", "other") and arg.keyword is None:
+        if relation == "differs" and tname in ("input", "x", "other"):
             # the tables flag dtype support of the tensor operand here, not a change of meaning
             plan.notes.append(f"{tname}: supported dtypes differ")
-            plan.args.append(arg)
+            plan.args.append(arg if arg.keyword is None else _kw(arg, ms_name))
+            positional_ok = positional_ok and arg.keyword is None
             emitted.add(ms_name)
             continue
         if relation == "differs" and _default_in_both(entry, tname, ms_name, code(arg.value).strip()):
