@@ -30,6 +30,7 @@ SAME = [
         d = torch.arcsin(input=p)
         e = torch.log2(input=p)
         f = torch.std_mean(input=torch.tensor([[1.0, 2.0], [4.0, 8.0]]), dim=0)
+        g = torch.arange(24.).reshape(2, 3, 4).diagonal(offset=1, dim1=2, dim2=0)
         """),
     ("avg_pool3d with divisor_override=None", """
         a = F.avg_pool3d(torch.arange(64.).reshape(1, 1, 4, 4, 4), 2, divisor_override=None)
