@@ -32,6 +32,13 @@ SAME = [
         f = torch.std_mean(input=torch.tensor([[1.0, 2.0], [4.0, 8.0]]), dim=0)
         g = torch.arange(24.).reshape(2, 3, 4).diagonal(offset=1, dim1=2, dim2=0)
         """),
+    ("renorm with a real p (MindSpore's renorm takes an integer p), float32 and float64", """
+        x = torch.tensor([[1.0, -2.0, 3.0], [0.1, 0.2, -0.3], [4.0, 0.0, -4.0]])
+        a = torch.renorm(x, 2, 0, 1.5)
+        b = x.renorm(p=3.5, dim=-1, maxnorm=1.0)
+        c = torch.renorm(x.double(), float("inf"), 1, 2.0)
+        d = x.renorm(1, 0, 100.0)
+        """),
     ("avg_pool3d with divisor_override=None", """
         a = F.avg_pool3d(torch.arange(64.).reshape(1, 1, 4, 4, 4), 2, divisor_override=None)
         """),

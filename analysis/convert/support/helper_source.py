@@ -2010,3 +2010,12 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     if not batch_first:
         padded_sequences.assign_value(padded_sequences.swapaxes(0, 1))
     return [sequence[:max(int(length), 0)] for sequence, length in zip(padded_sequences, lengths, strict=True)]
+
+
+def renorm(input, p, dim, maxnorm):
+    """torch.renorm: each slice along dim whose p-norm exceeds maxnorm scaled down to maxnorm (by
+    maxnorm / (norm + 1e-7), as PyTorch does); MindSpore's renorm takes an integer p only."""
+    axes = tuple(a for a in range(input.ndim) if a != dim % input.ndim)
+    norms = lp_norm(input, p, axes, True)
+    scale = ops.where(norms > maxnorm, maxnorm / (norms + 1e-7), ops.ones_like(norms))
+    return input * scale.astype(input.dtype)
