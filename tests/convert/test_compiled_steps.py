@@ -85,6 +85,26 @@ for step in range(4):
 g_weight = G[0].weight.detach().numpy()
 d_weight = D[0].weight.detach().numpy()
 """,
+    # one backward, two optimizers with state (momentum, Adam's moments) over two networks named alike
+    "one_backward_two_optimizers": """# compare: losses, enc_weight, dec_weight
+encoder = fill(nn.Linear(4, 3))
+decoder = fill(nn.Linear(3, 2))
+enc_opt = torch.optim.SGD(encoder.parameters(), lr=0.1, momentum=0.9)
+dec_opt = torch.optim.Adam(decoder.parameters(), lr=0.05)
+criterion = nn.MSELoss()
+losses = []
+for step in range(4):
+    inputs = x * (1.0 + 0.1 * step)
+    loss = criterion(decoder(torch.tanh(encoder(inputs))), y)
+    enc_opt.zero_grad()
+    dec_opt.zero_grad()
+    loss.backward()
+    enc_opt.step()
+    dec_opt.step()
+    losses.append(loss.item())
+enc_weight = encoder.weight.detach().numpy()
+dec_weight = decoder.weight.detach().numpy()
+""",
 }
 
 
@@ -225,3 +245,55 @@ def test_a_step_over_two_networks_compiles_once_their_parameter_names_are_prefix
     assert prefixes in text and text.count("update_parameters_name") == 2
     assert "@compiled_step\ndef train_step(z, training_modes):" in text
     assert "@compiled_step\ndef train_step2(z, training_modes):" in text
+
+
+def test_a_step_applied_by_two_optimizers_compiles_once_their_own_parameters_are_prefixed():
+    # each MindSpore optimizer holds a global_step and a learning_rate (Adam its beta powers too), which
+    # one graph refuses twice: their names get the optimizer's variable as prefix, and the step compiles
+    # (the slow test above runs it in both frameworks: losses and both networks' weights as PyTorch's)
+    result = convert_source(HEAD + SNIPPETS["one_backward_two_optimizers"])
+    text = result.text
+    ast.parse(text)
+    assert 'prefix_optimizer_state(enc_opt, "enc_opt.")\nprefix_optimizer_state(dec_opt, "dec_opt.")' in text
+    assert "@compiled_step\ndef train_step(inputs, training_modes):" in text
+    assert text.index("prefix_optimizer_state(enc_opt") < text.index("for step in range(4):")
+    note = next(c.description for c in result.changes if c.mindspore_api == "mindspore.value_and_grad")
+    assert "compiled as one graph" in note and "enc_opt, dec_opt prefixed" in note
+
+
+def test_prefixed_optimizer_state_leaves_the_trained_parameters_names_and_compiles_two_optimizers(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # MindSpore writes rank_0/ into the working directory
+    import mindspore
+    import numpy as np
+    from mindspore import nn
+
+    from analysis.convert.support.helper_training import compiled_step, prefix_optimizer_state
+
+    encoder, decoder = nn.Dense(4, 3), nn.Dense(3, 2)
+    encoder.update_parameters_name("encoder.")
+    decoder.update_parameters_name("decoder.")
+    enc_opt = nn.SGD(encoder.trainable_params(), learning_rate=0.1, momentum=0.9)
+    dec_opt = nn.Adam(decoder.trainable_params(), learning_rate=0.05)
+    prefix_optimizer_state(enc_opt, "enc_opt.")
+    prefix_optimizer_state(dec_opt, "dec_opt.")
+    assert [p.name for p in encoder.trainable_params()] == ["encoder.weight", "encoder.bias"]
+    assert {"enc_opt.global_step", "enc_opt.learning_rate", "enc_opt.accum.encoder.weight"} <= {
+        p.name for p in enc_opt.get_parameters()}
+    assert {"dec_opt.global_step", "dec_opt.beta1_power"} <= {p.name for p in dec_opt.get_parameters()}
+    x = mindspore.Tensor(np.ones((5, 4), np.float32))
+
+    def forward():
+        return (decoder(encoder(x)) ** 2).mean()
+
+    grad_fn = mindspore.value_and_grad(forward, None, enc_opt.parameters + dec_opt.parameters)
+
+    def step():
+        loss, grads = grad_fn()
+        enc_opt(grads[:len(enc_opt.parameters)])
+        dec_opt(grads[len(enc_opt.parameters):])
+        return loss
+
+    compiled = compiled_step(step)
+    losses = [compiled().asnumpy().item() for _ in range(3)]
+    assert losses[2] < losses[0]
+    assert enc_opt.global_step.asnumpy().item() == dec_opt.global_step.asnumpy().item() == 3

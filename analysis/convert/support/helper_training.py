@@ -27,3 +27,14 @@ class compiled_step(nn.Cell):
 
     def __call__(self, *args):
         return self.compile_and_run(*args)
+
+
+def prefix_optimizer_state(optimizer, prefix):
+    """Give an optimizer's own parameters (global_step, learning_rate, its moments or accumulators) the
+    prefix: every MindSpore optimizer names them alike, and one graph refuses two parameters of the same
+    name, so a step applied by two optimizers compiles once each one's are prefixed. The parameters it
+    trains are the networks' and keep their names."""
+    trained = {id(param) for param in optimizer.parameters}
+    for param in optimizer.get_parameters():
+        if id(param) not in trained:
+            param.name = prefix + param.name

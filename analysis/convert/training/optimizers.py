@@ -485,12 +485,11 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
         applied = _apply_grads(opts)
         if hoisted:
             blocker = hoist.jit_blocker(statements, params_list, frame) or _python_state(ctx, opts)
-            # two optimizers each hold a parameter named global_step, which one graph (jit or Cell) refuses
-            blocker = blocker or ("two optimizers in one step (each holds a parameter named global_step, which one "
-                                  "graph refuses)" if len(opts) > 1 else "")
-            # two networks' parameter names coinciding in one graph: prefixed first, the step compiles
+            # two networks' parameter names coinciding in one graph: prefixed first, the step compiles; so
+            # are two optimizers' own (each holds a global_step, a learning_rate...)
             prefixes = [] if blocker else hoist.prefix_names(ctx, statements)
-            blocker = blocker or hoist.name_clash(ctx, statements)
+            blocker = blocker or hoist.name_clash(ctx, statements) or _state_clash(opts)
+            prefixes += [] if blocker else _state_prefixes(ctx, opts)
             step = [f"{outputs}, grads = {grad_name}({params})"]
             step += [ctx.clip_rewrites[id(expr_call(body[i]))] for i in between]
             step += [*applied, f"return {returned}"]
@@ -507,10 +506,12 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
             new_body += [body[i] for i in seg.after]
             done = plan.last + 1
             where = kept[originals[n].back] if n < len(originals) else original
+            renamed = [line.split("(")[1].split(",")[0] if "prefix_optimizer_state" in line else line.split(".update_")[0]
+                       for line in prefixes]
             how = ("compiled as one graph (compiled_step)" + (
-                f"; parameter names of {', '.join(line.split('.update_')[0] for line in prefixes)} prefixed with "
-                "each network's name first (one graph refuses two parameters of the same name); checkpoints "
-                "saved from these networks carry the prefix" if prefixes else "") if not blocker else f"not compiled: {blocker}; it runs op by op")
+                f"; parameter names of {', '.join(renamed)} prefixed with each network's or optimizer's name first "
+                "(one graph refuses two parameters of the same name); checkpoints saved from them carry the prefix"
+                if prefixes else "") if not blocker else f"not compiled: {blocker}; it runs op by op")
             ctx.change(where, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
                        f"zero_grad/backward/{'/'.join(f'{o}.step()' for o in opts)} -> {step_name}({params}), defined "
                        f"once before the loop: {name} (the computation from the inputs to {plan.loss}) + value_and_grad"
@@ -551,6 +552,24 @@ def _python_state(ctx: ConversionContext, opts: tuple[str, ...]) -> str:
     experimental = [o for o in opts if ctx.uses_scheduler or ctx.uses_param_groups
                     or ctx.optimizer_kinds.get(o, "") not in CLASSIC_FAITHFUL]
     return f"{experimental[0]} keeps its learning rate in Python state" if experimental else ""
+
+
+def _state_clash(opts: tuple[str, ...]) -> str:
+    """Why several optimizers' own parameters cannot be told apart in one graph: one of them is no plain
+    variable or attribute path to prefix them with."""
+    if len(opts) > 1 and not all(part.isidentifier() for o in opts for part in o.split(".")):
+        return "two optimizers in one step, one of them no plain name (each holds a parameter named global_step, which one graph refuses)"
+    return ""
+
+
+def _state_prefixes(ctx: ConversionContext, opts: tuple[str, ...]) -> list[str]:
+    """For a step applied by several optimizers, statements prefixing each one's own parameters with its
+    variable (support's prefix_optimizer_state): every MindSpore optimizer holds a `global_step` and a
+    `learning_rate`, which one graph (jit or Cell) refuses twice. [] for one optimizer."""
+    if len(opts) < 2:
+        return []
+    helper = helpers.use(ctx, "prefix_optimizer_state")
+    return [f'{helper}({o}, "{o.split(".")[-1]}.")' for o in opts]
 
 
 def _apply_grads(opts: tuple[str, ...]) -> list[str]:
