@@ -105,6 +105,22 @@ for step in range(4):
 enc_weight = encoder.weight.detach().numpy()
 dec_weight = decoder.weight.detach().numpy()
 """,
+    # PyTorch's AdamW (mindspore.experimental.optim) whose learning rate a scheduler halves every 2 steps
+    "adamw_under_a_step_scheduler": """# compare: losses, weight
+model = fill(nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)))
+optimizer = torch.optim.AdamW(model.parameters(), lr=0.05, weight_decay=0.1)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+criterion = nn.MSELoss()
+losses = []
+for epoch in range(6):
+    loss = criterion(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+    losses.append(loss.item())
+weight = model[0].weight.detach().numpy()
+""",
 }
 
 
@@ -297,3 +313,18 @@ def test_prefixed_optimizer_state_leaves_the_trained_parameters_names_and_compil
     losses = [compiled().asnumpy().item() for _ in range(3)]
     assert losses[2] < losses[0]
     assert enc_opt.global_step.asnumpy().item() == dec_opt.global_step.asnumpy().item() == 3
+
+
+def test_an_experimental_optimizer_under_a_scheduler_compiles_and_param_groups_writes_do_not():
+    # mindspore.experimental.optim keeps each group's lr in a Parameter its schedulers assign to, which a
+    # graph reads at every call (the slow test above runs this in both frameworks); a file setting
+    # group['lr'] replaces that Parameter by a Python value a graph would freeze: that step stays op by op
+    text = _convert("adamw_under_a_step_scheduler")
+    assert "optimizer = mindspore.experimental.optim.AdamW(" in text or "optim.AdamW(" in text
+    assert "@compiled_step\ndef train_step(training_modes):" in text
+    body = SNIPPETS["adamw_under_a_step_scheduler"].replace(
+        "    scheduler.step()\n", "    for group in optimizer.param_groups:\n        group['lr'] = 0.05 / (epoch + 1)\n")
+    result = convert_source(HEAD + body)
+    assert "compiled_step" not in result.text
+    note = next(c.description for c in result.changes if c.mindspore_api == "mindspore.value_and_grad")
+    assert "not compiled: optimizer has its learning rate set as a Python value" in note

@@ -546,12 +546,12 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
 
 
 def _python_state(ctx: ConversionContext, opts: tuple[str, ...]) -> str:
-    """Why an optimizer cannot be stepped inside a compiled graph: mindspore.experimental.optim keeps each
-    group's lr in Python dicts that schedulers and loops change between steps (a graph would keep the value
-    it was compiled with; measured on a loop setting group['lr'])."""
-    experimental = [o for o in opts if ctx.uses_scheduler or ctx.uses_param_groups
-                    or ctx.optimizer_kinds.get(o, "") not in CLASSIC_FAITHFUL]
-    return f"{experimental[0]} keeps its learning rate in Python state" if experimental else ""
+    """Why an optimizer cannot be stepped inside a compiled graph: a file using param_groups sets a group's
+    lr as a Python value (`g['lr'] = lr`), which takes the place of the optimizer's learning-rate Parameter
+    and is frozen into a graph at its first value (measured: such a loop trained differently compiled).
+    mindspore.experimental.optim's schedulers assign to that Parameter, which a graph reads at every call
+    (StepLR over AdamW, RMSprop, SGD, Adam: the same losses and weights compiled as op by op)."""
+    return f"{opts[0]} has its learning rate set as a Python value (param_groups)" if ctx.uses_param_groups else ""
 
 
 def _state_clash(opts: tuple[str, ...]) -> str:
