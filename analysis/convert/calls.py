@@ -11,6 +11,7 @@ from .apis import argfixes, composed, compositions, exact_forms, functional, leg
 from .apis import thirdparty  # einops, and other packages built on torch
 from .apis import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
 from .apis import dtype_forms, sample_checks, size_forms  # float functions of ints; PyTorch's samples (issue 29)
+from .apis import kernel_dtypes  # dtypes a MindSpore CPU kernel refuses, bridged at run time (issue 29)
 from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .core import rules
 from .core.layout import relayout
@@ -119,7 +120,8 @@ class CallRewrites(WalkState):
                     new = relayout(updated, new) if isinstance(new, cst.Call) and _same_arguments(updated, new) \
                         else new
                 sample_checks.method(ctx, original)
-                return size_forms.tuple_sizes(dtype_forms.method(ctx, original, new if new is not None else updated))
+                new = dtype_forms.method(ctx, original, new if new is not None else updated)
+                return size_forms.tuple_sizes(kernel_dtypes.method(ctx, original, new))
             return updated
         if id(original) in self.grad_items and qualified in self.ctx.classic.no_op_decorators:
             return updated  # the function definition drops the decorator
@@ -163,7 +165,7 @@ class CallRewrites(WalkState):
         if new is updated:
             self.ctx.keep(original)
         else:
-            new = size_forms.tuple_sizes(dtype_forms.function(ctx, qualified, new))
+            new = size_forms.tuple_sizes(kernel_dtypes.function(ctx, qualified, dtype_forms.function(ctx, qualified, new)))
             sample_checks.check(ctx, original, qualified)
             if isinstance(new, cst.Call) and handler is not loaders.dataloader and _same_arguments(updated, new):
                 new = relayout(updated, new)

@@ -1,0 +1,86 @@
+"""The kernel dtype bridge: a mapped API whose MindSpore CPU kernel refuses dtypes PyTorch's takes (Sort
+no bool, Diag no int8, Median no float16...) is called through kernel_dtypes() (support/helper_kernels.py),
+which casts the tensor arguments to a dtype the kernel takes only when their dtype is one it refuses, and
+casts the outputs back. The tensor's dtype is rarely visible in the code (a function argument), so the cast
+is decided at run time; for every other dtype the call is the plain one.
+
+The table is data (knowledge/data/kernel_dtypes.json, written by `python -m analysis.verify.kernel_bridge`):
+API -> {refused dtype: dtype the kernel takes}, kept only where the bridged results equal PyTorch's on its
+OpInfo samples. An API with no exact bridge for a dtype (complex with no kernel) is left as it is."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import libcst as cst
+
+from ..core.context import ConversionContext
+from ..support import helpers
+from .exact_forms import SHARED_NAMES, tensor_receiver
+
+DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "kernel_dtypes.json"
+HELPER = "kernel_dtypes"
+# methods Python lists and numpy arrays have too (names.sort(), a.round(2)): bridged only on a known tensor, so
+# such calls keep their plain form (kernel_dtypes would run them unchanged, but less readably)
+SHARED_METHODS = SHARED_NAMES | {"sort"}
+_override: dict | None = None  # the probe converts with tables it is trying
+
+
+def use_table(table: dict | None) -> None:
+    """Convert with `table` (API -> {refused: taken}) instead of the data file; None goes back to the file."""
+    global _override
+    _override = table
+
+
+@lru_cache(maxsize=1)
+def _file_table() -> dict[str, dict[str, str]]:
+    return json.loads(DATA.read_text(encoding="utf-8"))["apis"] if DATA.exists() else {}
+
+
+def casts_for(api: str) -> dict[str, str]:
+    """torch.sort / torch.Tensor.sort -> {refused dtype: taken dtype} (empty: no bridge)."""
+    table = _override if _override is not None else _file_table()
+    name = api.removeprefix("torch.Tensor.") if api.startswith("torch.Tensor.") else api.removeprefix("torch.")
+    return table.get(name, {})
+
+
+def _casts(ctx: ConversionContext, casts: dict[str, str]) -> cst.BaseExpression:
+    def dtype(name: str) -> cst.BaseExpression:
+        return ctx.ms_expr(f"mindspore.{'bool_' if name == 'bool' else name}")
+    return cst.Tuple([cst.Element(cst.Tuple([cst.Element(dtype(a)), cst.Element(dtype(b))])) for a, b in casts.items()])
+
+
+def _bridged(ctx: ConversionContext, casts: dict[str, str], function: cst.BaseExpression,
+             args: list[cst.Arg]) -> cst.Call:
+    head = [cst.Arg(function), cst.Arg(_casts(ctx, casts))]
+    return cst.Call(func=cst.Name(helpers.use(ctx, HELPER)), args=head + [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args])
+
+
+def _is_bridged(ctx: ConversionContext, new: cst.Call) -> bool:
+    return isinstance(new.func, cst.Name) and new.func.value == ctx.helpers.get(HELPER, ("",))[0]
+
+
+def function(ctx: ConversionContext, api: str, new: cst.BaseExpression) -> cst.BaseExpression:
+    """The converted call of `api` (function form) through kernel_dtypes where the table bridges it."""
+    casts = casts_for(api)
+    if not casts or not isinstance(new, cst.Call) or _is_bridged(ctx, new):
+        return new
+    return _bridged(ctx, casts, new.func, list(new.args))
+
+
+def method(ctx: ConversionContext, original: cst.Call, new: cst.BaseExpression) -> cst.BaseExpression:
+    """x.sort() converted: still a method of x (kernel_dtypes takes its name, which compiles under jit), or a
+    function call now. Not on `self` or an imported module (self.max(...), math.floor)."""
+    func = original.func
+    if not isinstance(func, cst.Attribute) or not isinstance(new, cst.Call) or _is_bridged(ctx, new):
+        return new
+    casts = casts_for(f"torch.Tensor.{func.attr.value}")
+    receiver = func.value
+    if not casts or (isinstance(receiver, cst.Name) and (receiver.value == "self" or receiver.value in ctx.aliases)) \
+            or (func.attr.value in SHARED_METHODS and not tensor_receiver(ctx, receiver)):
+        return new
+    if isinstance(new.func, cst.Attribute) and (new.func.attr.value == func.attr.value
+                                                or new.func.value.deep_equals(receiver)):
+        return _bridged(ctx, casts, cst.SimpleString(f'"{new.func.attr.value}"'), [cst.Arg(new.func.value), *new.args])
+    return _bridged(ctx, casts, new.func, list(new.args))

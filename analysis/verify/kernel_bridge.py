@@ -1,0 +1,161 @@
+"""python -m analysis.verify.kernel_bridge [--workers 2]: write knowledge/data/kernel_dtypes.json, the kernel
+dtype bridge of the converter (analysis/convert/apis/kernel_dtypes.py): for each candidate API, the dtypes
+PyTorch takes that MindSpore's CPU kernel refuses, and the dtype each goes through instead.
+
+How: PyTorch's OpInfo samples of the candidates (every form, every CPU dtype; analysis/verify/samples.py) run
+in PyTorch and, converted with no bridge, in MindSpore: a dtype whose converted calls raise where PyTorch's
+ran is refused. Each refused dtype then tries the dtypes of WIDER in turn, converted through the bridge: the
+first with which every sample of that API and dtype gives PyTorch's values, shapes and dtype (the exact dtype,
+not only its class) is kept. A refused dtype no candidate bridges stays as it is ("left" in the file): the
+bench goes on counting those calls.
+
+The candidates are APIs whose result through a wider dtype is exact by their nature: selections, orderings
+and comparisons (a sorted or selected element is one of the inputs, in any dtype that holds them all),
+integer arithmetic widened and truncated back (two's complement wraps the same), booleans as 0/1, and float16
+functions PyTorch's CPU kernels compute in float32 themselves. The samples verify each kept cast."""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parents[1] / "knowledge" / "data" / "kernel_dtypes.json"
+
+# why each candidate is exact through a wider dtype (torch names; Tensor methods of the same name share them)
+CANDIDATES = {
+    "selection": ("sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "max", "min", "amax", "amin",
+                  "aminmax", "maximum", "minimum", "fmax", "fmin", "cummax", "cummin", "mode", "unique",
+                  "searchsorted", "bucketize", "count_nonzero", "any", "all"),
+    "rearrangement": ("diag", "diag_embed", "diagflat", "diagonal", "repeat_interleave", "tril", "triu", "flip",
+                      "fliplr", "flipud", "roll", "rot90", "conj", "heaviside"),
+    "integer arithmetic": ("lcm", "gcd", "round", "addmv", "addr", "addcmul", "square", "prod", "cumprod", "trace"),
+    "float32 inside PyTorch's float16 kernel": ("hypot", "igamma", "igammac"),
+}
+# dtype PyTorch takes -> dtypes to try, in order (each holds every value of the first)
+WIDER = {"bool": ("uint8", "int32", "float32", "int64"), "int8": ("int16", "int32", "int64"),
+         "uint8": ("int16", "int32", "int64"), "int16": ("int32", "int64"), "int32": ("int64",),
+         "float16": ("float32",)}
+
+
+# how MindSpore says its kernel refuses a dtype (CPU kernel selection, a primitive's dtype check, a functional
+# check); other errors (a missing kernel for every dtype, shapes) are no dtype refusal
+REFUSAL = re.compile(r"Unsupported data type|must be a type of|should be one of|doesn't support|supports types|"
+                     r"dtype of '\w+' must be|KernelMod Init Failed|not supported", re.I)
+
+
+def _name(api: str) -> str:
+    return api.removeprefix("torch.Tensor.") if api.startswith("torch.Tensor.") else api.removeprefix("torch.")
+
+
+def _same(expected, actual, dtype: str) -> bool:
+    """PyTorch's result: values, shapes, dtype class (compare.difference), and each output PyTorch gives in
+    the input's dtype in exactly that dtype."""
+    from analysis.verify.compare import difference
+
+    if difference(expected, actual):
+        return False
+    if isinstance(expected, list):
+        return all(_same(e, a, dtype) for e, a in zip(expected, actual))
+    if isinstance(expected, np.ndarray) and expected.dtype.name == dtype:
+        return isinstance(actual, np.ndarray) and actual.dtype == expected.dtype
+    return True
+
+
+def _mapped() -> set[str]:
+    """The APIs the converter converts (as bench/opinfo_samples.py counts them)."""
+    from analysis.knowledge.mapping import load_mapping
+    from analysis.verify.run import converted_apis
+
+    return {e.torch for e in load_mapping("classic") if e.primary or e.template or e.constant or e.helper} \
+        | set(converted_apis())
+
+
+def _run(kept: list, table: dict, workers: int) -> list:
+    """MindSpore's results of the kept samples converted with `table` as the bridge."""
+    from analysis.convert import convert_source
+    from analysis.convert.apis import kernel_dtypes
+    from analysis.verify.workers import run_all
+
+    kernel_dtypes.use_table(table)
+    try:
+        texts = [convert_source(s.source, path="sample.py").text for s, _ in kept]
+    finally:
+        kernel_dtypes.use_table(None)
+    return run_all("mindspore", "sample", [(t, s.arrays) for (s, _), t in zip(kept, texts)], workers=workers, timeout=60)
+
+
+def build(workers: int = 2, log=print) -> dict:
+    import torch
+
+    from analysis.verify.sample_verdicts import suspend
+    from analysis.verify.samples import opinfo_samples
+    from analysis.verify.workers import execute, _fill
+
+    start = time.monotonic()
+    torch.set_num_threads(1)
+    suspend()  # the sample verdicts are built from conversions like these: not consulted here
+    names = {n for group in CANDIDATES.values() for n in group}
+    only = {f"torch.{n}" for n in names} | {f"torch.Tensor.{n}" for n in names}
+    samples = list(opinfo_samples(_mapped() & only, 2, 24, only))
+    fill = _fill("torch")
+    kept = []
+    for s in samples:
+        if s.dtype not in WIDER:
+            continue
+        ok, result = execute("torch", s.source, {}, fill, only=s.arrays)
+        torch.set_default_dtype(torch.float32)
+        if ok:
+            kept.append((s, result))
+    log(f"({time.monotonic() - start:.0f} s) {len(kept)} samples of {len({_name(s.api) for s, _ in kept})} APIs ran "
+        "in PyTorch")
+    plain = _run(kept, {}, workers)
+    refused = defaultdict(set)  # API -> dtypes a converted call raised a refusal of
+    judged = defaultdict(list)  # (API, dtype) -> the samples a bridge must get right: refused, or right already
+    for i, ((s, expected), (ok, actual)) in enumerate(zip(kept, plain)):
+        key = (_name(s.api), s.dtype)
+        if not ok and REFUSAL.search(str(actual)):
+            refused[key[0]].add(s.dtype)
+            judged[key].append(i)
+        elif ok and _same(expected, actual, s.dtype):
+            judged[key].append(i)
+    log(f"({time.monotonic() - start:.0f} s) refused: {sum(map(len, refused.values()))} (API, dtype) pairs")
+    bridged: dict[str, dict[str, str]] = defaultdict(dict)
+    pending = {(api, dtype): list(WIDER[dtype]) for api, dtypes in refused.items() for dtype in dtypes}
+    while pending:
+        trial = {api: dict(bridged[api]) for api in refused}
+        for (api, dtype), options in pending.items():
+            trial[api][dtype] = options[0]
+        tried = sorted({i for key in pending for i in judged[key]})  # only the samples a pending cast decides
+        runs = dict(zip(tried, _run([kept[i] for i in tried], trial, workers)))
+        for key, options in pending.items():
+            if all(runs[i][0] and _same(kept[i][1], runs[i][1], key[1]) for i in judged[key]):
+                bridged[key[0]][key[1]] = options[0]
+            options.pop(0)
+        pending = {key: options for key, options in pending.items() if options and key[1] not in bridged[key[0]]}
+        log(f"({time.monotonic() - start:.0f} s) bridged {sum(map(len, bridged.values()))}, still trying {len(pending)}")
+    left = {api: sorted(dtypes - set(bridged.get(api, {}))) for api, dtypes in refused.items()}
+    return {"about": "API -> {dtype PyTorch takes and MindSpore's CPU kernel refuses: dtype the converted call "
+                     "goes through}, kept where the results equal PyTorch's on its OpInfo samples; left: refused "
+                     "dtypes with no exact bridge (the call is left as it is). Written by `python -m "
+                     "analysis.verify.kernel_bridge`.",
+            "apis": {api: dict(sorted(casts.items())) for api, casts in sorted(bridged.items()) if casts},
+            "left": {api: dtypes for api, dtypes in sorted(left.items()) if dtypes}}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    data = build(args.workers)
+    OUT.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"{sum(map(len, data['apis'].values()))} casts over {len(data['apis'])} APIs written to {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
