@@ -51,22 +51,25 @@ def _casts(ctx: ConversionContext, casts: dict[str, str]) -> cst.BaseExpression:
     return cst.Tuple([cst.Element(cst.Tuple([cst.Element(dtype(a)), cst.Element(dtype(b))])) for a, b in casts.items()])
 
 
-def _bridged(ctx: ConversionContext, casts: dict[str, str], function: cst.BaseExpression,
-             args: list[cst.Arg]) -> cst.Call:
+def _bridged(ctx: ConversionContext, original: cst.Call, api: str, casts: dict[str, str],
+             function: cst.BaseExpression, args: list[cst.Arg]) -> cst.Call:
     head = [cst.Arg(function), cst.Arg(_casts(ctx, casts))]
-    return cst.Call(func=cst.Name(helpers.use(ctx, HELPER)), args=head + [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args])
+    args = head + [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
+    return helpers.call(ctx, original, api, HELPER, args, shown=api.replace("torch.Tensor.", "x."),
+                        why=f"MindSpore's CPU kernel refuses {', '.join(casts)}: cast to {', '.join(sorted(set(casts.values())))} "
+                            "for those dtypes only, and back")
 
 
 def _is_bridged(ctx: ConversionContext, new: cst.Call) -> bool:
     return isinstance(new.func, cst.Name) and new.func.value == ctx.helpers.get(HELPER, ("",))[0]
 
 
-def function(ctx: ConversionContext, api: str, new: cst.BaseExpression) -> cst.BaseExpression:
+def function(ctx: ConversionContext, original: cst.Call, api: str, new: cst.BaseExpression) -> cst.BaseExpression:
     """The converted call of `api` (function form) through kernel_dtypes where the table bridges it."""
     casts = casts_for(api)
     if not casts or not isinstance(new, cst.Call) or _is_bridged(ctx, new):
         return new
-    return _bridged(ctx, casts, new.func, list(new.args))
+    return _bridged(ctx, original, api, casts, new.func, list(new.args))
 
 
 def method(ctx: ConversionContext, original: cst.Call, new: cst.BaseExpression) -> cst.BaseExpression:
@@ -80,7 +83,9 @@ def method(ctx: ConversionContext, original: cst.Call, new: cst.BaseExpression) 
     if not casts or (isinstance(receiver, cst.Name) and (receiver.value == "self" or receiver.value in ctx.aliases)) \
             or (func.attr.value in SHARED_METHODS and not tensor_receiver(ctx, receiver)):
         return new
+    api = f"torch.Tensor.{func.attr.value}"
     if isinstance(new.func, cst.Attribute) and (new.func.attr.value == func.attr.value
                                                 or new.func.value.deep_equals(receiver)):
-        return _bridged(ctx, casts, cst.SimpleString(f'"{new.func.attr.value}"'), [cst.Arg(new.func.value), *new.args])
-    return _bridged(ctx, casts, new.func, list(new.args))
+        name = cst.SimpleString(f'"{new.func.attr.value}"')
+        return _bridged(ctx, original, api, casts, name, [cst.Arg(new.func.value), *new.args])
+    return _bridged(ctx, original, api, casts, new.func, list(new.args))
