@@ -86,7 +86,8 @@ def _run(kept: list, table: dict, workers: int) -> list:
         texts = [convert_source(s.source, path="sample.py").text for s, _ in kept]
     finally:
         kernel_dtypes.use_table(None)
-    return run_all("mindspore", "sample", [(t, s.arrays) for (s, _), t in zip(kept, texts)], workers=workers, timeout=60)
+    jobs = [(t, s.arrays) for (s, _), t in zip(kept, texts)]
+    return run_all("mindspore", "sample", jobs, workers=workers, timeout=60)
 
 
 def build(workers: int = 2, log=print) -> dict:
@@ -137,7 +138,8 @@ def build(workers: int = 2, log=print) -> dict:
                 bridged[key[0]][key[1]] = options[0]
             options.pop(0)
         pending = {key: options for key, options in pending.items() if options and key[1] not in bridged[key[0]]}
-        log(f"({time.monotonic() - start:.0f} s) bridged {sum(map(len, bridged.values()))}, still trying {len(pending)}")
+        done = sum(map(len, bridged.values()))
+        log(f"({time.monotonic() - start:.0f} s) bridged {done}, still trying {len(pending)}")
     left = {api: sorted(dtypes - set(bridged.get(api, {}))) for api, dtypes in refused.items()}
     return {"about": "API -> {dtype PyTorch takes and MindSpore's CPU kernel refuses: dtype the converted call "
                      "goes through}, kept where the results equal PyTorch's on its OpInfo samples; left: refused "

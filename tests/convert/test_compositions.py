@@ -168,6 +168,11 @@ def test_every_case_converts_without_a_marker_or_torch():
         assert "import torch" not in text, name
 
 
+# the kernel dtype bridge's casts (knowledge/data/kernel_dtypes.json) as the converted calls spell them
+BOOL_AS_UINT8 = "((mindspore.bool_, mindspore.uint8),)"
+MEDIAN_CASTS = "((mindspore.float16, mindspore.float32), (mindspore.int8, mindspore.int16), (mindspore.uint8, mindspore.int16))"
+
+
 def test_forms_mindspore_computes_otherwise_become_local_helpers():
     text, marks = _converted("""
         a = torch.diag(v, 1)
@@ -181,8 +186,10 @@ def test_forms_mindspore_computes_otherwise_become_local_helpers():
         loss = nn.MultiLabelMarginLoss(reduction='sum')
         """)
     assert marks == []
-    for line in ("a = diag(v, 1)", "b = max_all(x)", "c = median_all(x)", "d = copysign(x, y)",
-                 "e = repeat_interleave_index(r)", "f = bucketize(v, b, right=True)", "g = narrow(x, 0, -1, 1)",
+    # max and median also go through the kernel dtype bridge (their CPU kernels refuse bool, float16, int8)
+    for line in ("a = diag(v, 1)", f"b = kernel_dtypes(max_all, {BOOL_AS_UINT8}, x)",
+                 f"c = kernel_dtypes(median_all, {MEDIAN_CASTS}, x)", "d = copysign(x, y)",
+                 f"e = kernel_dtypes(repeat_interleave_index, {BOOL_AS_UINT8}, r)", "f = bucketize(v, b, right=True)", "g = narrow(x, 0, -1, 1)",
                  "h = masked_scatter(x, mask, source)", "loss = MultiLabelMarginLoss(reduction='sum')"):
         assert line in text, line
     for definition in ("def diag(input, diagonal=0):", "def max_all(input):", "def median_all(input):",
@@ -201,7 +208,9 @@ def test_the_other_forms_keep_the_tables_conversion():
         g = torch.tensor_split(x, (1, 6), dim=1)
         """)
     assert marks == []
-    for line in ("a = ops.max(x, 1)", "b = ops.median(x, 0)", "c = x.median(0)", "d = ops.repeat_interleave(y, 2, axis=1)",
+    for line in (f"a = kernel_dtypes(ops.max, {BOOL_AS_UINT8}, x, 1)", f"b = kernel_dtypes(ops.median, {MEDIAN_CASTS}, x, 0)",
+                 f'c = kernel_dtypes("median", {MEDIAN_CASTS}, x, 0)',
+                 f"d = kernel_dtypes(ops.repeat_interleave, {BOOL_AS_UINT8}, y, 2, axis=1)",
                  "f = ops.unique_consecutive(u, return_counts=True)", "g = ops.tensor_split(x, (1, 6), axis=1)"):
         assert line in text, line
     assert "e = narrow(x, 0, 1, 2)" in text  # every narrow: a negative start is only known at run time

@@ -55,9 +55,9 @@ def _bridged(ctx: ConversionContext, original: cst.Call, api: str, casts: dict[s
              function: cst.BaseExpression, args: list[cst.Arg]) -> cst.Call:
     head = [cst.Arg(function), cst.Arg(_casts(ctx, casts))]
     args = head + [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
+    through = ", ".join(f"{a} as {b}" for a, b in casts.items())
     return helpers.call(ctx, original, api, HELPER, args, shown=api.replace("torch.Tensor.", "x."),
-                        why=f"MindSpore's CPU kernel refuses {', '.join(casts)}: cast to {', '.join(sorted(set(casts.values())))} "
-                            "for those dtypes only, and back")
+                        why=f"dtypes MindSpore's CPU kernel refuses go through one it takes and back: {through}")
 
 
 def _is_bridged(ctx: ConversionContext, new: cst.Call) -> bool:
