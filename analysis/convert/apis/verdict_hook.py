@@ -53,3 +53,13 @@ def known_broken(api: str, params: list[str]) -> str | None:
     note = entry.get("note", "")
     return "verification by execution found no MindSpore CPU kernel for it" + (f" ({note})" if note else "") \
         + ": convert it by hand"
+
+
+def verified(api: str) -> bool:
+    """Every converted call of `api` the verification ran gave PyTorch's values. Read even while the hook
+    is off: it vouches for another API's conversion (x.triu_() written as x.triu()), never the one verified."""
+    try:
+        from analysis.verify.verdicts import VERIFIED, api_status
+    except ImportError:
+        return False
+    return api_status(api) == VERIFIED

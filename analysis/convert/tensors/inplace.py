@@ -3,7 +3,7 @@ either have no kernel (InplaceZero, InplaceFillScalar...), are missing, or retur
 leave x as it was (add_, mul_, exp_): run as they are, they raise or silently change nothing. The
 out-of-place method's result is written back with assign_value, which keeps x the same object
 (aliases and Parameters see the change, as in PyTorch), returns it, and keeps gradients flowing
-under value_and_grad. Methods that change the shape in place, or draw random values, are marked.
+under value_and_grad. Methods that change the shape in place are marked; random fills are drawn afresh (random_fills.py).
 inplace_methods.json (measured by python -m analysis.verify.inplace_probe) decides per method: one that
 mutates is left alone, one whose out-of-place form was not measured equal to PyTorch's is marked."""
 from __future__ import annotations
@@ -14,10 +14,11 @@ from pathlib import Path
 
 import libcst as cst
 
-from ..apis.verdict_hook import known_broken
+from ..apis.verdict_hook import known_broken, verified
 from ..core import rules
 from ..core.context import ConversionContext
 from ..core.names import code, dotted, resolve
+from . import fresh, random_fills
 
 TABLE_PATH = Path(__file__).with_name("inplace_methods.json")
 # what to write where the out-of-place form is not a drop-in (bool result, other argument order)
@@ -39,7 +40,7 @@ KEEP = frozenset({"copy_", "requires_grad_", "share_memory_", "retain_grad_", "f
                   "cauchy_"})  # the last three: the mapping tables' own entries (_mapped() below)
 SHAPE = frozenset({"unsqueeze_", "squeeze_", "t_", "transpose_", "resize_", "resize_as_", "swapaxes_",
                    "swapdims_", "as_strided_", "set_"})
-RANDOM = frozenset({"uniform_", "normal_", "bernoulli_", "random_", "exponential_", "geometric_", "log_normal_"})
+RANDOM = frozenset(random_fills.FILLS)  # drawn afresh and written back (random_fills.py)
 # in-place methods whose new value is built from x itself: name -> (MindSpore function, arguments it takes,
 # the keyword the argument may be given by)
 FRESH = {"zero_": ("mindspore.ops.zeros_like", 0, None), "fill_": ("mindspore.ops.full_like", 1, "value")}
@@ -112,7 +113,8 @@ def _target(ctx: ConversionContext, original: cst.Call, receiver: cst.BaseExpres
     if (chained := _assigned_path(receiver)) is not None:
         return "chain", chained
     source = original.func.value  # type: ignore[union-attr]
-    if isinstance(source, cst.Call) and resolve(source.func, ctx.aliases) in NEW_TENSORS:
+    if isinstance(source, cst.Call) and (resolve(source.func, ctx.aliases) in NEW_TENSORS
+                                         or fresh.is_fresh(ctx, source)):
         return "new", receiver
     if isinstance(receiver, (cst.BinaryOperation, cst.UnaryOperation)):
         return "new", receiver  # (a - b).clamp_(0, 1): a new tensor nothing else sees
@@ -139,10 +141,10 @@ def _rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
                  f"x = x.{name[:-1]}(...)")
         return updated
     if name in RANDOM:
-        ctx.mark(original, rules.TENSOR_METHOD, api,
-                 f"{name}() has no MindSpore CPU kernel: draw the values with mindspore.ops (uniform, normal, "
-                 "bernoulli...) and write them with x.assign_value(...)")
-        return updated
+        kind, target = _target(ctx, original, updated.func.value)  # type: ignore[union-attr]
+        if kind == "grad":
+            return _mark_grad(ctx, original, updated, name)
+        return random_fills.rewrite(ctx, original, updated, name, kind, target)
     row = table().get(name)
     if (row is not None and _mutates(row)) or \
             (row is None and name not in FRESH and ctx.classic.get(f"torch.Tensor.{name[:-1]}") is None):
@@ -184,8 +186,9 @@ def _rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
     value = mapped(ctx, original, out_of_place, base)
     if len(ctx.unconverted) > marks:
         return updated  # the out-of-place call was marked: the in-place one stays as it was
-    if value is None:
-        if entry is not None and (entry.category != "consistent" or entry.primary != f"mindspore.Tensor.{base}"):
+    if value is None:  # left as it is: fine where the tables say so, or the verification ran it so
+        if entry is not None and (entry.category != "consistent" or entry.primary != f"mindspore.Tensor.{base}") \
+                and not verified(f"torch.Tensor.{base}"):
             ctx.mark(original, rules.TENSOR_METHOD, api,
                      f"MindSpore's in-place {name}() fails on CPU or leaves the tensor as it was, and {base}() "
                      f"differs ({entry.primary or 'no counterpart'}): compute the new value and write it with "
