@@ -22,6 +22,7 @@ from ..core import rules
 from ..core.bound import INSTANCE, SIZE
 from ..core.names import code, dotted, resolve
 from ..support import helpers
+from ..tensors.fresh import is_fresh
 from . import transposed
 
 SEQUENTIAL = "torch.nn.Sequential"
@@ -166,6 +167,13 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
         ctx.mark(original, rules.CELL_API, "torch.nn.Module.requires_grad_",
                  "Cell has no requires_grad_(): set p.requires_grad on each of its get_parameters()")
         return updated
+    if method == "requires_grad_" and is_fresh(ctx, original.func.value):
+        # coords = grid.clone().detach().requires_grad_(): only the value is used; MindSpore takes gradients
+        # with respect to inputs from mindspore.grad / value_and_grad, not from a flag on the tensor
+        ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.requires_grad_", "",
+                   "requires_grad_() on a new tensor dropped: MindSpore tensors carry no gradient flag "
+                   "(gradients with respect to it come from mindspore.grad)")
+        return updated.func.value
     if method == "requires_grad_" and not _statement_of_its_own(ctx, original):
         # MindSpore's Tensor.requires_grad_() returns None: `y = x.requires_grad_()` would bind None
         ctx.mark(original, rules.TENSOR_METHOD, "torch.Tensor.requires_grad_",

@@ -26,6 +26,9 @@ ALIASING = frozenset({
     "alpha_dropout", "feature_alpha_dropout",  # the input itself when not training
 })
 
+# of those, the ones that return the tensor itself or a view of it, never another tensor it holds
+TENSOR_ALIASING = ALIASING - {"numpy", "set_", "share_memory_", "requires_grad_"}
+
 
 def is_fresh(ctx: ConversionContext, source: cst.BaseExpression) -> bool:
     """source (the PyTorch receiver, before conversion) is a call that returns a new tensor of its own."""
@@ -39,6 +42,7 @@ def is_fresh(ctx: ConversionContext, source: cst.BaseExpression) -> bool:
         return known and name not in ALIASING and not name.endswith("_")
     if qualified is None and isinstance(source.func, cst.Attribute):  # a method: x.clone(), (a + b).exp()
         name = source.func.attr.value
-        return ctx.classic.get(f"torch.Tensor.{name}") is not None and name not in ALIASING \
-            and not name.endswith("_")
+        if name in ALIASING:  # x.clone().detach(): a view of a tensor nothing else holds
+            return name in TENSOR_ALIASING and is_fresh(ctx, source.func.value)
+        return ctx.classic.get(f"torch.Tensor.{name}") is not None and not name.endswith("_")
     return False

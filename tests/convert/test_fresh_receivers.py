@@ -1,0 +1,65 @@
+"""In-place calls on a tensor a call has just made (g-mlp's torch.ones(n, n).triu_(1), x.clone().clamp_(0, 1),
+siren's grid.clone().detach().requires_grad_()): nothing else holds the tensor, so the out-of-place value is
+the whole effect. They were marked (the receiver was "part of a tensor or a computed one"); triu_ was marked
+on any receiver, its out-of-place form being named differently in the tables although the verification ran
+x.triu(1) as it stands. The slow test runs the original with PyTorch and the conversion with MindSpore."""
+from __future__ import annotations
+
+import pytest
+
+from analysis.convert import convert_source
+from tests.convert.test_inplace_fill import _run  # runs a script in its own folder, returns its RESULT
+
+SOURCE = '''
+import json
+import numpy as np
+import torch
+
+x = torch.tensor(np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4))
+mask = torch.ones(4, 4).triu_(1).bool()
+low = torch.ones(x.shape[-2:]).tril_(-1)
+clipped = x.clone().clamp_(-1, 1)
+scaled = (x * 2).exp().mul_(0.5)
+m = torch.ones(3, 3)
+m.triu_(1)
+grid = x.clone().detach().requires_grad_()
+filled = x.masked_fill(mask[:3], 0.0)
+
+
+def values(t):
+    a = t.detach().numpy() if hasattr(t, "detach") else t.asnumpy()
+    return np.round(a.astype(np.float64), 4).tolist() + [str(a.dtype)]
+
+
+print("RESULT " + json.dumps({k: values(v) for k, v in {
+    "mask": mask, "low": low, "clipped": clipped, "scaled": scaled, "m": m, "grid": grid, "filled": filled,
+    "x": x}.items()}))
+'''
+
+
+def test_in_place_calls_on_a_fresh_tensor_become_its_value():
+    result = convert_source(SOURCE)
+    text = result.text
+    assert "mask = ops.ones((4, 4)).triu(1).bool()" in text
+    assert ".tril(-1)" in text and "tril_" not in text
+    assert "clipped = x.copy().clamp(-1, 1)" in text
+    assert ".exp().mul(0.5)" in text and "mul_" not in text
+    assert "m.assign_value(m.triu(1))" in text
+    assert "grid = ops.stop_gradient(x.copy())" in text
+    assert not result.unconverted
+
+
+def test_a_receiver_someone_may_hold_stays_marked():
+    # a user's function may return a tensor it keeps; a view shares the caller's tensor
+    result = convert_source("import torch\nx = torch.zeros(3, 3)\nmake(x).clamp_(0, 1)\nx.view(-1).triu_(1)\n"
+                            "x.detach().clamp_(0, 1)\ntorch.add(x, 1, out=x).clamp_(0, 1)\n")
+    assert sorted({u.line for u in result.unconverted}) == [3, 4, 5, 6]
+    assert sum("clamp_" in u.torch_api or "triu_" in u.torch_api for u in result.unconverted) == 4
+
+
+@pytest.mark.slow
+def test_fresh_tensor_values_match_pytorch(tmp_path):
+    torch_out = _run(tmp_path / "torch", SOURCE)
+    ms_out = _run(tmp_path / "ms", convert_source(SOURCE).text)
+    assert ms_out == torch_out
+    assert torch_out["m"][0] == [0.0, 1.0, 1.0] and torch_out["clipped"][0][0] == -1.0
