@@ -22,7 +22,6 @@ clipped = x.clone().clamp_(-1, 1)
 scaled = (x * 2).exp().mul_(0.5)
 m = torch.ones(3, 3)
 m.triu_(1)
-grid = x.clone().detach().requires_grad_()
 filled = x.masked_fill(mask[:3], 0.0)
 
 
@@ -32,7 +31,7 @@ def values(t):
 
 
 print("RESULT " + json.dumps({k: values(v) for k, v in {
-    "mask": mask, "low": low, "clipped": clipped, "scaled": scaled, "m": m, "grid": grid, "filled": filled,
+    "mask": mask, "low": low, "clipped": clipped, "scaled": scaled, "m": m, "filled": filled,
     "x": x}.items()}))
 '''
 
@@ -45,7 +44,6 @@ def test_in_place_calls_on_a_fresh_tensor_become_its_value():
     assert "clipped = x.copy().clamp(-1, 1)" in text
     assert ".exp().mul(0.5)" in text and "mul_" not in text
     assert "m.assign_value(m.triu(1))" in text
-    assert "grid = ops.stop_gradient(x.copy())" in text
     assert not result.unconverted
 
 
@@ -63,3 +61,14 @@ def test_fresh_tensor_values_match_pytorch(tmp_path):
     ms_out = _run(tmp_path / "ms", convert_source(SOURCE).text)
     assert ms_out == torch_out
     assert torch_out["m"][0] == [0.0, 1.0, 1.0] and torch_out["clipped"][0][0] == -1.0
+
+
+def test_requires_grad_on_a_tensor_made_in_forward_is_its_value():
+    # siren's SirenWrapper.forward: MindSpore's requires_grad_() returns None, so `coords` was None there;
+    # outside forward the flag may mean "an optimizer trains this" (test_tensor_method_cases): still marked
+    source = ("import torch\nimport torch.nn as nn\nclass W(nn.Module):\n    def forward(self, x):\n"
+              "        coords = x.clone().detach().requires_grad_()\n        return coords * 2\n"
+              "content = torch.zeros(3)\ntarget = content.clone().requires_grad_(True)\n")
+    result = convert_source(source)
+    assert "coords = ops.stop_gradient(x.copy())" in result.text
+    assert [u.line for u in result.unconverted] == [8]

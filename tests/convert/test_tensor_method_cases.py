@@ -132,7 +132,7 @@ MARKED = [
      "y = seq.append("),
     ("module_requires_grad", "net = nn.Linear(2, 2)\nnet.requires_grad_(False)\n", "net.requires_grad_(False)"),
     ("in_place_view_change", "x = torch.ones(2, 3)\nx.unsqueeze_(0)\n", "x.unsqueeze_(0)"),
-    ("in_place_random", "x = torch.ones(2, 3)\nx.uniform_(0, 1)\n", "x.uniform_(0, 1)"),
+    ("in_place_random_part", "x = torch.ones(2, 3)\nx[0].uniform_(0, 1)\n", "x[0].uniform_(0, 1)"),
     ("unfold_windows", "v = torch.tensor([1.0, 2.0, 3.0])\nw = v.unfold(0, 2, 1)\n", "w = v.unfold(0, 2, 1)"),
     ("dataloader_placeholder", "loader = torch.utils.data.DataLoader(...)\n", "DataLoader(...)"),
     ("dataloader_iterable_dataset", """

@@ -167,9 +167,9 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
         ctx.mark(original, rules.CELL_API, "torch.nn.Module.requires_grad_",
                  "Cell has no requires_grad_(): set p.requires_grad on each of its get_parameters()")
         return updated
-    if method == "requires_grad_" and is_fresh(ctx, original.func.value):
-        # coords = grid.clone().detach().requires_grad_(): only the value is used; MindSpore takes gradients
-        # with respect to inputs from mindspore.grad / value_and_grad, not from a flag on the tensor
+    if method == "requires_grad_" and _in_forward(state) and is_fresh(ctx, original.func.value):
+        # siren's coords = self.grid.clone().detach().requires_grad_() in forward: a tensor made there is no
+        # optimizer's, only its value goes on; MindSpore takes gradients with respect to it from mindspore.grad
         ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.requires_grad_", "",
                    "requires_grad_() on a new tensor dropped: MindSpore tensors carry no gradient flag "
                    "(gradients with respect to it come from mindspore.grad)")
@@ -182,6 +182,12 @@ def rewrite(state, original: cst.Call, updated: cst.Call) -> cst.BaseExpression 
                  "mindspore.value_and_grad")
         return updated
     return None
+
+
+def _in_forward(state) -> bool:
+    """The call is in a module's forward itself (not in a function nested in it)."""
+    return bool(state.classes) and state.classes[-1][1] == "cell" and \
+        len(state.functions) == state.classes[-1][2] + 1 and state.functions[-1] == "forward"
 
 
 def _statement_of_its_own(ctx, call: cst.Call) -> bool:
