@@ -35,6 +35,10 @@ ln = torch.zeros(N).log_normal_(0.0, 0.5)
 h = torch.zeros(N, dtype=torch.float16).normal_()
 latent = nn.Parameter(torch.zeros(20000).normal_(0, 1e-2))
 u = w.clone().uniform_(to=4.0)
+iw = nn.Parameter(torch.zeros(N))
+nn.init.normal_(iw.data, 1.0, 0.5)  # init through .data: a copy in MindSpore
+it = torch.zeros(N)
+nn.init.uniform_(it.data, 0, 2)
 
 
 def stats(t):
@@ -46,7 +50,7 @@ def stats(t):
 
 print("RESULT " + json.dumps({"back_is_w": back is w, **{k: stats(v) for k, v in {
     "w": w, "weight": layer.weight, "bias": layer.bias, "b": b, "e": e, "g": g, "r": r, "ln": ln, "h": h,
-    "latent": latent, "u": u}.items()}}))
+    "latent": latent, "u": u, "iw": iw, "it": it}.items()}}))
 '''
 
 
@@ -62,7 +66,17 @@ def test_random_fills_become_draws_written_back():
     assert "latent = mindspore.Parameter(normal_fill(ops.zeros(20000), 0, 1e-2))" in text
     assert "u = uniform_fill(w.copy(), high=4.0)" in text
     assert "def uniform_fill(" in text and "def unit_draw(" in text
+    assert "iw.assign_value(init.initializer(init.Normal(mean=1.0, sigma=0.5), iw.shape" in text
+    assert "it.assign_value(((init.initializer(" in text
     assert not result.unconverted
+
+
+def test_init_of_part_of_a_tensor_is_marked():
+    # w[0] is a copy in MindSpore: assign_value on it left w as it was, silently
+    result = convert_source("import torch\nimport torch.nn as nn\nw = nn.Parameter(torch.zeros(3, 3))\n"
+                            "nn.init.uniform_(w[0], -1, 1)\nnn.init.normal_(w.view(-1))\n")
+    assert [u.line for u in result.unconverted] == [4, 5]
+    assert "w[index] = " in result.unconverted[0].action
 
 
 def test_random_fill_with_a_generator_or_on_part_of_a_tensor_is_marked():
@@ -85,7 +99,7 @@ def test_draws_have_pytorch_distribution(tmp_path):
     ref = _run(tmp_path / "torch", SOURCE)
     got = _run(tmp_path / "ms", convert_source(SOURCE).text)
     assert ref["back_is_w"] is True and got["back_is_w"] is True  # the receiver itself comes back
-    for name in ("w", "weight", "bias", "b", "e", "g", "r", "ln", "h", "latent", "u"):
+    for name in ("w", "weight", "bias", "b", "e", "g", "r", "ln", "h", "latent", "u", "iw", "it"):
         t, m = ref[name], got[name]
         assert (m["shape"], m["dtype"]) == (t["shape"], t["dtype"]), name
         _close(t, m, name, t["std"])
@@ -93,6 +107,7 @@ def test_draws_have_pytorch_distribution(tmp_path):
     assert -0.5 <= got["w"]["min"] and got["w"]["max"] < 1.5 and got["w"]["max"] > 1.4
     assert -3 <= got["bias"]["min"] and got["bias"]["max"] < -2
     assert 0 <= got["u"]["min"] and got["u"]["max"] < 4
+    assert 0 <= got["it"]["min"] and got["it"]["max"] <= 2 and got["it"]["std"] > 0.5
     assert got["b"]["distinct"] == ref["b"]["distinct"] == [0.0, 1.0]
     assert got["r"]["distinct"] == ref["r"]["distinct"] == [3, 4, 5, 6, 7, 8]
     assert got["g"]["min"] == ref["g"]["min"] == 1 and got["g"]["distinct"][:5] == [1, 2, 3, 4, 5]

@@ -7,7 +7,7 @@ from analysis.knowledge.mapping import ApiEntry
 
 from ..core import rules
 from ..core.context import ConversionContext
-from ..core.names import code
+from ..core.names import code, dotted
 from ..data import checkpoints
 
 # torch.nn.init function -> (MindSpore initializer class, [(torch param, default, MindSpore param)]).
@@ -42,7 +42,9 @@ def init(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
         ctx.mark(original, rules.INIT, qualified, "set the parameter with initializer(...) and set_data by hand")
         return updated
     cls, params = spec
-    tensor = updated.args[0].value
+    tensor = _whole_tensor(ctx, original, qualified, updated.args[0].value)
+    if tensor is None:
+        return updated
     values: dict[str, str] = {}
     for index, arg in enumerate(updated.args[1:]):
         key = arg.keyword.value if arg.keyword else (params[index][0] if index < len(params) else None)
@@ -57,7 +59,9 @@ def init(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
 def _uniform(ctx, original, updated, qualified):
     args = {a.keyword.value if a.keyword else ("tensor", "a", "b")[i]: a.value for i, a in enumerate(updated.args)}
     low, high = code(args.get("a", cst.Float("0.0"))), code(args.get("b", cst.Float("1.0")))
-    tensor = args["tensor"]
+    tensor = _whole_tensor(ctx, original, qualified, args["tensor"])
+    if tensor is None:
+        return updated
     uniform = ctx.ms("mindspore.common.initializer.Uniform")
     if low.lstrip("-") == high and low.startswith("-"):
         return _set_data(ctx, original, tensor, f"{uniform}(scale={high})", qualified, "Uniform")
@@ -70,6 +74,19 @@ def _uniform(ctx, original, updated, qualified):
     ctx.change(original, rules.INIT, qualified, "mindspore.common.initializer.Uniform",
                f"{qualified} -> Uniform initializer rescaled to [a, b] + {_setter(tensor)}")
     return cst.parse_expression(text)
+
+
+def _whole_tensor(ctx, original, qualified: str, tensor: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The tensor an init function writes: w.data is a copy in MindSpore (writing it leaves w as it was,
+    and a Parameter's has no set_data), so w itself; part of one (w[0], w.view(-1)) is a copy too: marked."""
+    if isinstance(tensor, cst.Attribute) and tensor.attr.value == "data":
+        tensor = tensor.value
+    if dotted(tensor) is None:
+        ctx.mark(original, rules.INIT, qualified,
+                 f"{code(tensor)} is part of a tensor, a copy in MindSpore: draw the part with "
+                 "initializer(...).init_data() and write it with w[index] = ...")
+        return None
+    return tensor
 
 
 def _setter(tensor: cst.BaseExpression) -> str:
