@@ -19,9 +19,9 @@ How it measures:
    the converter converts it; MindSpore runs the conversion the same way.
 5. Each mapped call whose statement ran in PyTorch is one of: **same values** (its statement
    records the same shapes, dtype classes and values, within tolerances by dtype, the absolute
-   one scaled by the tensor's largest magnitude; random APIs, and values computed through a layer
-   whose weights start random (Linear, Conv, RNN/LSTM/GRU, Embedding...), compare shape and dtype
-   only); **marked** (otherwise, and the converter left a marker on its statement, the analyzer's
+   one scaled by the tensor's largest magnitude; random APIs compare shape, dtype and, for 1000
+   draws or more, how they are distributed (analysis/verify/compare.py); values computed through a
+   layer whose weights start random (Linear, Conv, RNN/LSTM/GRU, Embedding...) shape and dtype only); **marked** (otherwise, and the converter left a marker on its statement, the analyzer's
    status for it is manual / review / unresolved, or another use on the same statement is
    manual); **silently wrong** (otherwise: reported converted, but the statement raises or
    computes something else).
@@ -136,14 +136,15 @@ def weight_dependent(prepared: str) -> set[int]:
 
 def classify(call: dict, torch_result, ms_result, marked_chunks: set[int], random_chunks: set[int] = frozenset()
              ) -> tuple[str, str]:
-    random = any(word in call["api"] for word in RANDOM_WORDS) or call["chunk"] in random_chunks
+    drawn = any(word in call["api"] for word in RANDOM_WORDS)  # the same distribution, other values
+    random = drawn or call["chunk"] in random_chunks  # or weights PyTorch and MindSpore initialise differently
     if ms_result is not None and ms_result[0] == "ok":
         problem = ""
         for name, value in torch_result[1].items():
             if name not in ms_result[1]:
                 problem = f"{name}: not recorded"
                 break
-            problem = difference(value, ms_result[1][name], values=not random)
+            problem = difference(value, ms_result[1][name], values=not random, distribution=drawn)
             if problem:
                 problem = f"{name}: {problem}"
                 break

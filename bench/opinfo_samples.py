@@ -15,9 +15,10 @@ How it measures:
    module_db) become `layer = nn.X(...)`, weights set to the same values in both frameworks, eval mode.
 3. PyTorch runs each program (forms it rejects are dropped); the converter converts it; MindSpore runs
    the conversion in worker processes (a temporary cwd; a hang or crash costs one call).
-4. Each call is **same** (shape, dtype class and values within tolerance by dtype; random APIs: shape
-   and dtype), **marked** (otherwise, and the converter left a marker), or **silent** (otherwise:
-   reported converted, but MindSpore raises or computes something else).
+4. Each call is **same** (shape, dtype class and values within tolerance by dtype; random APIs: shape,
+   dtype and, for 1000 draws or more, how they are distributed: analysis/verify/compare.py),
+   **marked** (otherwise, and the converter left a marker), or **silent** (otherwise: reported
+   converted, but MindSpore raises or computes something else).
 """
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def classify(torch_result, ms_run, markers: list[str], random: bool) -> tuple[st
     from analysis.verify.compare import difference
 
     if ms_run is not None and ms_run[0]:
-        problem = difference(torch_result, ms_run[1], values=not random)
+        problem = difference(torch_result, ms_run[1], values=not random, distribution=random)
         if not problem:
             return "same", ""
     else:

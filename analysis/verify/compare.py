@@ -58,15 +58,17 @@ def dtype_class(a: np.ndarray) -> str:
     return str(a.dtype)
 
 
-def difference(expected, actual, values: bool = True) -> str:
-    """'' when `actual` matches `expected`, else what differs (shape, dtype class, values)."""
+def difference(expected, actual, values: bool = True, distribution: bool = False) -> str:
+    """'' when `actual` matches `expected`, else what differs (shape, dtype class, values). values=False:
+    draws of a random API, compared by shape and dtype, and with distribution=True by how the values are
+    distributed where there are enough of them (distribution_difference)."""
     if isinstance(expected, list) or isinstance(actual, list):
         if not (isinstance(expected, list) and isinstance(actual, list)):
             return f"a {_kind(actual)} where PyTorch returns a {_kind(expected)}"
         if len(expected) != len(actual):
             return f"{len(actual)} results where PyTorch returns {len(expected)}"
         for i, (a, b) in enumerate(zip(expected, actual)):
-            problem = difference(a, b, values)
+            problem = difference(a, b, values, distribution)
             if problem:
                 return f"result {i}: {problem}"
         return ""
@@ -79,7 +81,7 @@ def difference(expected, actual, values: bool = True) -> str:
     if dtype_class(a) != dtype_class(b):
         return f"dtype {b.dtype} where PyTorch gives {a.dtype}"
     if not values or a.size == 0:
-        return ""
+        return distribution_difference(a, b) if distribution and a.size else ""
     if dtype_class(a) in ("bool", "int"):
         if np.array_equal(a, b):
             return ""
@@ -95,6 +97,48 @@ def difference(expected, actual, values: bool = True) -> str:
         warnings.simplefilter("ignore")
         gap = np.nanmax(np.abs(a.astype(np.complex128 if dtype_class(a) == "complex" else np.float64) - b))
     return f"values differ (max abs difference {float(gap):.3g})"
+
+
+# Draws of a random API: fewer than this say too little about a distribution (shape and dtype only)
+MIN_DRAWS = 1000
+# Sampling noise stays below these, and a shifted or rescaled distribution is far above them: the largest
+# gap between the two empirical distribution functions, KS_LEVEL * sqrt(2 / n) (two-sample
+# Kolmogorov-Smirnov; 2.5 is passed by chance about once in 100,000; 0.055 for 4096 draws a side)
+KS_LEVEL = 2.5
+DISCRETE_GAP = 0.1  # total variation between the frequencies of integer values
+
+
+def distribution_difference(expected: np.ndarray, actual: np.ndarray) -> str:
+    """'' when two draws of the same shape look drawn from the same distribution: the share of
+    non-finite values, integer values where PyTorch's are (their frequencies), else the empirical
+    distribution functions. Too few draws: ''. Values are never compared one by one."""
+    if expected.size < MIN_DRAWS or dtype_class(expected) == "complex":
+        return ""
+    a, b = expected.astype(np.float64).ravel(), actual.astype(np.float64).ravel()
+    fa, fb = np.isfinite(a), np.isfinite(b)
+    if abs(fa.mean() - fb.mean()) > 0.01:
+        return f"{100 * (1 - fb.mean()):.1f} % non-finite draws where PyTorch has {100 * (1 - fa.mean()):.1f} %"
+    a, b = a[fa], b[fb]
+    if not a.size or not b.size:
+        return ""
+    if np.all(a == np.round(a)) and len(np.unique(a)) <= 64:
+        if not np.all(b == np.round(b)):
+            return "draws are not whole numbers where PyTorch's are"
+        levels = np.union1d(a, b)
+        freq_a = np.array([np.mean(a == v) for v in levels])
+        freq_b = np.array([np.mean(b == v) for v in levels])
+        gap = 0.5 * float(np.abs(freq_a - freq_b).sum())
+        return "" if gap <= DISCRETE_GAP else \
+            f"draws distributed differently (values' frequencies differ by {gap:.2f} in total variation)"
+    a, b = np.sort(a), np.sort(b)
+    points = np.concatenate([a, b])
+    gap = float(np.max(np.abs(np.searchsorted(a, points, side="right") / a.size
+                              - np.searchsorted(b, points, side="right") / b.size)))
+    if gap > KS_LEVEL * np.sqrt(2 / min(a.size, b.size)):
+        return (f"draws distributed differently (median {np.median(b):.3g}, 10-90 % {np.quantile(b, 0.1):.3g} to "
+                f"{np.quantile(b, 0.9):.3g}; PyTorch's {np.median(a):.3g}, {np.quantile(a, 0.1):.3g} to "
+                f"{np.quantile(a, 0.9):.3g}; distribution functions {gap:.2f} apart)")
+    return ""
 
 
 def _kind(value) -> str:

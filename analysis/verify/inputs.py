@@ -36,6 +36,7 @@ FLOATS: dict[str, np.ndarray] = {
     "seq": _wave((2, 3, 8), 1.1),
     "vol": _wave((2, 3, 4, 4, 4), 1.9),
     "z": np.array(0.6),                 # 0-d
+    "big": _wave((64, 64), 0.2),        # a receiver for random fills: enough draws to compare distributions
     # weights for the functional layers (conv, linear, embedding, norms)
     "w1": _wave((4, 3, 3), 0.4), "w2": _wave((4, 3, 3, 3), 0.5), "w3": _wave((4, 3, 2, 2, 2), 0.6),
     "wt1": _wave((3, 4, 3), 0.4), "wt2": _wave((3, 4, 3, 3), 0.5), "wt3": _wave((3, 4, 2, 2, 2), 0.6),
@@ -122,6 +123,9 @@ BY_API: dict[str, dict[str, list[str]]] = {
     "torch.nn.functional.prelu": {"input": ["img", "x"], "weight": ["g3", "v"]},
     # a matrix to invert: the square, well-conditioned one (an image's 8x8 slices are near-singular)
     "torch.inverse": {"input": ["s"]}, "torch.Tensor.inverse": {"self": ["s"]},
+    # random fills: 4096 draws, so that compare.distribution_difference has enough to go on
+    **{f"torch.Tensor.{name}": {"self": ["big"]} for name in (
+        "uniform_", "normal_", "bernoulli_", "exponential_", "geometric_", "log_normal_", "cauchy_", "random_")},
 }
 # no candidate means the parameter is not generated: it stays untested
 SKIP = frozenset(name for name, values in POOLS.items() if not values)

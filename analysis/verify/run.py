@@ -49,7 +49,7 @@ def outcome(call: Call, ran: tuple[bool, object]) -> tuple[str, str]:
         if text.startswith(("Crash", "Timeout")):
             return FAILS, text
         return (NO_CPU_KERNEL if NO_KERNEL.search(text) else FAILS), text
-    problem = difference(call.torch, value, values=not call.random)
+    problem = difference(call.torch, value, values=not call.random, distribution=call.random)
     return (DIFFERS, problem) if problem else (VERIFIED, "")
 
 
