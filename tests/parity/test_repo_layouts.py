@@ -475,3 +475,85 @@ def test_the_library_is_checked_from_its_readme_and_passes(library_repo):
     assert (gain["built_inside"], gain["within_path"]) == ("Wrapper#2", "gain")
     assert gain["arguments_from"] == "as Wrapper#2 builds it (README.md:21)"
     assert [i["shape"] for i in gain["inputs"]] == [[3, 6]]
+
+
+# siren-pytorch's and g-mlp-pytorch's patterns (issues 26, 29): weights drawn in place before they become
+# Parameters (no MindSpore CPU kernel for uniform_: the converted module could not be built), a causal mask
+# made by an in-place call on a new tensor, a grid cloned and flagged for gradients in forward
+INITIALISED = {
+    "sine/__init__.py": "",
+    "sine/layers.py": '''
+        import math
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+
+        class SineLayer(nn.Module):
+            def __init__(self, dim_in, dim_out, w0 = 1.):
+                super().__init__()
+                weight = torch.zeros(dim_out, dim_in)
+                bias = torch.zeros(dim_out)
+                w_std = math.sqrt(6 / dim_in) / w0
+                weight.uniform_(-w_std, w_std)
+                bias.uniform_(-w_std, w_std)
+                self.weight = nn.Parameter(weight)
+                self.bias = nn.Parameter(bias)
+                self.w0 = w0
+
+            def forward(self, x):
+                return torch.sin(self.w0 * F.linear(x, self.weight, self.bias))
+
+        class CausalMix(nn.Module):
+            def __init__(self, seq, dim):
+                super().__init__()
+                self.weight = nn.Parameter(torch.zeros(seq, seq).normal_(0, 0.1))
+                self.proj = nn.Linear(dim, dim)
+
+            def forward(self, x):
+                n = x.shape[1]
+                mask = torch.ones(n, n).triu_(1).bool()
+                weight = self.weight[:n, :n].masked_fill(mask, 0.)
+                return weight @ self.proj(x)
+
+        class Field(nn.Module):
+            def __init__(self, net, size):
+                super().__init__()
+                self.net = net
+                self.register_buffer("grid", torch.linspace(-1, 1, size)[:, None].repeat(1, 2))
+
+            def forward(self, x):
+                coords = self.grid.clone().detach().requires_grad_()
+                return self.net(coords) * x
+    ''',
+    "README.md": '''
+        # sine
+
+        ```python
+        import torch
+        from sine.layers import SineLayer, CausalMix, Field
+
+        layer = SineLayer(dim_in = 2, dim_out = 8, w0 = 30.)
+        out = layer(torch.randn(4, 2))
+
+        mix = CausalMix(seq = 6, dim = 8)
+        out = mix(torch.randn(2, 6, 8))
+
+        field = Field(layer, size = 5)
+        img = field(torch.randn(5, 8))
+        ```
+    ''',
+}
+
+
+@pytest.mark.slow
+def test_weights_drawn_in_place_and_masks_made_in_place_are_checked_and_pass(tmp_path):
+    root = tmp_path / "initialised"
+    for name, body in INITIALISED.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body).lstrip())
+    report = check_parity(root, loss_steps=2, timeout_s=600)
+    assert not report.get("error"), report.get("error")
+    statuses = {e["name"]: (e["status"], e["reason"][:300]) for e in report["entry_points"]}
+    for name in ("SineLayer", "CausalMix", "Field"):
+        assert statuses[name][0] == "pass", (name, statuses)
