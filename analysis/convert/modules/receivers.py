@@ -20,9 +20,9 @@ import libcst as cst
 from ..apis import sample_checks
 from ..core import rules
 from ..core.bound import INSTANCE, SIZE
+from ..core.fresh import is_fresh
 from ..core.names import code, dotted, resolve
 from ..support import helpers
-from ..tensors.fresh import is_fresh
 from . import transposed
 
 SEQUENTIAL = "torch.nn.Sequential"

@@ -15,10 +15,10 @@ from pathlib import Path
 import libcst as cst
 
 from ..apis.verdict_hook import known_broken, verified
-from ..core import rules
+from ..core import fresh, rules
 from ..core.context import ConversionContext
 from ..core.names import code, dotted, resolve
-from . import fresh, random_fills
+from . import random_fills
 
 TABLE_PATH = Path(__file__).with_name("inplace_methods.json")
 # what to write where the out-of-place form is not a drop-in (bool result, other argument order)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..core.context import ConversionContext
-from ..core.names import resolve
+from .context import ConversionContext
+from .names import resolve
 
 # PyTorch's view operations (docs: "Tensor Views") and calls that return their input itself when there is
 # nothing to do (x.float() on a float tensor, x.contiguous(), x.to(same)...), by method or function name
