@@ -16,7 +16,7 @@ from .core.names import code, dotted, resolve
 from .core.walk import GRAD_CONTEXTS, WalkState
 from .apis import thirdparty
 from .support import helpers
-from .training import optimizers
+from .training import grouplr, optimizers
 from .training.modern import AUTOCAST
 
 
@@ -79,6 +79,10 @@ class StatementRewrites(WalkState):
             self.ctx.change(original, rules.DEVICE_OBJECT, "torch.device", "",
                             "torch.device variable removed: MindSpore picks the device from its context")
             return cst.RemovalSentinel.REMOVE
+        if self.ctx.group_lr_only:
+            assigned = grouplr.rewrite(self.ctx, original, updated)
+            if assigned is not None:
+                return assigned
         if len(updated.body) == 1:
             o, u = original.body[0], updated.body[0]
             # a device move whose result was discarded, or `x = x` left after removing .to(device)

@@ -121,6 +121,29 @@ for epoch in range(6):
     losses.append(loss.item())
 weight = model[0].weight.detach().numpy()
 """,
+    # the residual-network tutorial's (and nanoGPT's) lr update: a function setting each group's lr, a
+    # learning rate divided in place every 2 epochs
+    "group_lr_set_by_a_function": """# compare: losses, weight
+model = fill(nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)))
+optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
+criterion = nn.MSELoss()
+def update_lr(optimizer, lr):
+    for param_group in optimizer.param_groups:
+        param_group['lr'] = lr
+curr_lr = 0.05
+losses = []
+for epoch in range(6):
+    loss = criterion(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+    if (epoch + 1) % 2 == 0:
+        curr_lr /= 3
+        update_lr(optimizer, curr_lr)
+    optimizer.param_groups[0]['lr'] *= 1.5
+weight = model[0].weight.detach().numpy()
+""",
 }
 
 
@@ -315,16 +338,30 @@ def test_prefixed_optimizer_state_leaves_the_trained_parameters_names_and_compil
     assert enc_opt.global_step.asnumpy().item() == dec_opt.global_step.asnumpy().item() == 3
 
 
-def test_an_experimental_optimizer_under_a_scheduler_compiles_and_param_groups_writes_do_not():
+def test_an_experimental_optimizer_under_a_scheduler_compiles():
     # mindspore.experimental.optim keeps each group's lr in a Parameter its schedulers assign to, which a
-    # graph reads at every call (the slow test above runs this in both frameworks); a file setting
-    # group['lr'] replaces that Parameter by a Python value a graph would freeze: that step stays op by op
+    # graph reads at every call (the slow test above runs this in both frameworks)
     text = _convert("adamw_under_a_step_scheduler")
     assert "optimizer = mindspore.experimental.optim.AdamW(" in text or "optim.AdamW(" in text
     assert "@compiled_step\ndef train_step(training_modes):" in text
-    body = SNIPPETS["adamw_under_a_step_scheduler"].replace(
-        "    scheduler.step()\n", "    for group in optimizer.param_groups:\n        group['lr'] = 0.05 / (epoch + 1)\n")
+
+
+def test_a_group_lr_set_in_a_loop_is_assigned_into_its_parameter_and_the_step_compiles():
+    # `g['lr'] = lr` would replace the group's lr Parameter by a Python number a graph freezes at its
+    # first value: assigned into the Parameter instead, the step compiles (the slow test above runs this
+    # in both frameworks: losses and weights as PyTorch's)
+    text = _convert("group_lr_set_by_a_function")
+    assert "@compiled_step\ndef train_step(training_modes):" in text
+    assert "        ops.assign(param_group['lr'], lr)\n" in text
+    assert "    ops.assign(optimizer.param_groups[0]['lr'], optimizer.param_groups[0]['lr'] * (1.5))\n" in text
+
+
+def test_a_param_groups_write_other_than_lr_keeps_the_step_uncompiled():
+    # a group's other values (momentum, weight_decay) are Python numbers the optimizer reads: a graph
+    # would freeze them, so the step stays op by op and the write is left as it is
+    body = SNIPPETS["group_lr_set_by_a_function"].replace("param_group['lr'] = lr", "param_group['weight_decay'] = lr")
     result = convert_source(HEAD + body)
-    assert "compiled_step" not in result.text
+    assert "compiled_step" not in result.text and "param_group['weight_decay'] = lr" in result.text
+    assert "ops.assign(optimizer.param_groups[0]['lr']" not in result.text
     note = next(c.description for c in result.changes if c.mindspore_api == "mindspore.value_and_grad")
-    assert "not compiled: optimizer has its learning rate set as a Python value" in note
+    assert "not compiled: optimizer has a parameter group value set as a Python value" in note

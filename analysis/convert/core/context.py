@@ -36,6 +36,8 @@ class ConversionContext:
     marks: list[list[str]] = field(default_factory=list)  # MIGRATE comments per open statement
     uses_scheduler: bool = False  # the file builds LR schedulers: optimizers go experimental
     uses_param_groups: bool = False  # the file reads or writes optimizer.param_groups: optimizers go experimental
+    group_names: set[str] = field(default_factory=set)  # variables bound by iterating param_groups (grouplr.py)
+    group_lr_only: bool = False  # every param_groups write is a group's lr, assigned into its Parameter
     transforms_imported: bool = False  # the imports reach torchvision.transforms (scan/model_transforms.py)
     dataset_names: set[str] = field(default_factory=set)  # variables bound to converted loaders
     loader_sources: dict[str, str] = field(default_factory=dict)  # loader variable -> its dataset variable (loader.dataset)

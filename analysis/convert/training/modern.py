@@ -17,11 +17,13 @@ that the mark on it says what to write instead of the generic one.
 """
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from ..core import rules
 from ..core.names import code, resolve
-from . import accumulation, paramgroups
+from . import accumulation, grouplr, paramgroups
 
 AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
                       "torch.amp.autocast_mode.autocast"})
@@ -74,6 +76,10 @@ def prepare(ctx, module: cst.Module, source: str) -> cst.Module:
         module.visit(_Accumulation(ctx, scalers))
     if "named_parameters" in source or "configure_optimizers" in source:
         paramgroups.plan(ctx, module, source, tree)
+    if "param_groups" in source:
+        grouplr.plan(ctx, tree if tree is not None else _parse(source))
+        if ctx.group_lr_only and ctx.group_names:
+            ctx.outline = None  # `g['lr'] = lr` holds no torch: the walk must visit it
     if "autocast" in source:
         module.visit(_Decorators(ctx))
     return module
@@ -366,3 +372,10 @@ HANDLERS = {
     "torch.utils.data.distributed.DistributedSampler": distributed_sampler,
     "torch.utils.data.DistributedSampler": distributed_sampler,
 }
+
+
+def _parse(source: str):
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None

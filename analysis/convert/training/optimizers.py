@@ -546,12 +546,13 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
 
 
 def _python_state(ctx: ConversionContext, opts: tuple[str, ...]) -> str:
-    """Why an optimizer cannot be stepped inside a compiled graph: a file using param_groups sets a group's
-    lr as a Python value (`g['lr'] = lr`), which takes the place of the optimizer's learning-rate Parameter
-    and is frozen into a graph at its first value (measured: such a loop trained differently compiled).
-    mindspore.experimental.optim's schedulers assign to that Parameter, which a graph reads at every call
-    (StepLR over AdamW, RMSprop, SGD, Adam: the same losses and weights compiled as op by op)."""
-    return f"{opts[0]} has its learning rate set as a Python value (param_groups)" if ctx.uses_param_groups else ""
+    """Why an optimizer cannot be stepped inside a compiled graph: a file using param_groups otherwise than
+    grouplr.py rewrites may set a group's value as a Python number (`g['momentum'] = m`, `g.update(...)`),
+    which a graph freezes at its first value (measured: `g['lr'] = lr` left as it was trained differently
+    compiled). An lr assigned into its Parameter (grouplr.py), like mindspore.experimental.optim's
+    schedulers do, is read by the graph at every call (the same losses and weights as PyTorch)."""
+    return f"{opts[0]} has a parameter group value set as a Python value (param_groups)" \
+        if ctx.uses_param_groups and not ctx.group_lr_only else ""
 
 
 def _state_clash(opts: tuple[str, ...]) -> str:
