@@ -11,7 +11,8 @@ first steps pay for compilation on the MindSpore side and for lazy initialisatio
 time to the last loss from the first, compilation included, is reported beside it, and so is the
 median step in the process's CPU time (less sensitive to other work on a shared machine). Scripts: the
 realworld training scripts that train unmodified (needs /work/shared/realworld or REALWORLD_DIR) and
-bench/training_scripts (a CNN, a GRU seq2seq, a GAN whose generated batch feeds both losses).
+bench/training_scripts (a CNN, the same CNN with a loop setting its param groups' lr, a GRU seq2seq, a GAN whose
+generated batch feeds both losses).
 """
 from __future__ import annotations
 
