@@ -365,3 +365,12 @@ def test_a_param_groups_write_other_than_lr_keeps_the_step_uncompiled():
     assert "ops.assign(optimizer.param_groups[0]['lr']" not in result.text
     note = next(c.description for c in result.changes if c.mindspore_api == "mindspore.value_and_grad")
     assert "not compiled: optimizer has a parameter group value set as a Python value" in note
+
+
+def test_a_name_that_is_a_group_in_one_place_and_a_plain_dict_in_another_is_left_alone():
+    # `group` is also a function's dict argument: its ['lr'] write may be a plain dict's, so nothing is
+    # rewritten and the step stays uncompiled
+    body = SNIPPETS["group_lr_set_by_a_function"].replace(
+        "curr_lr = 0.05\n", "curr_lr = 0.05\ndef scaled(param_group):\n    param_group['lr'] = 2\n    return param_group\n")
+    result = convert_source(HEAD + body)
+    assert "ops.assign" not in result.text and "compiled_step" not in result.text

@@ -57,9 +57,10 @@ def _is_group(node: ast.AST, groups: set[str]) -> bool:
 
 def _understood(tree: ast.AST, groups: set[str]) -> bool:
     iterated = {id(it) for n in ast.walk(tree) for _, it in _bindings(n)}
+    indexed = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Subscript)}
     for node in ast.walk(tree):
         if _is_groups(node):  # the list itself: iterated or indexed, nothing else
-            if id(node) not in iterated and not _indexed(tree, node):
+            if id(node) not in iterated and id(node) not in indexed:
                 return False
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
@@ -67,16 +68,16 @@ def _understood(tree: ast.AST, groups: set[str]) -> bool:
                 if isinstance(target, ast.Subscript) and _is_group(target.value, groups) \
                         and not (isinstance(node, (ast.Assign, ast.AugAssign)) and _key(target) == "lr"):
                     return False
-                if isinstance(node, ast.Assign) and isinstance(target, ast.Name) and target.id in groups:
-                    return False  # a group variable rebound: its writes may reach something else
+                if isinstance(target, ast.Name) and target.id in groups:
+                    return False  # a group's name bound to something else: its writes may reach a plain dict
+        elif isinstance(node, ast.arg) and node.arg in groups:
+            return False  # likewise a function argument
+        elif any(isinstance(t, ast.Name) and t.id in groups and not _is_groups(it) for t, it in _bindings(node)):
+            return False  # likewise a loop over something else
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in MUTATORS and _is_group(node.func.value, groups):
             return False
     return True
-
-
-def _indexed(tree: ast.AST, node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Subscript) and n.value is node for n in ast.walk(tree))
 
 
 def _key(target: ast.Subscript) -> str | None:
