@@ -1676,12 +1676,98 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return out if batched else out.squeeze(0)
 
 
+def conv_nd(op, input, weight, bias, stride, padding, dilation, groups):
+    """F.conv1d/2d/3d with ops.conv1d/2d/3d, which take a batched input only: an unbatched input
+    (one axis fewer than the weight) is convolved as a batch of one. PyTorch's padding='same' or
+    'valid' is MindSpore's pad_mode; a number or a tuple is pad_mode='pad' with that padding."""
+    pad_mode, padding = (padding, 0) if isinstance(padding, str) else ("pad", padding)
+    batched = input.ndim == weight.ndim
+    out = op(input if batched else input.expand_dims(0), weight, bias, stride, pad_mode, padding, dilation, groups)
+    return out if batched else out.squeeze(0)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """F.conv1d: see conv_nd."""
+    return conv_nd(ops.conv1d, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """F.conv2d: see conv_nd."""
+    return conv_nd(ops.conv2d, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """F.conv3d: see conv_nd."""
+    return conv_nd(ops.conv3d, input, weight, bias, stride, padding, dilation, groups)
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """F.unfold with ops.unfold, which takes a batched (N, C, H, W) input only: an unbatched
     (C, H, W) input is unfolded as a batch of one."""
     batched = input.ndim == 4
-    out = ops.unfold(input if batched else input.expand_dims(0), kernel_size, dilation, padding, stride)
+    image = input if batched else input.expand_dims(0)
+    args = (kernel_size, dilation, padding, stride)
+    out = empty_batch(ops.unfold, image, *args) if image.shape[0] == 0 else ops.unfold(image, *args)
     return out if batched else out.squeeze(0)
+
+
+def empty_batch(op, input, *args):
+    """op(input, *args) for an input with an empty batch axis, which MindSpore's patch and pooling
+    kernels refuse where PyTorch returns an empty batch: op of one zero sample, none of it kept."""
+    return op(ops.zeros((1,) + tuple(input.shape[1:]), input.dtype), *args)[:0]
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """F.adaptive_avg_pool3d with ops.adaptive_avg_pool3d, which refuses an empty batch."""
+    if input.shape[0] == 0:
+        return empty_batch(ops.adaptive_avg_pool3d, input, output_size)
+    return ops.adaptive_avg_pool3d(input, output_size)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """F.avg_pool3d with ops.avg_pool3d, whose stride defaults to 1 (not to kernel_size), whose padding
+    tuple has six items (before and after each axis), which takes a positive divisor_override only
+    (sums, divided here, give any other) and refuses an empty batch."""
+    padding = tuple(p for p in padding for _ in range(2)) if isinstance(padding, (tuple, list)) and \
+        len(padding) == 3 else padding
+    args = (kernel_size, kernel_size if stride is None else stride, padding, ceil_mode, count_include_pad,
+            0 if divisor_override is None else 1)
+    out = empty_batch(ops.avg_pool3d, input, *args) if input.shape[0] == 0 else ops.avg_pool3d(input, *args)
+    return out if divisor_override is None else out / divisor_override
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """F.ctc_loss with ops.ctc_loss, which takes the lengths as tensors only, padded (N, S) targets
+    only (PyTorch's 1-D form concatenates them: split here by target_lengths, which must then be known
+    values, as in eager code) and returns (loss, log_alpha): the loss alone is PyTorch's value."""
+    input_lengths = mindspore.Tensor(input_lengths, mindspore.int64) if isinstance(input_lengths, (list, tuple)) \
+        else input_lengths.astype(mindspore.int64)
+    target_lengths = mindspore.Tensor(target_lengths, mindspore.int64) if isinstance(target_lengths, (list, tuple)) \
+        else target_lengths.astype(mindspore.int64)
+    if targets.ndim == 1:
+        lengths = [int(n) for n in target_lengths.asnumpy()]
+        width, starts = max(lengths + [1]), [sum(lengths[:i]) for i in range(len(lengths))]
+        targets = ops.stack([ops.pad(targets[s:s + n], (0, width - n), value=blank) for s, n in zip(starts, lengths)])
+    if log_probs.ndim == 2:  # unbatched (T, C): a batch of one
+        loss = ctc_loss(log_probs.expand_dims(1), targets.reshape(1, -1), input_lengths.reshape(1),
+                        target_lengths.reshape(1), blank, reduction, zero_infinity)
+        return loss if reduction != "none" else loss.squeeze(0)
+    return ops.ctc_loss(log_probs, targets.astype(mindspore.int64), input_lengths, target_lengths, blank, reduction,
+                        zero_infinity)[0]
+
+
+class CTCLoss(nn.Cell):
+    """nn.CTCLoss: the layer form of ctc_loss() (MindSpore's CTCLoss takes tensor lengths and padded
+    targets only and returns (loss, log_alpha))."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__()
+        self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
+
+    def construct(self, log_probs, targets, input_lengths, target_lengths):
+        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                        self.zero_infinity)
 
 
 class Fold(nn.Cell):
