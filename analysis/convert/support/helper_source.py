@@ -1745,14 +1745,14 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         else input_lengths.astype(mindspore.int64)
     target_lengths = mindspore.Tensor(target_lengths, mindspore.int64) if isinstance(target_lengths, (list, tuple)) \
         else target_lengths.astype(mindspore.int64)
-    if targets.ndim == 1:
-        lengths = [int(n) for n in target_lengths.asnumpy()]
-        width, starts = max(lengths + [1]), [sum(lengths[:i]) for i in range(len(lengths))]
-        targets = ops.stack([ops.pad(targets[s:s + n], (0, width - n), value=blank) for s, n in zip(starts, lengths)])
     if log_probs.ndim == 2:  # unbatched (T, C): a batch of one
         loss = ctc_loss(log_probs.expand_dims(1), targets.reshape(1, -1), input_lengths.reshape(1),
                         target_lengths.reshape(1), blank, reduction, zero_infinity)
         return loss if reduction != "none" else loss.squeeze(0)
+    if targets.ndim == 1:
+        lengths = [int(n) for n in target_lengths.asnumpy()]
+        width, starts = max(lengths + [1]), [sum(lengths[:i]) for i in range(len(lengths))]
+        targets = ops.stack([ops.pad(targets[s:s + n], (0, width - n), value=blank) for s, n in zip(starts, lengths)])
     return ops.ctc_loss(log_probs, targets.astype(mindspore.int64), input_lengths, target_lengths, blank, reduction,
                         zero_infinity)[0]
 

@@ -1,0 +1,84 @@
+"""torch.nn.functional calls whose MindSpore kernels refuse inputs PyTorch takes (issue 29's silent
+OpInfo samples): an unbatched input, an empty batch, PyTorch's padding and divisor spellings, CTC's
+list lengths and concatenated targets. Each goes to a local function of PyTorch's signature
+(helper_source.py); the slow test runs both frameworks on the same inputs."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analysis.convert import convert_source
+from .harness import block_value_problems
+
+HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
+
+
+def converted(body: str):
+    result = convert_source(HEADER + textwrap.dedent(body))
+    return result.text, [u.action for u in result.unconverted]
+
+
+def test_calls_go_to_local_functions_of_pytorchs_signature():
+    text, marks = converted("""
+        a = F.conv1d(x, w, None, 1, 'same')
+        b = F.conv2d(x, w, b, stride=2, padding=(1, 2), groups=4)
+        c = F.conv3d(input=x, weight=w)
+        d = F.avg_pool3d(x, 2, divisor_override=3)
+        e = F.adaptive_avg_pool3d(x, (2, 3, 4))
+        f = F.ctc_loss(lp, t, [5, 5], [2, 3], reduction='sum')
+        g = nn.CTCLoss(blank=1)(lp, t, il, tl)
+    """)
+    assert marks == []
+    for line in ("a = conv1d(x, w, None, 1, 'same')", "b = conv2d(x, w, b, stride=2, padding=(1, 2), groups=4)",
+                 "c = conv3d(input=x, weight=w)", "d = avg_pool3d(x, 2, divisor_override=3)",
+                 "e = adaptive_avg_pool3d(x, (2, 3, 4))", "f = ctc_loss(lp, t, [5, 5], [2, 3], reduction='sum')",
+                 "g = CTCLoss(blank=1)(lp, t, il, tl)"):
+        assert line in text
+    assert "pad_mode" not in text.split("def conv_nd")[0]  # the helper spells padding, not the call
+    compile(text, "converted.py", "exec")
+
+
+CASES = [
+    ("conv1d of an unbatched (C, L) input, groups and 'same' padding", """
+        x = torch.linspace(-1, 1, 40).reshape(4, 10)
+        w = torch.linspace(1, -1, 24).reshape(4, 2, 3)
+        a = F.conv1d(x, w, None, 2, 1, 1, 2)
+        b = F.conv1d(x, w[:, :, :2], torch.tensor([0.5, -0.5, 1.0, 0.0]), padding='same', groups=2, dilation=2)
+        c = F.conv1d(x.unsqueeze(0), w, padding=(2,), groups=2)
+        """),
+    ("conv2d of an unbatched (C, H, W) input with groups, conv3d of a (C, D, H, W) one", """
+        x = torch.linspace(-1, 1, 144).reshape(4, 6, 6)
+        a = F.conv2d(x, torch.linspace(1, -1, 36).reshape(4, 1, 3, 3), torch.arange(4.), groups=4, padding=(1, 1))
+        b = F.conv2d(x, torch.linspace(1, -1, 72).reshape(8, 1, 3, 3), groups=4, stride=(3, 2))
+        v = torch.linspace(-1, 1, 243).reshape(9, 3, 1, 9)
+        c = F.conv3d(v, torch.linspace(1, -1, 243).reshape(3, 3, 3, 1, 9), None, (2, 2, 2), 0, 1, 3)
+        d = F.conv3d(v, torch.linspace(1, -1, 9).reshape(1, 9, 1, 1, 1), padding='same')
+        """),
+    ("unfold, adaptive_avg_pool3d and avg_pool3d of an empty batch", """
+        a = F.unfold(torch.zeros(0, 1, 5, 5), 2, padding=1, stride=(1, 2))
+        b = F.adaptive_avg_pool3d(torch.zeros(0, 3, 8, 8, 8), (5, 7, 4))
+        c = F.avg_pool3d(torch.zeros(0, 1, 4, 6, 4), (2, 3, 1), stride=(2, 1, 2))
+        """),
+    ("avg_pool3d: stride left to kernel_size, a padding per axis, any divisor_override", """
+        x = torch.linspace(-2, 3, 250).reshape(1, 2, 5, 5, 5)
+        a = F.avg_pool3d(x, (2, 3, 4), padding=(0, 1, 2), stride=(1, 2, 2), ceil_mode=True, divisor_override=2)
+        b = F.avg_pool3d(x, 2, None, 0, False, True, -2)
+        c = F.avg_pool3d(x, (3, 2, 2), padding=(1, 1, 0), count_include_pad=False)
+        """),
+    ("ctc_loss with list lengths, each reduction; nn.CTCLoss with concatenated 1-D targets", """
+        lp = torch.linspace(-3, 2, 120).reshape(6, 4, 5).log_softmax(2)
+        t = torch.tensor([[1, 2, 2], [3, 1, 0], [4, 4, 1], [2, 0, 0]])
+        a = F.ctc_loss(lp, t, [6, 6, 5, 4], [3, 2, 3, 1], reduction='none')
+        b = F.ctc_loss(lp, t, [6, 6, 5, 4], [3, 2, 3, 1])
+        c = F.ctc_loss(lp, t, torch.tensor([6, 6, 5, 4]), torch.tensor([3, 2, 3, 1]), reduction='sum', zero_infinity=True)
+        d = nn.CTCLoss()(lp, torch.tensor([1, 2, 2, 3, 1, 4, 4, 1, 2]), torch.tensor([6, 6, 5, 4]), torch.tensor([3, 2, 3, 1]))
+        e = F.ctc_loss(lp[:, 0], t[0], torch.tensor(6), torch.tensor(3), reduction='none')
+        """),
+]
+
+
+@pytest.mark.slow
+def test_converted_calls_give_pytorchs_values():
+    problems = block_value_problems([(name, HEADER + textwrap.dedent(body).lstrip("\n")) for name, body in CASES])
+    assert not problems, "\n".join(problems)
