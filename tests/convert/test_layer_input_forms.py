@@ -1,6 +1,7 @@
 """torch.nn.functional calls whose MindSpore kernels refuse inputs PyTorch takes (issue 29's silent
 OpInfo samples): an unbatched input, an empty batch, PyTorch's padding and divisor spellings, CTC's
-list lengths and concatenated targets. Each goes to a local function of PyTorch's signature
+list lengths and concatenated targets, 1-D adaptive pooling over lengths that are no multiple of
+the output size. Each goes to a local function of PyTorch's signature
 (helper_source.py); the slow test runs both frameworks on the same inputs."""
 from __future__ import annotations
 
@@ -28,12 +29,16 @@ def test_calls_go_to_local_functions_of_pytorchs_signature():
         e = F.adaptive_avg_pool3d(x, (2, 3, 4))
         f = F.ctc_loss(lp, t, [5, 5], [2, 3], reduction='sum')
         g = nn.CTCLoss(blank=1)(lp, t, il, tl)
+        h = F.adaptive_avg_pool1d(x, 3)
+        i, j = F.adaptive_max_pool1d(x, (3,), True)
+        k = nn.AdaptiveMaxPool1d(2, return_indices=True)
     """)
     assert marks == []
     for line in ("a = conv1d(x, w, None, 1, 'same')", "b = conv2d(x, w, b, stride=2, padding=(1, 2), groups=4)",
                  "c = conv3d(input=x, weight=w)", "d = avg_pool3d(x, 2, divisor_override=3)",
                  "e = adaptive_avg_pool3d(x, (2, 3, 4))", "f = ctc_loss(lp, t, [5, 5], [2, 3], reduction='sum')",
-                 "g = CTCLoss(blank=1)(lp, t, il, tl)"):
+                 "g = CTCLoss(blank=1)(lp, t, il, tl)", "h = adaptive_avg_pool1d(x, 3)",
+                 "i, j = adaptive_max_pool1d(x, (3,), True)", "k = AdaptiveMaxPool1d(2, return_indices=True)"):
         assert line in text
     assert "pad_mode" not in text.split("def conv_nd")[0]  # the helper spells padding, not the call
     compile(text, "converted.py", "exec")
@@ -74,6 +79,14 @@ CASES = [
         c = F.ctc_loss(lp, t, torch.tensor([6, 6, 5, 4]), torch.tensor([3, 2, 3, 1]), reduction='sum', zero_infinity=True)
         d = nn.CTCLoss()(lp, torch.tensor([1, 2, 2, 3, 1, 4, 4, 1, 2]), torch.tensor([6, 6, 5, 4]), torch.tensor([3, 2, 3, 1]))
         e = F.ctc_loss(lp[:, 0], t[0], torch.tensor(6), torch.tensor(3), reduction='none')
+        """),
+    ("1-D adaptive pooling where the length is no multiple of the output size (windows overlap)", """
+        x = torch.linspace(-2, 3, 30).reshape(2, 3, 5)
+        a = F.adaptive_avg_pool1d(x, 3)
+        b, first = F.adaptive_max_pool1d(x[0], (3,), True)
+        c = nn.AdaptiveAvgPool1d(4)(x)
+        d, second = nn.AdaptiveMaxPool1d(2, return_indices=True)(x.flip(-1))
+        e = F.adaptive_max_pool1d(torch.linspace(-1, 1, 14).reshape(2, 7), 7)
         """),
 ]
 

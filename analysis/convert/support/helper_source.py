@@ -1770,6 +1770,52 @@ class CTCLoss(nn.Cell):
                         self.zero_infinity)
 
 
+def adaptive_windows(length, size):
+    """(start, end) of each of PyTorch's adaptive pooling windows over an axis of `length`: output i
+    reads floor(i * length / size) up to ceil((i + 1) * length / size), so windows may overlap and
+    length need not be a multiple of size (MindSpore's 1-D adaptive pooling requires one)."""
+    return [((i * length) // size, -((-(i + 1) * length) // size)) for i in range(size)]
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """F.adaptive_avg_pool1d over the last axis, by PyTorch's windows (adaptive_windows)."""
+    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    return ops.stack([input[..., start:end].mean(-1) for start, end in adaptive_windows(input.shape[-1], size)], -1)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """F.adaptive_max_pool1d over the last axis, by PyTorch's windows (adaptive_windows); the indices
+    count along the input's last axis, as PyTorch's do."""
+    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    pairs = [(ops.max(input[..., start:end], -1), start) for start, end in adaptive_windows(input.shape[-1], size)]
+    values = ops.stack([found[0] for found, _ in pairs], -1)
+    if not return_indices:
+        return values
+    return values, ops.stack([found[1].astype(mindspore.int64) + start for found, start in pairs], -1)
+
+
+class AdaptiveAvgPool1d(nn.Cell):
+    """nn.AdaptiveAvgPool1d: the layer form of adaptive_avg_pool1d()."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def construct(self, input):
+        return adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveMaxPool1d(nn.Cell):
+    """nn.AdaptiveMaxPool1d: the layer form of adaptive_max_pool1d()."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def construct(self, input):
+        return adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
 class Fold(nn.Cell):
     """nn.Fold: the layer form of fold() (MindSpore has no Fold cell)."""
 
