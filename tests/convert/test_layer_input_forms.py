@@ -88,7 +88,25 @@ CASES = [
         d, second = nn.AdaptiveMaxPool1d(2, return_indices=True)(x.flip(-1))
         e = F.adaptive_max_pool1d(torch.linspace(-1, 1, 14).reshape(2, 7), 7)
         """),
+    ("interpolate: 1-D area into a length that does not divide the input's; other modes as before", """
+        x = torch.linspace(-2, 3, 24).reshape(2, 3, 4)
+        a = F.interpolate(x, (3,), None, 'area')
+        b = F.interpolate(input=x, size=[7], mode='area')
+        c = F.interpolate(x.reshape(1, 2, 3, 4), size=(5, 3), mode='bilinear', align_corners=True)
+        d = F.interpolate(x, 6, mode='linear')
+        """),
 ]
+
+
+def test_interpolate_keeps_modes_and_scale_factors_it_does_not_compute_as_pytorch_marked():
+    text, marks = converted("""
+        a = F.interpolate(x, scale_factor=2, mode='bicubic')
+        b = F.interpolate(x, (4, 4), mode=how)
+        c = F.interpolate(x, scale_factor=0.5)
+        d = F.interpolate(x, (4, 4), mode='nearest', antialias=False)
+    """)
+    assert len(marks) == 3 and "bicubic" in marks[0] and "mode=how" in marks[1] and "scale_factor=0.5" in marks[2]
+    assert "d = interpolate(x, (4, 4), mode='nearest')" in text
 
 
 @pytest.mark.slow

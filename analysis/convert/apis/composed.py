@@ -5,7 +5,8 @@ ops.isclose). The call keeps its arguments as written and goes to that function,
 converted file by helpers.py.
 
 An argument the function does not take (out=, a dtype= it does not model) is dropped only when it
-is a placement detail or spells PyTorch's default; any other value leaves the call marked, and so
+is a placement detail or spells PyTorch's default; one whose entry row lists values (interpolate's
+mode=) must be one of those, one whose row "differs" must be PyTorch's default; any other value leaves the call marked, and so
 do unpacked arguments unless the function takes all of PyTorch's parameters. A tensor method with
 such an entry (x.aminmax(dim=0)) calls the function on its receiver; the API passed as a value
 (functools.partial(torch.allclose, ...)) becomes the function's name."""
@@ -86,6 +87,15 @@ def helper_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, q
                                f"positional argument {position} ({code(arg.value)}) is not handled")
         else:
             name = arg.keyword.value
+        row = next((r for r in entry.params if r.torch == name and r.kind == "param"), None)
+        text = code(arg.value).strip()
+        if name in taken and row is not None and (row.values and row.value_for(text) is None or row.relation == "differs"
+                                                  and text != defaults.get(name)):
+            shown = f"{name}= {', '.join(dict(row.values))} only" if row.values else f"{name}={defaults.get(name)} only"
+            ctx.mark(original, rules.API_DIFF, qualified,
+                     f"argument {name}={code(arg.value)}: the local function {entry.helper}() written for "
+                     f"{qualified} computes PyTorch's values for {shown}; {row.note}")
+            return updated
         if name in taken:
             kept.append(arg)
         elif name in HARMLESS_DROPS or (defaults.get(name) is not None and code(arg.value) == defaults[name]):
