@@ -1,7 +1,7 @@
 """torch.nn.functional calls whose MindSpore kernels refuse inputs PyTorch takes (issue 29's silent
 OpInfo samples): an unbatched input, an empty batch, PyTorch's padding and divisor spellings, CTC's
 list lengths and concatenated targets, 1-D adaptive pooling over lengths that are no multiple of
-the output size. Each goes to a local function of PyTorch's signature
+the output size, local response norms of any rank. Each goes to a local function of PyTorch's signature
 (helper_source.py); the slow test runs both frameworks on the same inputs."""
 from __future__ import annotations
 
@@ -32,13 +32,14 @@ def test_calls_go_to_local_functions_of_pytorchs_signature():
         h = F.adaptive_avg_pool1d(x, 3)
         i, j = F.adaptive_max_pool1d(x, (3,), True)
         k = nn.AdaptiveMaxPool1d(2, return_indices=True)
+        m = nn.LocalResponseNorm(3, 0.5)
     """)
     assert marks == []
     for line in ("a = conv1d(x, w, None, 1, 'same')", "b = conv2d(x, w, b, stride=2, padding=(1, 2), groups=4)",
                  "c = conv3d(input=x, weight=w)", "d = avg_pool3d(x, 2, divisor_override=3)",
                  "e = adaptive_avg_pool3d(x, (2, 3, 4))", "f = ctc_loss(lp, t, [5, 5], [2, 3], reduction='sum')",
                  "g = CTCLoss(blank=1)(lp, t, il, tl)", "h = adaptive_avg_pool1d(x, 3)",
-                 "i, j = adaptive_max_pool1d(x, (3,), True)", "k = AdaptiveMaxPool1d(2, return_indices=True)"):
+                 "i, j = adaptive_max_pool1d(x, (3,), True)", "k = AdaptiveMaxPool1d(2, return_indices=True)", "m = LocalResponseNorm(3, 0.5)"):
         assert line in text
     assert "pad_mode" not in text.split("def conv_nd")[0]  # the helper spells padding, not the call
     compile(text, "converted.py", "exec")
@@ -87,6 +88,12 @@ CASES = [
         c = nn.AdaptiveAvgPool1d(4)(x)
         d, second = nn.AdaptiveMaxPool1d(2, return_indices=True)(x.flip(-1))
         e = F.adaptive_max_pool1d(torch.linspace(-1, 1, 14).reshape(2, 7), 7)
+        """),
+    ("LocalResponseNorm over 3-D, 4-D and 5-D inputs (MindSpore's LRN: 4-D only, another size and scale)", """
+        x = torch.linspace(-2, 3, 60).reshape(1, 5, 3, 4)
+        a = nn.LocalResponseNorm(2)(x)
+        b = nn.LocalResponseNorm(3, 0.5, 0.5, 2.0)(x.reshape(2, 5, 6))
+        c = F.local_response_norm(x.reshape(1, 5, 3, 2, 2), 4, alpha=0.1)
         """),
     ("interpolate: 1-D area into a length that does not divide the input's; other modes as before", """
         x = torch.linspace(-2, 3, 24).reshape(2, 3, 4)

@@ -1827,6 +1827,34 @@ class AdaptiveMaxPool1d(nn.Cell):
         return adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
+def local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):
+    """F.local_response_norm: input / (k + alpha * mean of the squares over `size` neighbouring
+    channels, zeros past the edges) ** beta, for any input of three axes or more. MindSpore's LRN takes
+    4-D input only, a half-width for size, and sums where PyTorch averages."""
+    if input.size == 0:  # PyTorch returns an empty input as it is, whatever its dtype
+        return input
+    square = input * input
+    before, after = list(input.shape), list(input.shape)
+    before[1], after[1] = size // 2, (size - 1) // 2
+    padded = ops.cat([ops.zeros(tuple(before), input.dtype), square, ops.zeros(tuple(after), input.dtype)], 1)
+    channels = input.shape[1]
+    total = padded[:, 0:channels]
+    for start in range(1, size):
+        total = total + padded[:, start:start + channels]
+    return input / (total * (alpha / size) + k) ** beta
+
+
+class LocalResponseNorm(nn.Cell):
+    """nn.LocalResponseNorm: the layer form of local_response_norm()."""
+
+    def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def construct(self, input):
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+
 class Fold(nn.Cell):
     """nn.Fold: the layer form of fold() (MindSpore has no Fold cell)."""
 
