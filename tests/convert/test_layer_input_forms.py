@@ -111,9 +111,11 @@ def test_interpolate_keeps_modes_and_scale_factors_it_does_not_compute_as_pytorc
         b = F.interpolate(x, (4, 4), mode=how)
         c = F.interpolate(x, scale_factor=0.5)
         d = F.interpolate(x, (4, 4), mode='nearest', antialias=False)
+        e = F.interpolate(x, (4, 4), mode='bilinear', antialias=True)
     """)
-    assert len(marks) == 3 and "bicubic" in marks[0] and "mode=how" in marks[1] and "scale_factor=0.5" in marks[2]
-    assert "d = interpolate(x, (4, 4), mode='nearest')" in text
+    assert len(marks) == 4 and "bicubic" in marks[0] and "mode=how" in marks[1] and "scale_factor=0.5" in marks[2]
+    assert "antialias=True" in marks[3]
+    assert "d = interpolate(x, (4, 4), mode='nearest', antialias=False)" in text
 
 
 @pytest.mark.slow

@@ -1794,9 +1794,11 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return values, ops.stack([found[1].astype(mindspore.int64) + start for found, start in pairs], -1)
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
     """F.interpolate with ops.interpolate, but a 1-D mode='area' (adaptive average pooling, which
-    MindSpore computes only for a length that is a multiple of the output size) by adaptive_avg_pool1d."""
+    MindSpore computes only for a length that is a multiple of the output size) by adaptive_avg_pool1d.
+    antialias is PyTorch's parameter, False only (the conversion marks a call with another value)."""
     if mode != "area" or input.ndim != 3:
         return ops.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
     if size is None:  # PyTorch's output length: floor(length * scale_factor)
