@@ -5,13 +5,17 @@ the output size, local response norms of any rank. Each goes to a local function
 (helper_source.py); the slow test runs both frameworks on the same inputs."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from analysis.convert import convert_source
 from .harness import block_value_problems
 
+ROOT = Path(__file__).resolve().parents[2]
 HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
 
 
@@ -122,3 +126,44 @@ def test_interpolate_keeps_modes_and_scale_factors_it_does_not_compute_as_pytorc
 def test_converted_calls_give_pytorchs_values():
     problems = block_value_problems([(name, HEADER + textwrap.dedent(body).lstrip("\n")) for name, body in CASES])
     assert not problems, "\n".join(problems)
+
+
+# The local functions inside a cell compiled by MindSpore (GRAPH_MODE) give what they give eagerly:
+# their rank and padding checks read static shapes and literals only (the 1-D-targets path of
+# ctc_loss reads target_lengths' values and is eager-only, as its note says).
+GRAPH_SCRIPT = """
+import sys
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops
+sys.path.insert(0, sys.argv[1])
+import analysis.convert.support.helper_source as h
+
+class Net(nn.Cell):
+    def construct(self, x, w):
+        lp = ops.log_softmax(x.reshape(4, 2, 12), 2)
+        targets, lengths = ops.ones((2, 3), ms.int64), ops.full((2,), 4, dtype=ms.int64)
+        return (h.conv2d(x, w, None, 1, "same"), h.conv2d(x[0], w, None, 1, 1), h.unfold(x, 2),
+                h.adaptive_avg_pool1d(x.reshape(2, 3, 16), 3), h.adaptive_max_pool1d(x.reshape(2, 3, 16), 3, True)[1],
+                h.interpolate(x.reshape(2, 3, 16), 5, mode="area"), h.local_response_norm(x, 2),
+                h.avg_pool3d(x.reshape(1, 2, 3, 4, 4), 2, padding=(1, 0, 1), divisor_override=3),
+                h.ctc_loss(lp, targets, lengths, ops.full((2,), 2, dtype=ms.int64)),
+                h.CTCLoss(reduction="sum")(lp, targets, lengths, ops.full((2,), 1, dtype=ms.int64)))
+
+rng = np.random.default_rng(0)
+x, w = ms.tensor(rng.random((2, 3, 4, 4), np.float32)), ms.tensor(rng.random((5, 3, 3, 3), np.float32))
+eager = Net()(x, w)
+ms.set_context(mode=ms.GRAPH_MODE)
+graph = Net()(x, w)
+print([float(np.abs(a.asnumpy() - b.asnumpy()).max()) for a, b in zip(eager, graph)])
+"""
+
+
+@pytest.mark.slow
+def test_local_functions_compile_in_graph_mode(tmp_path):
+    script = tmp_path / "graph.py"
+    script.write_text(GRAPH_SCRIPT)
+    proc = subprocess.run([sys.executable, str(script), str(ROOT)], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == str([0.0] * 10)

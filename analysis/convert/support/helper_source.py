@@ -1729,8 +1729,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """F.avg_pool3d with ops.avg_pool3d, whose stride defaults to 1 (not to kernel_size), whose padding
     tuple has six items (before and after each axis), which takes a positive divisor_override only
     (sums, divided here, give any other) and refuses an empty batch."""
-    padding = tuple(p for p in padding for _ in range(2)) if isinstance(padding, (tuple, list)) and \
-        len(padding) == 3 else padding
+    if isinstance(padding, (tuple, list)) and len(padding) == 3:
+        padding = (padding[0], padding[0], padding[1], padding[1], padding[2], padding[2])
     args = (kernel_size, kernel_size if stride is None else stride, padding, ceil_mode, count_include_pad,
             0 if divisor_override is None else 1)
     out = empty_batch(ops.avg_pool3d, input, *args) if input.shape[0] == 0 else ops.avg_pool3d(input, *args)
