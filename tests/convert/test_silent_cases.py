@@ -2,6 +2,9 @@
 (run in both frameworks) or left marked with what to write."""
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -38,6 +41,24 @@ SAME = [
         b = x.renorm(p=3.5, dim=-1, maxnorm=1.0)
         c = torch.renorm(x.double(), float("inf"), 1, 2.0)
         d = x.renorm(1, 0, 100.0)
+        """),
+    ("log_softmax with dtype= (input cast first), of integers and booleans", """
+        x = torch.tensor([[1, 2, 3], [4, 0, -1]])
+        a = torch.log_softmax(x, 1, dtype=torch.float64)
+        b = torch.log_softmax(x > 1, 0, dtype=torch.float32)
+        c = torch.log_softmax(torch.tensor([[1.0, 2.0], [3.0, 5.0]]).half(), -1, dtype=torch.float32)
+        d = torch.log_softmax(torch.tensor([1.0, 2.0, 3.0]), 0)
+        """),
+    ("addcdiv, function and method, complex (MindSpore's has no CPU kernel for it)", """
+        x = torch.tensor([1.0, 2.0, -3.0])
+        t1 = torch.tensor([0.5, 4.0, 1.0])
+        t2 = torch.tensor([2.0, -1.0, 3.0])
+        a = torch.addcdiv(x, t1, t2)
+        b = x.addcdiv(t1, t2, value=0.5)
+        z = torch.tensor([1 + 2j, -1j, 3 + 0j])
+        c = torch.addcdiv(z, z * 2, z + 1, value=2)
+        d = z.addcdiv(z, torch.tensor([2j, 1 + 1j, -1 + 0j]))
+        e = x.double().addcdiv(t1.double(), t2.double(), value=-1.5)
         """),
     ("avg_pool3d with divisor_override=None", """
         a = F.avg_pool3d(torch.arange(64.).reshape(1, 1, 4, 4, 4), 2, divisor_override=None)
@@ -119,6 +140,63 @@ def _source(block: str) -> str:
 def test_converted_cases_give_pytorchs_values():
     problems = block_value_problems([(name, _source(block)) for name, block in SAME])
     assert not problems, "\n".join(problems)
+
+
+# Random APIs, which the harness above replaces by fixed draws: run as written, each variable compared by
+# shape and dtype, and by value where the draw is certain (std 0, a range of one integer) or a bool.
+RANDOM = [
+    ("normal's four overloads (MindSpore's normal reads mean= otherwise)", """
+        m = torch.tensor([1.0, -2.0, 3.5])
+        a = torch.normal(m, torch.zeros(3))
+        b = torch.normal(mean=m.double(), std=0.0)
+        c = torch.normal(2.5, torch.zeros(2, 3))
+        d = torch.normal(1.0, 0.0, size=(2, 3), dtype=torch.float64)
+        e = torch.normal(m.half(), 0.0)
+        f = torch.normal(torch.zeros(4, 5), torch.ones(4, 5))
+        g = torch.normal(2.0, 3.0, (7,))
+        h = 0.8 < torch.normal(torch.zeros(2000), torch.ones(2000)).std().item() < 1.2
+        """, "abcdeh"),
+    ("randint_like(input, high) and (input, low, high), into a float dtype too", """
+        x = torch.zeros(2, 3, dtype=torch.int64)
+        a = torch.randint_like(x, 4, 5)
+        b = torch.randint_like(input=x.float(), low=2, high=3, dtype=torch.float64, device='cpu')
+        c = torch.randint_like(x, 1)
+        d = torch.randint_like(torch.zeros(3, 4, dtype=torch.float16), 10)
+        e = set(torch.randint_like(torch.zeros(500), 3, 7).tolist()) == {3.0, 4.0, 5.0, 6.0}
+        """, "abce"),
+]
+
+_DESCRIBE = """
+import json, numpy
+def _describe(value):
+    if isinstance(value, bool):
+        return [[], "bool", value]
+    array = value.asnumpy() if hasattr(value, "asnumpy") else value.numpy()
+    return [list(array.shape), str(array.dtype), array.astype(float).tolist()]
+print("RESULT" + json.dumps({n: _describe(v) for n, v in list(globals().items())
+                             if len(n) == 1 and not callable(v) and not hasattr(v, "__file__")}))
+"""
+
+
+def _described(text: str, cwd) -> dict:
+    out = subprocess.run([sys.executable, "-c", text + _DESCRIBE], cwd=cwd, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(next(line for line in out.stdout.splitlines() if line.startswith("RESULT"))[6:])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,block,exact", RANDOM, ids=[r[0] for r in RANDOM])
+def test_random_calls_give_pytorchs_shapes_and_dtypes(name, block, exact, tmp_path):
+    source = _source(block)
+    converted = convert_source(source, path="example.py").text
+    assert "MIGRATE" not in converted, converted
+    expected, got = _described(source, tmp_path), _described(converted, tmp_path)
+    assert expected.keys() == got.keys()
+    for var, (shape, dtype, values) in expected.items():
+        assert got[var][:2] == [shape, dtype], (var, got[var][:2], [shape, dtype])
+        if var in exact:
+            assert got[var][2] == values, (var, got[var][2], values)
 
 
 # (case, PyTorch code, the line left marked, words of its marker)

@@ -2192,3 +2192,40 @@ def renorm(input, p, dim, maxnorm):
     norms = lp_norm(input, p, axes, True)
     scale = ops.where(norms > maxnorm, maxnorm / (norms + 1e-7), ops.ones_like(norms))
     return input * scale.astype(input.dtype)
+
+
+# Issue 29 (marked calls with an exact form): torch.normal, randint_like, log_softmax(dtype=), addcdiv.
+def normal(mean, std=1.0, size=None, *, dtype=None):
+    """torch.normal's four overloads: tensor/tensor, tensor/float and float/tensor draw one value per
+    element of the broadcast mean and std, in the tensor's dtype; float/float draws `size` values in dtype
+    (float32 by default). MindSpore's normal takes shape, mean and std as other arguments."""
+    tensors = [v for v in (mean, std) if isinstance(v, mindspore.Tensor)]
+    if not tensors:
+        dtype = mindspore.float32 if dtype is None else dtype
+        return ops.randn(tuple(size), dtype=dtype) * std + mean
+    like = tensors[0] if len(tensors) == 1 else tensors[0] + tensors[1]  # the broadcast shape, promoted dtype
+    return (ops.randn(like.shape, dtype=like.dtype) * std + mean).astype(like.dtype)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None):
+    """torch.randint_like(input, high) and (input, low, high): int64 draws of input's shape, cast to dtype
+    or input's dtype (MindSpore's randint_like takes integer dtypes only)."""
+    if high is None:
+        low, high = 0, low
+    draw = ops.randint(low, high, input.shape, dtype=mindspore.int64)
+    return draw.astype(input.dtype if dtype is None else dtype)
+
+
+def log_softmax_dtype(input, dim, dtype=None):
+    """torch.log_softmax(input, dim, dtype=): input cast to dtype first, as PyTorch does; MindSpore's
+    log_softmax has no dtype."""
+    return ops.log_softmax(input if dtype is None else input.astype(dtype), dim)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """torch.addcdiv: input + value * tensor1 / tensor2 (float16 computed in float32, as PyTorch's CPU kernel
+    does). MindSpore's addcdiv has no CPU kernel for complex tensors."""
+    if input.dtype == mindspore.float16:
+        return addcdiv(input.astype(mindspore.float32), tensor1.astype(mindspore.float32),
+                       tensor2.astype(mindspore.float32), value=value).astype(mindspore.float16)
+    return input + value * tensor1 / tensor2
