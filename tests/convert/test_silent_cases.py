@@ -60,6 +60,18 @@ SAME = [
         d = z.addcdiv(z, torch.tensor([2j, 1 + 1j, -1 + 0j]))
         e = x.double().addcdiv(t1.double(), t2.double(), value=-1.5)
         """),
+    ("max/min of two names (a tensor: elementwise, NaN kept; an int: along that dim), decided at run time", """
+        x = torch.tensor([[1.0, float('nan'), 3.0], [4.0, 0.5, -1.0]])
+        y = torch.tensor([[2.0, 1.0, float('nan')], [0.0, 0.5, 7.0]])
+        n = torch.tensor([[3, -2, 9], [0, 7, 7]])
+        d = 1
+        a = torch.max(x, y)
+        b = x.min(y)
+        c = torch.max(x > 1, y > 1)
+        e = n.max(torch.tensor([[1, 5, 9], [0, -8, 8]]))
+        f = torch.min(n, d)
+        g = n.max(d)
+        """),
     ("avg_pool3d with divisor_override=None", """
         a = F.avg_pool3d(torch.arange(64.).reshape(1, 1, 4, 4, 4), 2, divisor_override=None)
         """),
@@ -250,3 +262,14 @@ def test_a_layer_cast_to_a_dtype_its_samples_failed_on_is_marked_on_the_cast():
     bn = next(i for i, line in enumerate(lines) if line.startswith("bn = cast_cell("))
     assert "BatchNorm1d cast to float64" in lines[bn - 1]
     assert not lines[lines.index("ln = cast_cell(ln, mindspore.float64)") - 1].startswith("# MIGRATE(")
+
+
+def test_max_of_two_names_goes_to_the_run_time_dispatch_and_a_literal_dim_does_not():
+    text = convert_source(_source("""
+        a = torch.max(t0, t1)
+        b = t0.min(t1)
+        c = torch.max(t0, 1)
+        d = t0.max(dim=0)
+        """), path="example.py").text
+    assert "a = max_dim_or_other(t0, t1)" in text and "b = min_dim_or_other(t0, t1)" in text, text
+    assert "c = ops.max(t0, 1)" in text and "MIGRATE(MS-API" not in text, text

@@ -12,6 +12,7 @@ from ..core.context import ConversionContext
 from ..core.names import code
 from .binding import needs_float_dtype, signature_for
 from .composed import helper_call
+from .overloads import dispatch_call
 from .signatures import HARMLESS_DROPS, ArgPlan, fix_commas, parameter_names, plan_args
 from .verdict_hook import known_broken, spelled
 
@@ -107,6 +108,10 @@ def convert_call(
                  f"{qualified} names its arguments differently in {entry.primary}; rename the keywords")
         return updated
     plan = plan or plan_args(updated, entry, handled=handled)
+    if plan.overloads:
+        dispatched = dispatch_call(ctx, original, qualified, list(updated.args))
+        if dispatched is not None:
+            return dispatched
     if plan.problems:
         ctx.mark(original, rules.API_DIFF, qualified, f"{'; '.join(plan.problems)} (see {entry.primary})")
         return updated

@@ -42,6 +42,7 @@ class ArgPlan:
     problems: list[str] = field(default_factory=list)
     passed: dict[str, cst.BaseExpression] = field(default_factory=dict)  # torch name -> value
     spelled: list[str] = field(default_factory=list)  # MindSpore keywords written only to spell a default
+    overloads: int = 0  # the call fits this many overloads that convert differently (its problem then)
 
 
 def torch_name_of(entry: ApiEntry | None, call: cst.Call, index: int) -> str | None:
@@ -241,7 +242,7 @@ def _plan_bound(call: cst.Call, entry: ApiEntry, sig, handled: frozenset[str], n
         return plans[0]
     if all(p.problems for p in plans):
         return plans[0]
-    return ArgPlan(args=list(call.args), problems=[
+    return ArgPlan(args=list(call.args), overloads=len(plans), problems=[
         f"this call fits {len(plans)} of PyTorch's overloads of {entry.torch}, which convert differently: "
         f"spell the arguments so one is meant (a literal, or a keyword), or convert it by hand"])
 

@@ -2229,3 +2229,32 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         return addcdiv(input.astype(mindspore.float32), tensor1.astype(mindspore.float32),
                        tensor2.astype(mindspore.float32), value=value).astype(mindspore.float16)
     return input + value * tensor1 / tensor2
+
+
+def extreme_of_two(input, other, largest):
+    """The elementwise maximum (or minimum) of two tensors as torch.maximum gives it: NaN wherever either
+    holds one (MindSpore's returns the other element when the first is NaN), or/and for booleans (no bool
+    kernel)."""
+    if input.dtype == mindspore.bool_ and other.dtype == mindspore.bool_:
+        return ops.logical_or(input, other) if largest else ops.logical_and(input, other)
+    value = ops.maximum(input, other) if largest else ops.minimum(input, other)
+    if value.is_floating_point():
+        nan = ops.isnan(input.astype(value.dtype)) | ops.isnan(other.astype(value.dtype))
+        value = ops.where(nan, ops.full_like(value, float("nan")), value)
+    return value
+
+
+def max_dim_or_other(input, dim_or_other):
+    """torch.max(input, x) / input.max(x) where x's type is known only at run time: the elementwise maximum
+    when x is a tensor (extreme_of_two), else the (values, indices) along dim x."""
+    if isinstance(dim_or_other, mindspore.Tensor):
+        return extreme_of_two(input, dim_or_other, True)
+    return ops.max(input, dim_or_other)
+
+
+def min_dim_or_other(input, dim_or_other):
+    """torch.min(input, x) / input.min(x): the elementwise minimum when x is a tensor, else the
+    (values, indices) along dim x (see max_dim_or_other)."""
+    if isinstance(dim_or_other, mindspore.Tensor):
+        return extreme_of_two(input, dim_or_other, False)
+    return ops.min(input, dim_or_other)

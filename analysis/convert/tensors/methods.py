@@ -10,6 +10,7 @@ import libcst as cst
 from analysis.scan.receivers import is_torch_bound
 
 from ..apis import composed, compositions, exact_forms
+from ..apis.overloads import dispatch_call
 from ..apis.mapped import dtype_name
 from ..apis.signatures import fix_commas, parameter_names, plan_with_signature
 from ..apis.verdict_hook import known_broken, spelled
@@ -383,6 +384,10 @@ def _bound_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
     plan = plan_with_signature(updated, entry)
     if plan is None:
         return None
+    if plan.overloads:
+        dispatched = dispatch_call(ctx, original, entry.torch, [cst.Arg(value=_receiver(updated)), *updated.args])
+        if dispatched is not None:
+            return dispatched
     problems = plan.problems or [p for p in [known_broken(entry.torch, spelled(updated, plan.passed))] if p]
     if problems:
         ctx.mark(original, rules.TENSOR_METHOD, entry.torch, f"{'; '.join(problems)} (see {entry.primary})")
