@@ -72,6 +72,15 @@ SAME = [
         f = torch.min(n, d)
         g = n.max(d)
         """),
+    ("maximum/minimum with NaN in the first operand (MindSpore's returned the other element)", """
+        x = torch.tensor([float("nan"), 1.0, 2.0, -1.0])
+        y = torch.tensor([1.0, float("nan"), 0.5, -2.0])
+        a = torch.maximum(x, y)
+        b = x.minimum(y)
+        c = torch.minimum(input=y, other=x)
+        d = torch.maximum(torch.tensor([True, False]), torch.tensor([False, False]))
+        e = torch.tensor([3, -4]).maximum(torch.tensor([1, 5]))
+        """),
     ("avg_pool3d with divisor_override=None", """
         a = F.avg_pool3d(torch.arange(64.).reshape(1, 1, 4, 4, 4), 2, divisor_override=None)
         """),

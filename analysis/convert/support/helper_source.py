@@ -2258,3 +2258,13 @@ def min_dim_or_other(input, dim_or_other):
     if isinstance(dim_or_other, mindspore.Tensor):
         return extreme_of_two(input, dim_or_other, False)
     return ops.min(input, dim_or_other)
+
+
+def maximum(input, other):
+    """torch.maximum: NaN wherever either operand holds one, as PyTorch gives it (extreme_of_two)."""
+    return extreme_of_two(input, other, True)
+
+
+def minimum(input, other):
+    """torch.minimum: NaN wherever either operand holds one, as PyTorch gives it (extreme_of_two)."""
+    return extreme_of_two(input, other, False)
