@@ -2,7 +2,9 @@
 or call-site values may name a class of the tree (`{ class = "m:Block" }`) or
 an object to build first (`{ call = "m:GPTConfig", kwargs = {...} }`, nested
 freely; a tuple travels as `{ tuple = [256, 128] }`, since code that tests
-`isinstance(size, tuple)` takes a list for something else); each side
+`isinstance(size, tuple)` takes a list for something else; a torch.nn layer
+as `{ layer = "ReLU" }` and an example tensor as `{ tensor = {...} }`, see
+layers.py); each side
 resolves them in its own tree, so the MindSpore cell gets the converted
 Block or config. Also: which required arguments are missing,
 and the `porting.toml` lines that would supply them."""
@@ -10,28 +12,36 @@ from __future__ import annotations
 
 import inspect
 
+from . import layers
 from .manifest import PLACEHOLDER, split_target  # FILL_IN: valid TOML the loader refuses
 
 
-def resolve(value, tree: str, load_class, notes: dict | None = None):
+def resolve(value, tree: str, load_class, notes: dict | None = None, converted: bool = False):
+    """`converted`: the MindSpore side (a torch.nn layer argument becomes the converted layer)."""
+    def again(inner):
+        return resolve(inner, tree, load_class, notes, converted)
+
     if isinstance(value, dict) and set(value) == {"class"}:
         module, name = split_target(value["class"])
         return load_class(tree, module, name, notes)
     if isinstance(value, dict) and "call" in value and set(value) <= {"call", "args", "kwargs"}:
         module, name = split_target(value["call"])
         target = load_class(tree, module, name, notes)
-        return target(*resolve(value.get("args", []), tree, load_class, notes),
-                      **resolve(value.get("kwargs", {}), tree, load_class, notes))
+        return target(*again(value.get("args", [])), **again(value.get("kwargs", {})))
+    if isinstance(value, dict) and "layer" in value and set(value) <= {"layer", "args", "kwargs"}:
+        return layers.layer(value["layer"], again(value.get("args", [])), again(value.get("kwargs", {})), converted)
+    if isinstance(value, dict) and set(value) == {"tensor"} and isinstance(value["tensor"], dict):
+        return layers.tensor(value["tensor"], converted)
     if isinstance(value, dict) and set(value) == {"tuple"} and isinstance(value["tuple"], list):
-        return tuple(resolve(v, tree, load_class, notes) for v in value["tuple"])  # `(256, 128)` stays a tuple
+        return tuple(again(v) for v in value["tuple"])  # `(256, 128)` stays a tuple
     if isinstance(value, dict) and set(value) == {"namespace"} and isinstance(value["namespace"], dict):
         import types  # a script's config object (SimpleNamespace, a class of literal fields), read statically
 
-        return types.SimpleNamespace(**resolve(value["namespace"], tree, load_class, notes))
+        return types.SimpleNamespace(**again(value["namespace"]))
     if isinstance(value, dict):
-        return {k: resolve(v, tree, load_class, notes) for k, v in value.items()}
+        return {k: again(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [resolve(v, tree, load_class, notes) for v in value]
+        return [again(v) for v in value]
     return value
 
 

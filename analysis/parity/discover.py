@@ -10,7 +10,7 @@ from pathlib import Path
 
 from analysis.scan.guard import source_problem
 
-from . import callsites, statics
+from . import callsites, sizes, statics
 
 SKIP_DIRS = {".git", ".porting", "__pycache__", "venv", ".venv", "node_modules", "build", "dist", "tests", "test"}
 MODULE_BASES = {"Module", "nn.Module", "torch.nn.Module"}
@@ -94,6 +94,7 @@ class _Literals:
         self.site, self.resolver = site, resolver
         self.configs = configs  # parameter -> (config 'module:Name', field defaults)
         self.config_read = ""  # the config whose field defaults a call site's arguments read
+        self._scope_tensors: dict | None = None  # name -> tensor spec in the call's scope, read when needed
 
     def _tree_class(self, node: ast.AST) -> str | None:
         ref = self.resolver.resolve(node, self.site.table)
@@ -117,6 +118,15 @@ class _Literals:
             args, kwargs = self.arguments(node)
             return {"call": self._tree_class(node.func),
                     **({"args": args} if args else {}), **({"kwargs": kwargs} if kwargs else {})}
+        if isinstance(node, ast.Call) and self._torch_layer(node.func):  # `act = nn.Tanh()`: built on each side
+            args, kwargs = self.arguments(node)
+            if not all(_plain(v) for v in [*args, *kwargs.values()]):
+                raise ValueError(f"a layer argument of nn.{self._torch_layer(node.func)} that is not a literal")
+            return {"layer": self._torch_layer(node.func),
+                    **({"args": args} if args else {}), **({"kwargs": kwargs} if kwargs else {})}
+        spec = self._tensor(node)
+        if spec is not None:  # `continuous_mean_std = torch.randn(10, 2)`: the same values on each side
+            return {"tensor": spec}
         if isinstance(node, ast.List):
             return [self.value(e) for e in node.elts]
         if isinstance(node, ast.Tuple):  # kept a tuple: `isinstance(size, tuple)` picks another branch for a list
@@ -126,6 +136,28 @@ class _Literals:
             if built is not None:  # `net = SirenNet(...)` then `SirenWrapper(net, ...)`: the child builds net too
                 return self.value(built)
         return _json_value(statics.evaluate(node, self.site.env, self.site.source.options))
+
+    def _torch_layer(self, func: ast.AST) -> str | None:
+        """The class name when `func` is a torch.nn layer (`nn.ReLU`, `torch.nn.Tanh`, or a name
+        imported from torch.nn), else None."""
+        dotted = _dotted(func)
+        name = dotted.rsplit(".", 1)[-1]
+        if not name[:1].isupper() or name in NOT_LAYERS:
+            return None
+        if dotted in (f"nn.{name}", f"torch.nn.{name}"):
+            return name
+        if dotted == name and name in _torch_nn_imports(self.site.source.tree):
+            return name
+        return None
+
+    def _tensor(self, node: ast.AST) -> dict | None:
+        """The spec of an example tensor the scope makes (`torch.randn(10, 2)`, or a name bound to one)."""
+        if not isinstance(node, (ast.Call, ast.Name)):
+            return None
+        if self._scope_tensors is None:
+            body = self.site.function.body if self.site.function is not None else self.site.source.tree.body
+            self._scope_tensors = callsites._scope_inputs(body, self.site.env, self.site.source.options)[0]
+        return callsites.tensor_spec(node, self.site.env, self.site.source.options, self._scope_tensors)
 
     def _built_before(self, name: str) -> ast.Call | None:
         """The last call of a tree class bound to `name` in the call's own scope
@@ -140,7 +172,8 @@ class _Literals:
                     continue
                 found = node.value if (len(node.targets) == 1 and isinstance(node.value, ast.Call)
                                        and node.value is not self.site.call
-                                       and self._tree_class(node.value.func)) else None
+                                       and (self._tree_class(node.value.func)
+                                            or self._torch_layer(node.value.func))) else None
         return found
 
     def arguments(self, call: ast.Call) -> tuple[list, dict]:
@@ -149,13 +182,26 @@ class _Literals:
         return [self.value(a) for a in call.args], {k.arg: self.value(k.value) for k in call.keywords}
 
 
+# torch.nn names that are not a layer to pass as an argument (containers take layers, not literals)
+NOT_LAYERS = {"Module", "Parameter", "ParameterList", "ParameterDict", "Sequential", "ModuleList", "ModuleDict"}
+
+
+def _plain(value) -> bool:
+    """A literal (numbers, strings, tuples of them) that a layer call can be written back with."""
+    if isinstance(value, dict):
+        return set(value) == {"tuple"} and all(_plain(v) for v in value["tuple"])
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
 def _json_value(value):
     """What the child can rebuild: tuples as lists, a config object as a
     namespace (attribute access), sets sorted."""
     if isinstance(value, statics.ConfigObject):
         return {"namespace": {str(k): _json_value(v) for k, v in value.items()}}
     if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value) or {"class", "call", "namespace", "tuple"} & set(value):
+        if not all(isinstance(k, str) for k in value) or {"class", "call", "namespace", "tuple", "layer", "tensor"} & set(value):
             raise ValueError("a dict the manifest format cannot carry")
         return {k: _json_value(v) for k, v in value.items()}
     if isinstance(value, tuple):
@@ -319,16 +365,18 @@ def candidates(root: Path) -> list[dict]:
     for mod, tree in parsed:
         nn_names[mod] = _torch_nn_imports(tree)
         classes += [(mod, node) for node in tree.body if isinstance(node, ast.ClassDef)]
-    module_classes: set[str] = set()
+    module_classes: set[str] = set()  # names, as a base class names them
+    module_keys: set[tuple[str, str]] = set()  # a Keras `LambdaLayer` beside a torch one of that name is no module
     changed = True
     while changed:  # inheritance through the tree's own classes
         changed = False
         for mod, node in classes:
-            if node.name not in module_classes and any(
+            if (mod, node.name) not in module_keys and any(
                     _is_module_base(_dotted(b), nn_names[mod], module_classes) for b in node.bases):
                 module_classes.add(node.name)
+                module_keys.add((mod, node.name))
                 changed = True
-    found = [(mod, node) for mod, node in classes if node.name in module_classes]
+    found = [(mod, node) for mod, node in classes if (mod, node.name) in module_keys]
     keys = {f"{mod}:{node.name}" for mod, node in found}
     configs = {(mod, node.name): _field_defaults(node) for mod, node in classes if _dataclass_defaults(node)}
     factories = {f"{mod}:{node.name}": (mod, node, built) for mod, tree in parsed
@@ -446,7 +494,13 @@ def _partial_arguments(node: ast.ClassDef, call: ast.Call, literals, where: str)
         except (ValueError, SyntaxError, TypeError, ArithmeticError, KeyError, IndexError, AttributeError,
                 RecursionError):
             missing.append(name)
-    if not known or not missing:
+    if not missing:
+        return None
+    # a README's or test's placeholder names only: inside the library, a parent builds it with real sizes
+    chosen = _chosen_sizes(init, call, missing, where) if literals.site.source.module is None else None
+    if chosen is not None:
+        return {**chosen, "kwargs": {**known, **chosen["chosen_sizes"]}}
+    if not known:
         return None
     if all(name in STAND_INS for name in missing):  # a count read from the data: any size builds the same layers
         stand = {name: STAND_INS[name] for name in missing}
@@ -456,6 +510,22 @@ def _partial_arguments(node: ast.ClassDef, call: ast.Call, literals, where: str)
                                     "(give the real one in porting.toml to check that size)"}
     return {"kwargs": known, "arguments_from": f"{where}, except {', '.join(missing)} (computed from the "
                                               "script's own data)"}
+
+
+def _chosen_sizes(init: ast.FunctionDef, call: ast.Call, missing: list[str], where: str) -> dict | None:
+    """When every value a call site leaves unknown is a placeholder for a size (`TCN(num_inputs,
+    num_channels)`), the sizes the checker builds it with, said in `arguments_from`."""
+    annotations = sizes.parameters(init)
+    chosen = {name: sizes.choose(name, annotations.get(name)) for name in missing}
+    if any(value is None for value in chosen.values()):
+        return None
+    unpacked = any(k.arg is None for k in call.keywords)
+    return {"chosen_sizes": chosen, "complete": True,
+            "arguments_from": f"{where}, with sizes chosen by the checker: "
+                              + ", ".join(f"{k} = {v}" for k, v in chosen.items())
+                              + " (the call names them, gives no value"
+                              + ("; its **kwargs left at their defaults" if unpacked else "")
+                              + "; give real ones in porting.toml to check those)"}
 
 
 # Constructor parameters that are a count of the data's symbols or classes: when only these are

@@ -297,8 +297,8 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
         if not (job.get("factory") or job.get("instance") or job.get("within")) and not (isinstance(ms_cls, type) and issubclass(ms_cls, ms.nn.Cell)):
             return {"status": "error", "reason": f"converted {job['class']} is not a mindspore.nn.Cell"}
         phase = at("construct_converted")
-        ms_model = ms_cls(*arguments.resolve(job.get("args", []), job["converted_dir"], load_class, notes),
-                          **arguments.resolve(job.get("kwargs", {}), job["converted_dir"], load_class, notes))
+        ms_model = ms_cls(*arguments.resolve(job.get("args", []), job["converted_dir"], load_class, notes, True),
+                          **arguments.resolve(job.get("kwargs", {}), job["converted_dir"], load_class, notes, True))
         if not isinstance(ms_model, ms.nn.Cell):
             return {"status": "error", "reason": f"converted {target}() returned a {type(ms_model).__name__}, "
                                                  "not a mindspore.nn.Cell"}

@@ -24,8 +24,9 @@ def build_parent(parent: dict, tree: str, load_class, notes: dict, module_type):
     found = load_class(tree, parent["module"], target, notes)
     if parent.get("instance"):
         return found
-    args = arguments.resolve(parent.get("args", []), tree, load_class, notes)
-    kwargs = arguments.resolve(parent.get("kwargs", {}), tree, load_class, notes)
+    converted = module_type.__module__.startswith("mindspore")  # the MindSpore side: converted layer arguments
+    args = arguments.resolve(parent.get("args", []), tree, load_class, notes, converted)
+    kwargs = arguments.resolve(parent.get("kwargs", {}), tree, load_class, notes, converted)
     why = arguments.unbound(found, args, kwargs)
     if why:
         raise NotBuilt(f"its parent {parent['class']} cannot be built either ({why})")

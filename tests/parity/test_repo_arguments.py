@@ -1,0 +1,175 @@
+"""Constructor arguments as model libraries' READMEs give them (issue 26, on
+repositories nobody here had seen): a torch.nn layer (`mlp_act = nn.ReLU()`),
+a tensor of statistics (`continuous_mean_std = torch.randn(10, 2)`), a
+signature with placeholder names (`TCN(num_inputs, num_channels)`), and a
+Keras twin of a model class, of the same name, beside it. Discovery is
+static; the last tests build both frameworks and run the real check."""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from analysis.parity import arguments, check_parity, discover
+
+LIBRARY = {
+    "tabular/__init__.py": '''
+        from tabular.model import Tabular
+    ''',
+    "tabular/model.py": '''
+        import torch
+        from torch import nn
+
+        class Tabular(nn.Module):
+            def __init__(self, *, dim, classes, act = None, final = None, mean_std = None):
+                super().__init__()
+                self.register_buffer("mean_std", mean_std if mean_std is not None else torch.zeros(dim, 2))
+                self.hidden = nn.Linear(dim, 2 * dim)
+                self.act = act if act is not None else nn.ReLU()
+                self.out = nn.Linear(2 * dim, classes)
+                self.final = final if final is not None else nn.Identity()
+
+            def forward(self, x):
+                x = (x - self.mean_std[:, 0]) / (self.mean_std[:, 1].abs() + 1)
+                return self.final(self.out(self.act(self.hidden(x))))
+    ''',
+    "tabular/temporal.py": '''
+        from typing import List
+        import torch
+        from torch import nn
+
+        class Stack(nn.Module):
+            def __init__(self, num_inputs: int, num_channels: List[int], kernel_size: int = 3, causal=True):
+                super().__init__()
+                sizes = [num_inputs] + list(num_channels)
+                self.convs = nn.ModuleList(nn.Conv1d(a, b, kernel_size, padding=kernel_size // 2)
+                                           for a, b in zip(sizes, sizes[1:]))
+
+            def forward(self, x):
+                for conv in self.convs:
+                    x = torch.relu(conv(x))
+                return x
+
+        class Named(nn.Module):  # a mode string is no size: the checker chooses nothing for it
+            def __init__(self, in_channels, mode):
+                super().__init__()
+                self.fc = nn.Linear(in_channels, in_channels)
+                self.mode = mode
+    ''',
+    "tabular/keras.py": '''
+        from tensorflow.keras.layers import Layer
+
+        class Tabular(Layer):  # the Keras twin: no torch module, whatever its name
+            def __init__(self, *, dim, classes):
+                super().__init__()
+    ''',
+    "README.md": '''
+        # tabular
+
+        ```python
+        import torch
+        import torch.nn as nn
+        from tabular import Tabular
+
+        mean_std = torch.randn(6, 2)
+        model = Tabular(dim = 6, classes = 3, act = nn.LeakyReLU(0.2), mean_std = mean_std)
+        pred = model(torch.randn(4, 6))
+        ```
+
+        ```python
+        import torch
+        from torch import nn
+        from tabular import Tabular
+
+        final = nn.Softmax(dim = -1)
+        model = Tabular(dim = 5, classes = 4, final = final)
+        pred = model(torch.randn(2, 5))
+        ```
+
+        ```python
+        from tabular.temporal import Stack, Named
+
+        stack = Stack(num_inputs, num_channels, causal = True)
+        named = Named(in_channels, mode)
+        ```
+
+        ```python
+        import tensorflow as tf
+        from tabular.keras import Tabular
+
+        layer = Tabular(dim = 6, classes = 3)
+        ```
+    ''',
+}
+
+
+@pytest.fixture()
+def arguments_repo(tmp_path):
+    root = tmp_path / "tabular-lib"
+    for name, body in LIBRARY.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body).lstrip())
+    return root
+
+
+def _by_name(entries):
+    return {(e["module"], e["name"]): e for e in entries}
+
+
+def test_a_torch_layer_and_a_tensor_given_as_arguments_are_values(arguments_repo):
+    entries = _by_name(discover.candidates(arguments_repo))
+    first = entries[("tabular.model", "Tabular")]
+    assert first["kwargs"] == {"dim": 6, "classes": 3, "act": {"layer": "LeakyReLU", "args": [0.2]},
+                               "mean_std": {"tensor": {"shape": [6, 2], "dtype": "float32"}}}
+    # a layer bound to a name first, then passed
+    assert entries[("tabular.model", "Tabular#2")]["kwargs"]["final"] == {"layer": "Softmax", "kwargs": {"dim": -1}}
+    assert 'act = { layer = "LeakyReLU", args = [0.2] }' in arguments.manifest_hint(first, None)
+
+
+def test_a_layer_argument_is_the_converted_layer_on_the_mindspore_side():
+    import mindspore as ms
+    import torch
+
+    value = {"layer": "LayerNorm", "args": [4], "kwargs": {"eps": 1e-3}}
+    torch_layer = arguments.resolve(value, ".", None)
+    ms_layer = arguments.resolve(value, ".", None, converted=True)
+    assert isinstance(torch_layer, torch.nn.LayerNorm) and isinstance(ms_layer, ms.nn.LayerNorm)
+    assert ms_layer.epsilon == pytest.approx(1e-3)  # the converter's own mapping, eps -> epsilon
+    x = np.random.default_rng(0).standard_normal((2, 4)).astype("float32")
+    np.testing.assert_allclose(torch_layer(torch.from_numpy(x)).detach().numpy(),
+                               ms_layer(ms.Tensor(x)).asnumpy(), atol=1e-5)
+
+
+def test_a_tensor_argument_holds_the_same_values_on_both_sides():
+    value = {"tensor": {"shape": [3, 2], "dtype": "float32"}}
+    np.testing.assert_array_equal(arguments.resolve(value, ".", None).numpy(),
+                                  arguments.resolve(value, ".", None, converted=True).asnumpy())
+    ids = arguments.resolve({"tensor": {"shape": [8], "dtype": "int64", "range": [0, 5]}}, ".", None)
+    assert ids.dtype.is_floating_point is False and int(ids.max()) < 5
+
+
+def test_placeholder_sizes_are_chosen_and_said_only_where_the_name_says_what_they_are(arguments_repo):
+    entries = _by_name(discover.candidates(arguments_repo))
+    stack = entries[("tabular.temporal", "Stack")]
+    assert stack["kwargs"] == {"causal": True, "num_inputs": 8, "num_channels": [8, 8]}
+    assert stack["chosen_sizes"] == {"num_inputs": 8, "num_channels": [8, 8]}
+    assert "sizes chosen by the checker: num_inputs = 8, num_channels = [8, 8]" in stack["arguments_from"]
+    named = entries[("tabular.temporal", "Named")]  # `mode` is no size: still the one thing to give
+    assert "args" not in named and "chosen_sizes" not in named
+
+
+def test_a_keras_class_named_like_a_module_is_no_entry(arguments_repo):
+    modules = {e["module"] for e in discover.candidates(arguments_repo)}
+    assert "tabular.keras" not in modules
+
+
+@pytest.mark.slow
+def test_the_library_is_checked_with_its_layer_tensor_and_chosen_size_arguments(arguments_repo):
+    report = check_parity(arguments_repo, loss_steps=2, timeout_s=600)
+    assert not report.get("error"), report.get("error")
+    statuses = {e["name"]: (e["status"], e["reason"][:300]) for e in report["entry_points"]}
+    for name in ("Tabular", "Tabular#2", "Stack"):
+        assert statuses[name][0] == "pass", (name, statuses)
+    assert statuses["Named"][0] == "skipped", statuses
