@@ -123,6 +123,10 @@ def format_table(report: dict) -> str:
     for e in report["entry_points"]:
         if e.get("reason"):
             details.append(f"{e['name']}: {e['reason']}")
+        if e.get("chosen_sizes"):  # a verdict at sizes the repository never gave: say which
+            details.append(f"{e['name']}: sizes chosen by the checker, "
+                           + ", ".join(f"{k} = {v}" for k, v in e["chosen_sizes"].items())
+                           + " (the repository names them without values; both frameworks were built with these)")
         band = (e.get("metrics") or {}).get("band_ratio")
         if band is not None and (e.get("metrics") or {}).get("label") == "beyond noise band":
             details.append(f"  {band:.0f} times the float64 noise band, though within the op's floor tolerance")

@@ -538,7 +538,7 @@ STAND_INS = {**dict.fromkeys(("vocab_size", "n_vocab", "vocab_len", "ntoken", "n
 
 MAX_PARENTS = 4  # parents tried in turn for a block (each one built costs the child time)
 PARENT_KEYS = ("module", "class", "name", "factory", "instance", "args", "kwargs", "within", "inputs", "shape_hints",
-               "arguments_from")
+               "arguments_from", "chosen_sizes")
 
 
 def _references(node: ast.ClassDef, source, resolver) -> set[str]:

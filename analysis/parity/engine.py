@@ -362,11 +362,13 @@ def _finish(job: dict, result: dict, device: str) -> dict:
     }
     entry.update({k: v for k, v in result.items() if k not in entry})
     # How the entry was built: the report says where its arguments came from.
-    entry.update({k: job[k] for k in ("factory", "instance", "args", "kwargs", "arguments_from", "timeout")
-                  if k in job})
+    entry.update({k: job[k] for k in ("factory", "instance", "args", "kwargs", "arguments_from", "chosen_sizes",
+                                      "stand_ins", "timeout") if k in job})
     parent = entry.pop("within_used", None) or job.get("within")
     if parent:
         entry["built_inside"] = parent.get("name") or parent.get("class")
+        if parent.get("chosen_sizes"):  # the block's sizes follow from the ones the checker gave its parent
+            entry["chosen_sizes"] = parent["chosen_sizes"]
         if parent is not job.get("within") and parent != job.get("within"):  # a later parent held the block
             entry["arguments_from"] = f"as {entry['built_inside']} builds it" + (
                 f" ({parent['arguments_from']})" if parent.get("arguments_from") else "")

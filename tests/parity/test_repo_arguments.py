@@ -43,8 +43,8 @@ LIBRARY = {
             def __init__(self, num_inputs: int, num_channels: List[int], kernel_size: int = 3, causal=True):
                 super().__init__()
                 sizes = [num_inputs] + list(num_channels)
-                self.convs = nn.ModuleList(nn.Conv1d(a, b, kernel_size, padding=kernel_size // 2)
-                                           for a, b in zip(sizes, sizes[1:]))
+                self.convs = nn.ModuleList([nn.Conv1d(a, b, kernel_size, padding=kernel_size // 2)
+                                            for a, b in zip(sizes, sizes[1:])])
 
             def forward(self, x):
                 for conv in self.convs:
@@ -173,3 +173,8 @@ def test_the_library_is_checked_with_its_layer_tensor_and_chosen_size_arguments(
     for name in ("Tabular", "Tabular#2", "Stack"):
         assert statuses[name][0] == "pass", (name, statuses)
     assert statuses["Named"][0] == "skipped", statuses
+    from analysis.cli.parity import format_table
+
+    stack = next(e for e in report["entry_points"] if e["name"] == "Stack")
+    assert stack["chosen_sizes"] == {"num_inputs": 8, "num_channels": [8, 8]}
+    assert "Stack: sizes chosen by the checker, num_inputs = 8, num_channels = [8, 8]" in format_table(report)
