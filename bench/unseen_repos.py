@@ -14,7 +14,8 @@ Per repository it prints entries, checked (a pass or fail verdict), pass/fail/er
 torch_fail, and the class accounting of issue 26's proof: the module classes the repository
 defines, those it builds somewhere (discovery found a call site for them, in its modules, tests or
 README, or a parent entry that builds them), and those of the built ones with at least one
-checked entry. Every non-passing entry is listed with its reason.
+checked entry. Every non-passing entry is listed with its reason, and every entry built with
+sizes the checker chose (a README's placeholder names) with those sizes.
 """
 from __future__ import annotations
 
@@ -88,6 +89,7 @@ def measure(root: Path, loss_steps: int, deps_cache: str | None) -> dict:
         "non_pass": [{"name": e["name"], "module": e["module"], "status": e["status"],
                       "reason": (e.get("reason") or "")[:600]} for e in entries if e["status"] != "pass"],
         "passing": [e["name"] for e in entries if e["status"] == "pass"],
+        "chosen_sizes": {e["name"]: e["chosen_sizes"] for e in entries if e.get("chosen_sizes")},
     }
 
 
@@ -116,6 +118,8 @@ def main() -> None:
               f"\n  passing {result['passing']}; "
               f"classes defined {result['classes_defined']}, built {result['classes_built']}, "
               f"checked {result['classes_built_checked']} ({share:.0%}); {result['seconds']} s")
+        if result["chosen_sizes"]:  # verdicts at sizes the repository names without values
+            print(f"  sizes chosen by the checker: {result['chosen_sizes']}")
         for row in result["non_pass"]:
             print(f"    {row['status']:9} {row['name']} ({row['module']}): {row['reason'][:300]}")
         if opts.json:
