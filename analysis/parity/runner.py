@@ -249,7 +249,13 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
         if missing:
             return dict(arguments.hint_reason(job, torch_cls, f"constructor needs arguments ({missing})"),
                         load_notes=notes)
-        torch_model = torch_cls(*args, **kwargs)
+        try:
+            torch_model = torch_cls(*args, **kwargs)
+        except Exception as exc:
+            failure = _original_constructor_failure(exc, job, entry.get("load_notes"), torch_cls)
+            if failure is None:
+                raise
+            return dict(failure, load_notes=notes)
         if not isinstance(torch_model, torch.nn.Module):
             return {"status": "skipped", "reason": f"{target}() returned a {type(torch_model).__name__}, "
                                                    "not a torch.nn.Module"}
@@ -367,6 +373,35 @@ def _what_to_add(modules: list[str]) -> str:
                 "with its torch (a deployment fix)")
     return (f"declare {', '.join(modules)} in requirements.txt or pyproject.toml so the check installs it "
             "(with the dependency layer on), or vendor it in the tree")
+
+
+def _original_constructor_failure(exc: Exception, job: dict, notes: dict | None, torch_cls) -> dict | None:
+    """The result when the repository's own constructor fails with the arguments its call site
+    gives (`LambdaLayer(n = 64 * 64)` asking for petabytes): not the conversion's doing, nor the
+    check's. None where the failure is a stub's, or an allocation a machine could satisfy (then
+    the memory ceiling stopped it: an error that says what to raise)."""
+    text = f"{exc}\n{traceback.format_exc()}"
+    if _stub_blamed((notes or {}).get("stubbed_modules") or [], text):
+        return None
+    asked = re.search(r"tried to allocate (\d+) bytes", str(exc))
+    if isinstance(exc, MemoryError) or (asked and int(asked.group(1)) <= _physical_memory()):
+        return None
+    chosen = {**(job.get("stand_ins") or {}), **(job.get("chosen_sizes") or {})}
+    if chosen:  # values the checker picked, not the repository's: a person gives real ones
+        return arguments.hint_reason(job, torch_cls, f"the PyTorch constructor fails with the sizes the checker "
+                                                     f"chose ({type(exc).__name__}: {str(exc)[:200]})")
+    where = f" (from {job['arguments_from']})" if job.get("arguments_from") else ""
+    size = f"; it asked for {int(asked.group(1)):,} bytes, more than this machine has" if asked else ""
+    return {"status": "torch_fail", "reason": f"the original PyTorch constructor fails with these arguments{where}, "
+                                              f"before any conversion: {type(exc).__name__}: {str(exc)[:300]}{size}",
+            "traceback": traceback.format_exc()[-4000:]}
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
 
 
 def _original_forward_failure(torch_model, specs: list, torch_device: str, fw) -> str:

@@ -51,6 +51,15 @@ LIBRARY = {
                     x = torch.relu(conv(x))
                 return x
 
+        class Window(nn.Module):  # the README's n = 64 * 64 is meant as 64: the original constructor fails
+            def __init__(self, dim, n):
+                super().__init__()
+                assert n <= 256, "n is the window's side"
+                self.fc = nn.Linear(dim, dim)
+
+            def forward(self, x):
+                return self.fc(x)
+
         class Named(nn.Module):  # a mode string is no size: the checker chooses nothing for it
             def __init__(self, in_channels, mode):
                 super().__init__()
@@ -88,9 +97,10 @@ LIBRARY = {
         ```
 
         ```python
-        from tabular.temporal import Stack, Named
+        from tabular.temporal import Stack, Named, Window
 
         stack = Stack(num_inputs, num_channels, causal = True)
+        window = Window(dim = 4, n = 64 * 64)
         named = Named(in_channels, mode)
         ```
 
@@ -173,6 +183,9 @@ def test_the_library_is_checked_with_its_layer_tensor_and_chosen_size_arguments(
     for name in ("Tabular", "Tabular#2", "Stack"):
         assert statuses[name][0] == "pass", (name, statuses)
     assert statuses["Named"][0] == "skipped", statuses
+    # the repository's own constructor fails with its README's values: not an error of the conversion or the check
+    assert statuses["Window"][0] == "torch_fail", statuses
+    assert "the original PyTorch constructor fails with these arguments (from README.md:" in statuses["Window"][1]
     from analysis.cli.parity import format_table
 
     stack = next(e for e in report["entry_points"] if e["name"] == "Stack")
