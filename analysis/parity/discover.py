@@ -397,8 +397,10 @@ def candidates(root: Path) -> list[dict]:
                 entry["shape_hints"] = hints
         entries += _instances(source, nn_names[source.module], hints)
     by_module = {s.module: s for s in sources}
-    references = {f"{mod}:{node.name}": _references(node, by_module[mod], resolver) for mod, node in found}
-    references.update({key: _references(node, by_module[mod], resolver) for key, (mod, node, _) in factories.items()})
+    functions = {f"{s.module}:{n.name}": (s, n) for s in sources for n in s.tree.body if isinstance(n, ast.FunctionDef)}
+    references = {f"{mod}:{node.name}": _references(node, by_module[mod], resolver, functions) for mod, node in found}
+    references.update({key: _references(node, by_module[mod], resolver, functions)
+                       for key, (mod, node, _) in factories.items()})
     _attach_parents(entries, references)
     return entries
 
@@ -541,8 +543,9 @@ PARENT_KEYS = ("module", "class", "name", "factory", "instance", "args", "kwargs
                "arguments_from", "chosen_sizes")
 
 
-def _references(node: ast.ClassDef, source, resolver) -> set[str]:
-    """Classes of the tree a class body names (what its __init__ may build)."""
+def _references(node: ast.AST, source, resolver, functions: dict | None = None) -> set[str]:
+    """Classes of the tree a class body names (what its __init__ may build), and those the tree's
+    functions it calls name (`FeedForward(dim)` returning `nn.Sequential(..., GEGLU(), ...)`)."""
     table = resolver.bindings(source)
     out = set()
     for inner in ast.walk(node):
@@ -550,6 +553,9 @@ def _references(node: ast.ClassDef, source, resolver) -> set[str]:
             ref = resolver.resolve(inner, table)
             if ref is not None and ref[0] == "class":
                 out.add(ref[1])
+            elif ref is not None and ref[0] == "function" and functions and ref[1] in functions:
+                helper_source, helper = functions[ref[1]]
+                out |= _references(helper, helper_source, resolver)  # one level: a helper's own helpers aside
     return out
 
 
