@@ -21,17 +21,26 @@ LIBRARY = {
         import torch
         from torch import nn
 
+        class Gate(nn.Module):  # no layer of its own, built only by a helper function
+            def forward(self, x):
+                a, b = x.chunk(2, dim=-1)
+                return a * torch.sigmoid(b)
+
+        def feed_forward(dim):
+            return nn.Sequential(nn.Linear(dim, dim * 2), Gate())
+
         class Tabular(nn.Module):
             def __init__(self, *, dim, classes, act = None, final = None, mean_std = None):
                 super().__init__()
                 self.register_buffer("mean_std", mean_std if mean_std is not None else torch.zeros(dim, 2))
+                self.ff = feed_forward(dim)
                 self.hidden = nn.Linear(dim, 2 * dim)
                 self.act = act if act is not None else nn.ReLU()
                 self.out = nn.Linear(2 * dim, classes)
                 self.final = final if final is not None else nn.Identity()
 
             def forward(self, x):
-                x = (x - self.mean_std[:, 0]) / (self.mean_std[:, 1].abs() + 1)
+                x = self.ff((x - self.mean_std[:, 0]) / (self.mean_std[:, 1].abs() + 1))
                 return self.final(self.out(self.act(self.hidden(x))))
     ''',
     "tabular/temporal.py": '''
@@ -170,6 +179,12 @@ def test_placeholder_sizes_are_chosen_and_said_only_where_the_name_says_what_the
     assert "args" not in named and "chosen_sizes" not in named
 
 
+def test_a_block_built_by_a_helper_function_is_checked_inside_the_class_calling_it(arguments_repo):
+    gate = _by_name(discover.candidates(arguments_repo))[("tabular.model", "Gate")]
+    assert gate["within"]["name"] == "Tabular"
+    assert gate["arguments_from"] == "inputs as Tabular's forward passes them"
+
+
 def test_a_keras_class_named_like_a_module_is_no_entry(arguments_repo):
     modules = {e["module"] for e in discover.candidates(arguments_repo)}
     assert "tabular.keras" not in modules
@@ -180,7 +195,7 @@ def test_the_library_is_checked_with_its_layer_tensor_and_chosen_size_arguments(
     report = check_parity(arguments_repo, loss_steps=2, timeout_s=600)
     assert not report.get("error"), report.get("error")
     statuses = {e["name"]: (e["status"], e["reason"][:300]) for e in report["entry_points"]}
-    for name in ("Tabular", "Tabular#2", "Stack"):
+    for name in ("Tabular", "Tabular#2", "Stack", "Gate"):
         assert statuses[name][0] == "pass", (name, statuses)
     assert statuses["Named"][0] == "skipped", statuses
     # the repository's own constructor fails with its README's values: not an error of the conversion or the check
