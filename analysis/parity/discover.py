@@ -548,7 +548,8 @@ def _references(node: ast.AST, source, resolver, functions: dict | None = None) 
     functions it calls name (`FeedForward(dim)` returning `nn.Sequential(..., GEGLU(), ...)`)."""
     table = resolver.bindings(source)
     out = set()
-    for inner in ast.walk(node):
+    # the body only: a base class (`class TCN(BaseTCN)`) is inherited, not built inside
+    for inner in (n for stmt in node.body for n in ast.walk(stmt)):
         if isinstance(inner, (ast.Name, ast.Attribute)):
             ref = resolver.resolve(inner, table)
             if ref is not None and ref[0] == "class":

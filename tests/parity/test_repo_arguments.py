@@ -48,7 +48,19 @@ LIBRARY = {
         import torch
         from torch import nn
 
-        class Stack(nn.Module):
+        class Base(nn.Module):  # inherited by Stack and Plain, built inside nothing
+            def reset(self):
+                return None
+
+        class Plain(Base):
+            def __init__(self, width=4):
+                super().__init__()
+                self.fc = nn.Linear(width, width)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        class Stack(Base):
             def __init__(self, num_inputs: int, num_channels: List[int], kernel_size: int = 3, causal=True):
                 super().__init__()
                 sizes = [num_inputs] + list(num_channels)
@@ -183,6 +195,11 @@ def test_a_block_built_by_a_helper_function_is_checked_inside_the_class_calling_
     gate = _by_name(discover.candidates(arguments_repo))[("tabular.model", "Gate")]
     assert gate["within"]["name"] == "Tabular"
     assert gate["arguments_from"] == "inputs as Tabular's forward passes them"
+
+
+def test_a_base_class_is_not_looked_for_inside_its_subclass(arguments_repo):
+    base = _by_name(discover.candidates(arguments_repo))[("tabular.temporal", "Base")]
+    assert "within" not in base
 
 
 def test_a_keras_class_named_like_a_module_is_no_entry(arguments_repo):
