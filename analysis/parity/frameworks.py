@@ -118,12 +118,14 @@ def as_float64(values) -> list:
 
 
 def to_torch(arrays, device: str, grad: bool = False) -> list:
+    """Copies: a forward that changes its input in place (`x_categ += offsets`) must not change the
+    arrays the next run (the float64 reference, MindSpore) is fed."""
     out = []
     for a in arrays:
         if not isinstance(a, np.ndarray):
-            out.append(_nested(a, lambda x: torch.from_numpy(np.ascontiguousarray(x)).to(device)))
+            out.append(_nested(a, lambda x: torch.from_numpy(np.array(x, copy=True, order="C")).to(device)))
             continue
-        t = torch.from_numpy(np.ascontiguousarray(a)).to(device)
+        t = torch.from_numpy(np.array(a, copy=True, order="C")).to(device)
         if grad and t.is_floating_point():
             t.requires_grad_(True)
         out.append(t)

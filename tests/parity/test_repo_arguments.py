@@ -26,6 +26,16 @@ LIBRARY = {
                 a, b = x.chunk(2, dim=-1)
                 return a * torch.sigmoid(b)
 
+        class Categories(nn.Module):  # adds each column's offset to its ids in place, as TabTransformer does
+            def __init__(self, sizes=(3, 4, 5), dim=4):
+                super().__init__()
+                self.register_buffer("offsets", torch.tensor([0, 3, 7]))
+                self.embed = nn.Embedding(sum(sizes), dim)
+
+            def forward(self, ids):
+                ids += self.offsets
+                return self.embed(ids)
+
         def feed_forward(dim):
             return nn.Sequential(nn.Linear(dim, dim * 2), Gate())
 
@@ -118,6 +128,14 @@ LIBRARY = {
         ```
 
         ```python
+        import torch
+        from tabular.model import Categories
+
+        model = Categories()
+        out = model(torch.randint(0, 3, (2, 3)))
+        ```
+
+        ```python
         from tabular.temporal import Stack, Named, Window
 
         stack = Stack(num_inputs, num_channels, causal = True)
@@ -197,6 +215,16 @@ def test_a_block_built_by_a_helper_function_is_checked_inside_the_class_calling_
     assert gate["arguments_from"] == "inputs as Tabular's forward passes them"
 
 
+def test_a_forward_changing_its_input_in_place_leaves_the_arrays_of_the_next_run_alone():
+    from analysis.parity import frameworks as fw
+
+    arrays = [np.array([[0, 1, 2]], dtype="int64")]
+    first = fw.to_torch(arrays, "cpu")[0]
+    first += 10  # what `x_categ += self.categories_offset` does to the tensor it is given
+    assert arrays[0].tolist() == [[0, 1, 2]]
+    assert fw.to_torch(arrays, "cpu")[0].tolist() == [[0, 1, 2]]
+
+
 def test_a_base_class_is_not_looked_for_inside_its_subclass(arguments_repo):
     base = _by_name(discover.candidates(arguments_repo))[("tabular.temporal", "Base")]
     assert "within" not in base
@@ -212,7 +240,7 @@ def test_the_library_is_checked_with_its_layer_tensor_and_chosen_size_arguments(
     report = check_parity(arguments_repo, loss_steps=2, timeout_s=600)
     assert not report.get("error"), report.get("error")
     statuses = {e["name"]: (e["status"], e["reason"][:300]) for e in report["entry_points"]}
-    for name in ("Tabular", "Tabular#2", "Stack", "Gate"):
+    for name in ("Tabular", "Tabular#2", "Stack", "Gate", "Plain", "Categories"):
         assert statuses[name][0] == "pass", (name, statuses)
     assert statuses["Named"][0] == "skipped", statuses
     # the repository's own constructor fails with its README's values: not an error of the conversion or the check
