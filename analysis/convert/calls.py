@@ -276,10 +276,28 @@ class CallRewrites(WalkState):
                               f"{qualified} is PyTorch's operator/dispatch machinery: MindSpore has no counterpart; "
                               f"rewrite this without it")
                 return updated
+            root = _root_name(original)
+            if root in MINDSPORE_IMPORT_NAMES and root != qualified.split(".", 1)[0]:
+                # nn.init.xavier_uniform_ kept as a value while `nn` becomes MindSpore's nn: it would
+                # silently name mindspore.nn.init, so the line is marked rather than left to fail later
+                self.ctx.mark(original, rules.API_UNMAPPED, qualified,
+                              f"{qualified} used as a value is not converted, and `{root}` may name MindSpore's "
+                              f"module in the converted file: write the MindSpore form of what it does here")
+                return updated
             self.ctx.keep(original)
             return updated
         self.ctx.change(original, rules.API_RENAME, qualified, target, f"{qualified} -> {target}")
         return self.ctx.ms_expr(target)
+
+
+# names the converted file's MindSpore imports bind (from mindspore import nn; ...initializer as init)
+MINDSPORE_IMPORT_NAMES = frozenset({"nn", "init", "ops"})
+
+
+def _root_name(node: cst.BaseExpression) -> str:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else ""
 
 
 def convert_layer(ctx, original: cst.Call, updated: cst.Call, qualified: str) -> cst.BaseExpression:
