@@ -12,6 +12,7 @@ from .apis import thirdparty  # einops, and other packages built on torch
 from .apis import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
 from .apis import dtype_forms, sample_checks, size_forms  # float functions of ints; PyTorch's samples (issue 29)
 from .apis import kernel_dtypes  # dtypes a MindSpore CPU kernel refuses, bridged at run time (issue 29)
+from .apis import edge_forms  # 0-d inputs, broadcast operands, argument forms MindSpore lacks (issue 29)
 from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .core import rules
 from .core.layout import relayout
@@ -56,6 +57,7 @@ HANDLERS.update(transposed.HANDLERS)  # ConvTranspose padding tuples
 HANDLERS.update(thirdparty.HANDLERS)  # einops.layers.torch's layers -> MindSpore cells
 HANDLERS.update(pretrained.HANDLERS)  # nn.Embedding.from_pretrained (issue 29)
 HANDLERS.update(samplers.HANDLERS)  # a sampler the file iterates (issue 29)
+HANDLERS.update(edge_forms.HANDLERS)  # edge inputs and argument forms of PyTorch's samples (issue 29)
 
 
 class CallRewrites(WalkState):

@@ -895,7 +895,11 @@ def scatter(input, dim, index, src, reduce=None):
     Scatter kernels on CPU need src shaped as index and ignore reduce=). PyTorch reads src only where
     index reaches, so src is cut to index's shape; a number becomes a tensor of index's shape in
     input's dtype. reduce: None writes, "add" sums (duplicates included), "multiply" multiplies each
-    target once (an index naming a place twice raises: PyTorch's running product is not written out)."""
+    target once (an index naming a place twice raises: PyTorch's running product is not written out).
+    A 0-d input is scattered as one element (TensorScatterElements refuses 0-d tensors)."""
+    if input.ndim == 0:
+        src = src.reshape(1) if isinstance(src, mindspore.Tensor) else src
+        return scatter(input.reshape(1), 0, index.reshape(1), src, reduce).reshape(())
     if isinstance(src, mindspore.Tensor):
         src = src[tuple(slice(0, size) for size in index.shape)]
     else:
@@ -1392,6 +1396,8 @@ def narrow(input, dim, start, length):
     start = int(start)
     if start < 0:
         start += input.shape[dim]
+    if length == 0:  # an empty slice, which MindSpore's narrow refuses
+        return input[(slice(None),) * (dim % input.ndim) + (slice(start, start),)]
     return ops.narrow(input, dim, start, length)
 
 
@@ -1885,7 +1891,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     """torch.aminmax: (min, max) over dim (None: all elements) as a named tuple; a NaN in a reduced
     slice gives NaN for both, as in PyTorch (MindSpore's amin/amax skip NaN)."""
     import collections
-    if input.size == 0:
+    if input.size == 0 and (dim is None or input.shape[dim] == 0):  # (5, 0, 5) over axis 0 is an empty result
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension")
     axis = tuple(range(input.ndim)) if dim is None else (dim,)
     low, high = input.amin(axis, keepdim), input.amax(axis, keepdim)

@@ -9,7 +9,7 @@ import libcst as cst
 
 from analysis.scan.receivers import is_torch_bound
 
-from ..apis import composed, compositions, exact_forms
+from ..apis import composed, compositions, edge_forms, exact_forms
 from ..apis.overloads import dispatch_call
 from ..apis.mapped import dtype_name
 from ..apis.signatures import fix_commas, parameter_names, plan_with_signature
@@ -204,7 +204,7 @@ def _known_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
     if name in SAME_NAME_DIFFERS and len(positional) == len(args) == SAME_NAME_DIFFERS[name][0]:
         ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", SAME_NAME_DIFFERS[name][1])
         return updated
-    new = compositions.method_call(ctx, original, updated, name)
+    new = compositions.method_call(ctx, original, updated, name) or edge_forms.method_call(ctx, original, updated, name)
     if new is not None:
         return new
     refused = _refused_value(original, name)

@@ -1,0 +1,82 @@
+"""PyTorch calls whose MindSpore namesake fails or computes something else on edge inputs or argument
+forms, found on PyTorch's OpInfo samples (issue 29). The calls become local helpers (support/
+helper_edges.py) that take PyTorch's signature; every other form goes on to the mapping tables.
+
+- torch.cross / x.cross: MindSpore's Cross is wrong for operands that broadcast      -> cross()
+- torch.index_select / x.index_select: MindSpore's refuses a 0-d input or index      -> index_select()
+- torch.squeeze / x.squeeze with dim=(): squeezes nothing in PyTorch, all in MindSpore -> squeeze_dims()
+- torch.tensordot: MindSpore's tensor_dot pairs the contracted axes its own way      -> tensordot()
+- torch.tensor_split / torch.hsplit (and methods): a tensor of indices or sections,
+  and hsplit of a 1-D tensor, which MindSpore refuses                                -> tensor_split(), hsplit()
+- x.rot90() without k or dims: MindSpore's method has no defaults                    -> rot90()
+- x.any(dim=(1, 3)): MindSpore's method takes a tuple of axes only as axis=           -> any_dims()
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..core.context import ConversionContext
+from .compositions import Form, _helper_call, _literal, bind_arguments
+from .mapped import convert_call
+
+
+def _empty_dims(bound: dict[str, cst.Arg]) -> bool:
+    return _literal(bound, "dim") in ((), [])
+
+
+def _tuple_dim(bound: dict[str, cst.Arg]) -> bool:
+    arg = bound.get("dim")
+    return arg is not None and isinstance(arg.value, (cst.Tuple, cst.List)) and set(bound) <= {"dim", "keepdim"}
+
+
+CROSS = "MindSpore's cross gives wrong values where the operands broadcast"
+INDEX_SELECT = "MindSpore's index_select refuses a 0-d input or a 0-d index"
+SQUEEZE = "dim=() squeezes no axis in PyTorch and every axis of size 1 in MindSpore"
+SPLIT = "MindSpore's takes the indices or sections as Python ints only"
+HSPLIT = "MindSpore's hsplit refuses 1-D tensors and indices given as a tensor"
+FORMS = {
+    "torch.cross": Form(("input", "other", "dim"), "cross", why=CROSS),
+    "torch.index_select": Form(("input", "dim", "index"), "index_select", why=INDEX_SELECT),
+    "torch.squeeze": Form(("input", "dim"), "squeeze_dims", _empty_dims, why=SQUEEZE),
+    "torch.tensordot": Form(("a", "b", "dims"), "tensordot",
+                            why="MindSpore's tensor_dot pairs the contracted axes its own way"),
+    "torch.tensor_split": Form(("input", "indices_or_sections", "dim"), "tensor_split", why=SPLIT),
+    "torch.hsplit": Form(("input", "indices_or_sections"), "hsplit", why=HSPLIT),
+}
+# Tensor methods -> the helper, with the receiver as its input
+METHODS = {
+    "cross": Form(("other", "dim"), "cross", why=CROSS),
+    "index_select": Form(("dim", "index"), "index_select", why=INDEX_SELECT),
+    "squeeze": Form(("dim",), "squeeze_dims", _empty_dims, why=SQUEEZE),
+    "tensor_split": Form(("indices_or_sections", "dim"), "tensor_split", why=SPLIT),
+    "hsplit": Form(("indices_or_sections",), "hsplit", why=HSPLIT),
+    "rot90": Form(("k", "dims"), "rot90", lambda bound: "k" not in bound or "dims" not in bound,
+                  why="MindSpore's Tensor.rot90 has no defaults for k and dims"),
+    "any": Form(("dim", "keepdim"), "any_dims", _tuple_dim, why="MindSpore's Tensor.any takes a tuple of axes as axis="),
+}
+
+
+def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry):
+    form = FORMS[qualified]
+    bound = bind_arguments(updated, form.params)
+    if bound is None or not form.matches(bound):
+        return convert_call(ctx, original, updated, qualified, entry)
+    return _helper_call(ctx, original, qualified, form.helper, list(bound.values()), form.why)
+
+
+def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str):
+    """x.cross(y) -> cross(x, y), x.rot90() -> rot90(x), ...; None for any other call."""
+    form = METHODS.get(name)
+    if form is None or not isinstance(updated.func, cst.Attribute):
+        return None
+    bound = bind_arguments(updated, form.params)
+    if bound is None or not form.matches(bound):
+        return None
+    receiver = updated.func.value
+    if getattr(receiver, "lpar", None):
+        receiver = receiver.with_changes(lpar=[], rpar=[])  # now an argument: its parentheses go
+    first = cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return _helper_call(ctx, original, f"torch.Tensor.{name}", form.helper, [first, *bound.values()], form.why)
+
+
+HANDLERS = {name: rewrite for name in FORMS}

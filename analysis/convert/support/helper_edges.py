@@ -1,0 +1,78 @@
+"""MindSpore definitions for PyTorch calls whose MindSpore namesake fails or computes something else
+on edge inputs: 0-d tensors, operands that broadcast, argument forms MindSpore's signature lacks
+(found on PyTorch's OpInfo samples, issue 29). Same rules as helper_source.py: copied as it stands,
+MindSpore reached only through `mindspore.`, `ops.` and `nn.`."""
+import mindspore
+from mindspore import ops
+
+
+def cross(input, other, dim=None):
+    """torch.cross / x.cross: MindSpore's Cross gives wrong values where the operands broadcast (a (1, 3)
+    and a (5, 3) tensor), so both are broadcast first; dim=None is PyTorch's default, the first axis
+    of size 3."""
+    import numpy
+    shape = tuple(numpy.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
+    if dim is None:
+        dim = shape.index(3)
+    return ops.cross(ops.broadcast_to(input, shape), ops.broadcast_to(other, shape), dim)
+
+
+def index_select(input, dim, index):
+    """torch.index_select / x.index_select: PyTorch reads a 0-d input as one element and takes a 0-d
+    index; MindSpore's index_select refuses both."""
+    if input.ndim == 0:
+        return ops.index_select(input.reshape(1), 0, index.reshape(-1)).reshape(())
+    return ops.index_select(input, dim, index.reshape(-1))
+
+
+def squeeze_dims(input, dim):
+    """torch.squeeze(x, dim) with dim a tuple: an empty one squeezes no axis in PyTorch and every axis of
+    size 1 in MindSpore."""
+    return input if len(dim) == 0 else ops.squeeze(input, tuple(dim))
+
+
+def tensordot(a, b, dims=2):
+    """torch.tensordot / x.tensordot: MindSpore's tensor_dot refuses contracted axes whose sizes match only
+    in PyTorch's pairing (a's dims[0][i] with b's dims[1][i]) or where one of the pair has size 1, so the
+    contracted axes are moved to the end of a and the front of b, in that pairing, and broadcast
+    first. dims: a count of axes or two lists of axes."""
+    if isinstance(dims, mindspore.Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        axes_a, axes_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        axes_a, axes_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    axes_a, axes_b = [d % a.ndim for d in axes_a], [d % b.ndim for d in axes_b]
+    a = a.transpose(tuple([d for d in range(a.ndim) if d not in axes_a] + axes_a))
+    b = b.transpose(tuple(axes_b + [d for d in range(b.ndim) if d not in axes_b]))
+    n = len(axes_a)
+    # PyTorch broadcasts a contracted axis of size 1 against its partner; MindSpore refuses the pair
+    sizes = [max(a.shape[a.ndim - n + i], b.shape[i]) for i in range(n)]
+    a = ops.broadcast_to(a, tuple(a.shape[:a.ndim - n]) + tuple(sizes))
+    b = ops.broadcast_to(b, tuple(sizes) + tuple(b.shape[n:]))
+    if n == 0:  # the outer product, which tensor_dot refuses
+        return a.reshape(tuple(a.shape) + (1,) * b.ndim) * b
+    return ops.tensor_dot(a, b, (list(range(a.ndim - n, a.ndim)), list(range(n))))
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """torch.tensor_split / x.tensor_split: PyTorch also takes the sections (0-d) or indices (1-D) as a
+    tensor; MindSpore's takes Python ints only."""
+    if isinstance(indices_or_sections, mindspore.Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    return ops.tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    """torch.hsplit / x.hsplit: along axis 1, or axis 0 of a 1-D tensor (MindSpore's refuses 1-D input)."""
+    return tensor_split(input, indices_or_sections, 1 if input.ndim > 1 else 0)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """x.rot90(): PyTorch's defaults k=1, dims=(0, 1); MindSpore's Tensor.rot90 has none."""
+    return ops.rot90(input, k, tuple(dims))
+
+
+def any_dims(input, dim, keepdim=False):
+    """x.any(dim=(1, 3)): MindSpore's Tensor.any takes a tuple of axes only as axis=."""
+    return input.any(axis=tuple(dim), keep_dims=keepdim)
