@@ -1,0 +1,98 @@
+"""Edge inputs and argument forms of PyTorch's OpInfo samples that converted silently wrong (issue 29):
+0-d and empty tensors, operands that broadcast, argument forms MindSpore's signature lacks. Each case
+runs in both frameworks and failed (raised or gave other values) before edge_forms.py / helper_edges.py."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analysis.convert import convert_source
+from .harness import block_value_problems
+
+HEADER = "import torch\n"
+
+SAME = [
+    ("cross of operands that broadcast, function and method, dim given and not", """
+        a = torch.tensor([[1.0, -2.0, 3.0]])
+        b = torch.tensor([[4.0, 5.0, -6.0], [0.5, 2.0, 1.0], [-3.0, 1.0, 2.0]])
+        c = torch.cross(a, b, dim=-1)
+        d = a.cross(b, dim=1)
+        e = torch.cross(input=b, other=b.flip(0))
+        """),
+    ("index_select of a 0-d input, and with a 0-d index", """
+        x = torch.tensor(3.5)
+        a = torch.index_select(x, 0, torch.tensor([0]))
+        b = x.index_select(0, torch.tensor([0]))
+        c = torch.index_select(torch.arange(12.).reshape(4, 3), 0, torch.tensor(2))
+        d = torch.index_select(input=torch.arange(12.).reshape(4, 3), dim=-1, index=torch.tensor([2, 0]))
+        """),
+    ("squeeze with dim=() squeezes nothing", """
+        x = torch.ones(1, 2, 1)
+        a = torch.squeeze(x, ())
+        b = x.squeeze(())
+        c = torch.squeeze(input=x, dim=[])
+        d = torch.squeeze(x, (0,))
+        """),
+    ("tensordot with PyTorch's pairing of axes, a size-1 axis, an int and the outer product", """
+        a = torch.arange(6.).reshape(1, 2, 3)
+        b = torch.arange(12.).reshape(3, 2, 2)
+        c = torch.tensordot(a, b, dims=([1, 2], [1, 0]))
+        d = torch.tensordot(torch.ones(1, 1, 1), torch.arange(4.).reshape(2, 1, 2), dims=([0, 1], [2, 0]))
+        e = torch.tensordot(torch.arange(8.).reshape(2, 2, 2), torch.arange(8.).reshape(2, 2, 2), dims=2)
+        f = torch.tensordot(torch.arange(2.), torch.arange(3.), dims=0)
+        """),
+    ("tensor_split and hsplit: indices as a tensor, sections as a 0-d tensor, a 1-D input", """
+        x = torch.arange(24.).reshape(4, 6)
+        a = torch.tensor_split(x, torch.tensor([1, 3]))
+        b = x.tensor_split(torch.tensor(3), 1)
+        c = torch.hsplit(torch.arange(6.), 2)
+        d = torch.arange(6.).hsplit([1, 4])
+        """),
+    ("x.rot90() with PyTorch's defaults, x.any over a tuple of dims", """
+        x = torch.arange(24.).reshape(2, 3, 4)
+        a = x.rot90()
+        b = x.rot90(3)
+        c = (x > 20).any(dim=(1, 2))
+        d = (x > 20).any(dim=(0, 2), keepdim=True)
+        """),
+    ("aminmax over a non-empty axis of an empty tensor, narrow of length 0, scatter of 0-d tensors", """
+        e = torch.ones(5, 0, 4)
+        lo, hi = torch.aminmax(e, dim=0)
+        x = torch.arange(50.).reshape(10, 5)
+        a = torch.narrow(x, 1, torch.tensor(5), 0)
+        b = x.narrow(0, 3, 0)
+        c = torch.scatter(torch.tensor(2.0), 0, torch.tensor(0), torch.tensor(5.0))
+        d = torch.tensor(2.0).scatter(0, torch.tensor(0), torch.tensor(5.0), reduce='multiply')
+        """),
+]
+
+
+def _source(block: str) -> str:
+    return HEADER + textwrap.dedent(block).lstrip("\n")
+
+
+@pytest.mark.slow
+def test_edge_cases_give_pytorchs_values():
+    problems = block_value_problems([(name, _source(block)) for name, block in SAME])
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("call,expected", [
+    ("torch.cross(a, b, dim=-1)", "cross(a, b, dim=-1)"),
+    ("a.cross(b)", "cross(a, b)"),
+    ("torch.index_select(x, 0, i)", "index_select(x, 0, i)"),
+    ("torch.squeeze(x, ())", "squeeze_dims(x, ())"),
+    ("torch.tensordot(a, b, dims=([0], [1]))", "tensordot(a, b, dims=([0], [1]))"),
+    ("x.rot90()", "rot90(x)"),
+    ("x.any(dim=(1, 2))", "any_dims(x, dim=(1, 2))"),
+])
+def test_edge_forms_become_helpers(call, expected):
+    text = convert_source(f"import torch\nout = {call}\n", path="example.py").text
+    assert f"out = {expected}" in text, text
+
+
+@pytest.mark.parametrize("call", ["torch.squeeze(x, 1)", "x.squeeze()", "x.rot90(1, (0, 1))", "x.any(1)", "x.any()"])
+def test_forms_mindspore_computes_alike_keep_their_mapping(call):
+    text = convert_source(f"import torch\nout = {call}\n", path="example.py").text
+    assert "def " not in text and "MIGRATE" not in text, text
