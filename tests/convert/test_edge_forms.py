@@ -65,6 +65,21 @@ SAME = [
         c = torch.scatter(torch.tensor(2.0), 0, torch.tensor(0), torch.tensor(5.0))
         d = torch.tensor(2.0).scatter(0, torch.tensor(0), torch.tensor(5.0), reduce='multiply')
         """),
+    ("index_put with a boolean mask, values that broadcast, accumulate over repeated places", '''
+        x = torch.arange(20.).reshape(4, 5)
+        a = x.index_put((torch.tensor([1]),), torch.tensor([[9.0, 8.0, 7.0, 6.0, 5.0]]))
+        b = x.index_put((torch.tensor([True, False, True, False]),), torch.tensor(-1.0), accumulate=True)
+        c = torch.index_put(x, (torch.tensor([0, 0, -1]), torch.tensor([1, 1, 2])), torch.tensor([1.0, 2.0, 3.0]),
+                            accumulate=True)
+        d = torch.zeros(3, 2, dtype=torch.bool).index_put((torch.tensor([2, 2]),), torch.tensor(True), accumulate=True)
+        e = x.index_put((torch.zeros(4, dtype=torch.bool),), torch.tensor(5.0))
+        '''),
+    ("logdet and cholesky of empty matrices", '''
+        a = torch.logdet(torch.ones(0, 0))
+        b = torch.ones(2, 0, 0, dtype=torch.float64).logdet()
+        c = torch.linalg.cholesky(torch.ones(1, 1, 0, 0))
+        d = torch.cholesky(torch.ones(0, 0, dtype=torch.float64), upper=True)
+        '''),
 ]
 
 
@@ -86,6 +101,8 @@ def test_edge_cases_give_pytorchs_values():
     ("torch.tensordot(a, b, dims=([0], [1]))", "tensordot(a, b, dims=([0], [1]))"),
     ("x.rot90()", "rot90(x)"),
     ("x.any(dim=(1, 2))", "any_dims(x, dim=(1, 2))"),
+    ("x.index_put((i,), v)", "index_put(x, (i,), v)"),
+    ("torch.logdet(a)", "logdet(a)"),
 ])
 def test_edge_forms_become_helpers(call, expected):
     text = convert_source(f"import torch\nout = {call}\n", path="example.py").text

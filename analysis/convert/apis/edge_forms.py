@@ -10,6 +10,8 @@ helper_edges.py) that take PyTorch's signature; every other form goes on to the 
   and hsplit of a 1-D tensor, which MindSpore refuses                                -> tensor_split(), hsplit()
 - x.rot90() without k or dims: MindSpore's method has no defaults                    -> rot90()
 - x.any(dim=(1, 3)): MindSpore's method takes a tuple of axes only as axis=           -> any_dims()
+- torch.index_put / x.index_put: boolean masks, values that broadcast (IndexPut refuses) -> index_put()
+- torch.logdet / x.logdet of an empty matrix (0 in PyTorch)                          -> logdet()
 """
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ INDEX_SELECT = "MindSpore's index_select refuses a 0-d input or a 0-d index"
 SQUEEZE = "dim=() squeezes no axis in PyTorch and every axis of size 1 in MindSpore"
 SPLIT = "MindSpore's takes the indices or sections as Python ints only"
 HSPLIT = "MindSpore's hsplit refuses 1-D tensors and indices given as a tensor"
+INDEX_PUT = "MindSpore's IndexPut takes integer indices and 1-D values only"
+LOGDET = "MindSpore's logdet refuses an empty matrix"
 FORMS = {
     "torch.cross": Form(("input", "other", "dim"), "cross", why=CROSS),
     "torch.index_select": Form(("input", "dim", "index"), "index_select", why=INDEX_SELECT),
@@ -42,6 +46,8 @@ FORMS = {
                             why="MindSpore's tensor_dot pairs the contracted axes its own way"),
     "torch.tensor_split": Form(("input", "indices_or_sections", "dim"), "tensor_split", why=SPLIT),
     "torch.hsplit": Form(("input", "indices_or_sections"), "hsplit", why=HSPLIT),
+    "torch.index_put": Form(("input", "indices", "values", "accumulate"), "index_put", why=INDEX_PUT),
+    "torch.logdet": Form(("input",), "logdet", why=LOGDET),
 }
 # Tensor methods -> the helper, with the receiver as its input
 METHODS = {
@@ -52,6 +58,8 @@ METHODS = {
     "hsplit": Form(("indices_or_sections",), "hsplit", why=HSPLIT),
     "rot90": Form(("k", "dims"), "rot90", lambda bound: "k" not in bound or "dims" not in bound,
                   why="MindSpore's Tensor.rot90 has no defaults for k and dims"),
+    "index_put": Form(("indices", "values", "accumulate"), "index_put", why=INDEX_PUT),
+    "logdet": Form((), "logdet", why=LOGDET),
     "any": Form(("dim", "keepdim"), "any_dims", _tuple_dim, why="MindSpore's Tensor.any takes a tuple of axes as axis="),
 }
 

@@ -76,3 +76,40 @@ def rot90(input, k=1, dims=(0, 1)):
 def any_dims(input, dim, keepdim=False):
     """x.any(dim=(1, 3)): MindSpore's Tensor.any takes a tuple of axes only as axis=."""
     return input.any(axis=tuple(dim), keep_dims=keepdim)
+
+
+def index_put(input, indices, values, accumulate=False):
+    """torch.index_put / x.index_put: PyTorch takes boolean masks among the indices and values that
+    broadcast to the indexed part; MindSpore's IndexPut takes integer indices and 1-D values only. A
+    mask becomes the integer indices of its True places; accumulate=True sums repeated places."""
+    import numpy
+    columns = []
+    for index in indices:
+        if index.dtype == mindspore.bool_:
+            columns += list(ops.nonzero(index).unbind(1))
+        else:
+            columns.append(index.astype(mindspore.int64))
+    shape = tuple(numpy.broadcast_shapes(*(tuple(c.shape) for c in columns)))
+    if 0 in shape:  # no place named (an all-False mask): MindSpore's scatter kernels refuse empty updates
+        return ops.deepcopy(input)
+    where = ops.stack([ops.broadcast_to(c, shape) for c in columns], -1)
+    where = ops.where(where < 0, where + mindspore.Tensor(list(input.shape[:len(columns)]), where.dtype), where)
+    if not isinstance(values, mindspore.Tensor):
+        values = mindspore.Tensor(values, input.dtype)
+    values = ops.broadcast_to(values.astype(input.dtype), shape + tuple(input.shape[len(columns):]))
+    if accumulate and input.dtype == mindspore.bool_:  # a sum of booleans is their or (no bool kernel)
+        return ops.tensor_scatter_add(input.astype(mindspore.int32), where, values.astype(mindspore.int32)) > 0
+    if accumulate and input.is_complex():  # no complex kernel: real and imaginary parts apart
+        real = ops.tensor_scatter_add(ops.real(input), where, ops.real(values))
+        return ops.Complex()(real, ops.tensor_scatter_add(ops.imag(input), where, ops.imag(values)))
+    if accumulate:
+        return ops.tensor_scatter_add(input, where, values)
+    return ops.tensor_scatter_update(input, where, values)
+
+
+def logdet(input):
+    """torch.logdet / x.logdet: the log-determinant of an empty (0, 0) matrix is 0 (its determinant is 1);
+    MindSpore's MatrixDeterminant refuses a matrix of no rows."""
+    if input.shape[-1] == 0:
+        return ops.zeros(tuple(input.shape[:-2]), input.dtype)
+    return ops.logdet(input)
