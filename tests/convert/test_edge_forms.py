@@ -80,6 +80,12 @@ SAME = [
         c = torch.linalg.cholesky(torch.ones(1, 1, 0, 0))
         d = torch.cholesky(torch.ones(0, 0, dtype=torch.float64), upper=True)
         '''),
+    ("x.repeat_interleave with repeats given as a tensor, with and without output_size", '''
+        x = torch.arange(6.).reshape(3, 2)
+        a = x.repeat_interleave(torch.tensor([1, 2, 0]), dim=0)
+        b = x.repeat_interleave(repeats=torch.tensor([2, 1]), dim=1, output_size=3)
+        c = x.repeat_interleave(torch.tensor(2))
+        '''),
 ]
 
 
@@ -103,13 +109,15 @@ def test_edge_cases_give_pytorchs_values():
     ("x.any(dim=(1, 2))", "any_dims(x, dim=(1, 2))"),
     ("x.index_put((i,), v)", "index_put(x, (i,), v)"),
     ("torch.logdet(a)", "logdet(a)"),
+    ("x.repeat_interleave(r, dim=0)", "repeat_interleave(x, r, dim=0)"),
 ])
 def test_edge_forms_become_helpers(call, expected):
     text = convert_source(f"import torch\nout = {call}\n", path="example.py").text
     assert f"out = {expected}" in text, text
 
 
-@pytest.mark.parametrize("call", ["torch.squeeze(x, 1)", "x.squeeze()", "x.rot90(1, (0, 1))", "x.any(1)", "x.any()"])
+@pytest.mark.parametrize("call", ["torch.squeeze(x, 1)", "x.squeeze()", "x.rot90(1, (0, 1))", "x.any(1)", "x.any()",
+                                  "x.repeat_interleave(2, dim=0)"])
 def test_forms_mindspore_computes_alike_keep_their_mapping(call):
     text = convert_source(f"import torch\nout = {call}\n", path="example.py").text
     assert "def " not in text and "MIGRATE" not in text, text

@@ -12,6 +12,7 @@ helper_edges.py) that take PyTorch's signature; every other form goes on to the 
 - x.any(dim=(1, 3)): MindSpore's method takes a tuple of axes only as axis=           -> any_dims()
 - torch.index_put / x.index_put: boolean masks, values that broadcast (IndexPut refuses) -> index_put()
 - torch.logdet / x.logdet of an empty matrix (0 in PyTorch)                          -> logdet()
+- x.repeat_interleave(repeats) with repeats not an int: no CPU kernel for tensor repeats -> repeat_interleave()
 """
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ def _empty_dims(bound: dict[str, cst.Arg]) -> bool:
 def _tuple_dim(bound: dict[str, cst.Arg]) -> bool:
     arg = bound.get("dim")
     return arg is not None and isinstance(arg.value, (cst.Tuple, cst.List)) and set(bound) <= {"dim", "keepdim"}
+
+
+def _tensor_repeats(bound: dict[str, cst.Arg]) -> bool:  # an int literal runs on MindSpore's method
+    return "repeats" in bound and not isinstance(bound["repeats"].value, cst.Integer)
 
 
 CROSS = "MindSpore's cross gives wrong values where the operands broadcast"
@@ -60,6 +65,8 @@ METHODS = {
                   why="MindSpore's Tensor.rot90 has no defaults for k and dims"),
     "index_put": Form(("indices", "values", "accumulate"), "index_put", why=INDEX_PUT),
     "logdet": Form((), "logdet", why=LOGDET),
+    "repeat_interleave": Form(("repeats", "dim", "output_size"), "repeat_interleave", _tensor_repeats,
+                              why="MindSpore's Tensor.repeat_interleave has no CPU kernel for repeats given as a tensor"),
     "any": Form(("dim", "keepdim"), "any_dims", _tuple_dim, why="MindSpore's Tensor.any takes a tuple of axes as axis="),
 }
 

@@ -113,3 +113,12 @@ def logdet(input):
     if input.shape[-1] == 0:
         return ops.zeros(tuple(input.shape[:-2]), input.dtype)
     return ops.logdet(input)
+
+
+def repeat_interleave(input, repeats, dim=None, *, output_size=None):
+    """x.repeat_interleave(repeats, dim): MindSpore's method has no CPU kernel for repeats given as a
+    tensor, so they are read as Python ints; output_size (a hint that spares PyTorch a device sync) is
+    not needed."""
+    if isinstance(repeats, mindspore.Tensor):
+        repeats = repeats.tolist()
+    return ops.repeat_interleave(input, repeats, dim)
