@@ -219,7 +219,7 @@ def test_the_other_forms_keep_the_tables_conversion():
 def test_what_stays_marked_says_what_to_do():
     text, marks = _converted("""
         a = torch.max(x, out=y)
-        b = torch.tensor_split(x, torch.tensor([1, 3]))
+        b = torch.tensor_split(x, indices=torch.tensor([1, 3]))  # the positional form converts (edge_forms.py)
         c = nn.ConvTranspose3d(4, 4, 3, dilation=2)
         d = x.dim_order()
         e = nn.ConvTranspose2d(4, 4, 3, padding=(1, 2, 3))

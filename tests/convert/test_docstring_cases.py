@@ -168,7 +168,7 @@ def converted(body: str):
     ("y = torch.signbit(x)", "-0.0"),
     ("u, s, v = torch.svd(a)", "up to its sign"),  # converted, the singular vectors flagged
     ("y = torch.unique(x)", "does not sort"),
-    ("y = torch.tensor_split(x, torch.tensor([1, 3]))", ".tolist()"),
+    ("y = torch.tensor_split(x, indices=torch.tensor([1, 3]))", ".tolist()"),  # positional: edge_forms.py converts it
     ("m = nn.AdaptiveAvgPool2d((None, 7))", "output_size="),
     ("packet = torch.ops.aten.pow", "torch.ops.aten"),
     ("class Logged(torch.Tensor):\n    pass", "extends torch.Tensor"),

@@ -36,6 +36,10 @@ def _tensor_repeats(bound: dict[str, cst.Arg]) -> bool:  # an int literal runs o
     return "repeats" in bound and not isinstance(bound["repeats"].value, cst.Integer)
 
 
+def _split_tensor(bound: dict[str, cst.Arg]) -> bool:  # ints written out run on MindSpore's tensor_split
+    return "indices_or_sections" in bound and _literal(bound, "indices_or_sections") is ...
+
+
 CROSS = "MindSpore's cross gives wrong values where the operands broadcast"
 INDEX_SELECT = "MindSpore's index_select refuses a 0-d input or a 0-d index"
 SQUEEZE = "dim=() squeezes no axis in PyTorch and every axis of size 1 in MindSpore"
@@ -49,7 +53,7 @@ FORMS = {
     "torch.squeeze": Form(("input", "dim"), "squeeze_dims", _empty_dims, why=SQUEEZE),
     "torch.tensordot": Form(("a", "b", "dims"), "tensordot",
                             why="MindSpore's tensor_dot pairs the contracted axes its own way"),
-    "torch.tensor_split": Form(("input", "indices_or_sections", "dim"), "tensor_split", why=SPLIT),
+    "torch.tensor_split": Form(("input", "indices_or_sections", "dim"), "tensor_split", _split_tensor, why=SPLIT),
     "torch.hsplit": Form(("input", "indices_or_sections"), "hsplit", why=HSPLIT),
     "torch.index_put": Form(("input", "indices", "values", "accumulate"), "index_put", why=INDEX_PUT),
     "torch.logdet": Form(("input",), "logdet", why=LOGDET),
@@ -59,7 +63,7 @@ METHODS = {
     "cross": Form(("other", "dim"), "cross", why=CROSS),
     "index_select": Form(("dim", "index"), "index_select", why=INDEX_SELECT),
     "squeeze": Form(("dim",), "squeeze_dims", _empty_dims, why=SQUEEZE),
-    "tensor_split": Form(("indices_or_sections", "dim"), "tensor_split", why=SPLIT),
+    "tensor_split": Form(("indices_or_sections", "dim"), "tensor_split", _split_tensor, why=SPLIT),
     "hsplit": Form(("indices_or_sections",), "hsplit", why=HSPLIT),
     "rot90": Form(("k", "dims"), "rot90", lambda bound: "k" not in bound or "dims" not in bound,
                   why="MindSpore's Tensor.rot90 has no defaults for k and dims"),
