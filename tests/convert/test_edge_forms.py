@@ -124,3 +124,16 @@ def test_edge_forms_become_helpers(call, expected):
 def test_forms_mindspore_computes_alike_keep_their_mapping(call):
     text = convert_source(f"import torch\nout = {call}\n", path="example.py").text
     assert "def " not in text and "MIGRATE" not in text, text
+
+
+def test_helper_names_are_unique_across_the_helper_files():
+    """definitions() keys helpers by name: a second file defining the same name (helper_edges.py's cross,
+    index_put, repeat_interleave...) would silently replace the first."""
+    import ast
+
+    from analysis.convert.support import helpers
+
+    names = [node.name for source in (helpers.SOURCE, *helpers.MORE_SOURCES)
+             for node in ast.parse(source.read_text(encoding="utf-8")).body
+             if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
