@@ -111,7 +111,6 @@ def test_edge_cases_give_pytorchs_values():
     ("x.any(dim=(1, 2))", "any_dims(x, dim=(1, 2))"),
     ("x.index_put((i,), v)", "index_put(x, (i,), v)"),
     ("torch.logdet(a)", "logdet(a)"),
-    ("x.repeat_interleave(r, dim=0)", "repeat_interleave(x, r, dim=0)"),
 ])
 def test_edge_forms_become_helpers(call, expected):
     text = convert_source(f"import torch\nout = {call}\n", path="example.py").text
@@ -119,11 +118,19 @@ def test_edge_forms_become_helpers(call, expected):
 
 
 @pytest.mark.parametrize("call", ["torch.squeeze(x, 1)", "x.squeeze()", "x.rot90(1, (0, 1))", "x.any(1)", "x.any()",
-                                  "x.repeat_interleave(2, dim=0)",
                                   "torch.tensor_split(x, (1, 6), dim=1)", "x.tensor_split(3)"])
 def test_forms_mindspore_computes_alike_keep_their_mapping(call):
     text = convert_source(f"import torch\nout = {call}\n", path="example.py").text
     assert "def " not in text and "MIGRATE" not in text, text
+
+
+def test_repeat_interleave_goes_to_the_helper_only_for_repeats_not_written_as_an_int():
+    """Both forms also pass through the kernel dtype bridge (kernel_dtypes, for boolean input): the helper
+    is what it calls for tensor repeats, MindSpore's method for an int."""
+    by_tensor = convert_source("import torch\nout = x.repeat_interleave(r, dim=0)\n", path="example.py").text
+    by_int = convert_source("import torch\nout = x.repeat_interleave(2, dim=0)\n", path="example.py").text
+    assert "def repeat_interleave(" in by_tensor and "(repeat_interleave, " in by_tensor, by_tensor
+    assert "def repeat_interleave(" not in by_int and '"repeat_interleave"' in by_int, by_int
 
 
 def test_helper_names_are_unique_across_the_helper_files():
