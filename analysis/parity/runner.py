@@ -393,7 +393,7 @@ def _original_constructor_failure(exc: Exception, job: dict, notes: dict | None,
     where = f" (from {job['arguments_from']})" if job.get("arguments_from") else ""
     size = f"; it asked for {int(asked.group(1)):,} bytes, more than this machine has" if asked else ""
     return {"status": "torch_fail", "reason": f"the original PyTorch constructor fails with these arguments{where}, "
-                                              f"before any conversion: {type(exc).__name__}: {str(exc)[:300]}{size}",
+                                              f"before any conversion: {type(exc).__name__}: {exc}{size}",
             "traceback": traceback.format_exc()[-4000:]}
 
 
