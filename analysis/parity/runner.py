@@ -378,8 +378,11 @@ def _what_to_add(modules: list[str]) -> str:
 def _original_constructor_failure(exc: Exception, job: dict, notes: dict | None, torch_cls) -> dict | None:
     """The result when the repository's own constructor fails with the arguments its call site
     gives (`LambdaLayer(n = 64 * 64)` asking for petabytes): not the conversion's doing, nor the
-    check's. None where the failure is a stub's, or an allocation a machine could satisfy (then
-    the memory ceiling stopped it: an error that says what to raise)."""
+    check's. None where the failure is a stub's, the sandbox's refusal (an OSError: no network, no
+    file outside), or an allocation a machine could satisfy (then the memory ceiling stopped it: an
+    error that says what to raise)."""
+    if isinstance(exc, OSError):
+        return None  # the box refused it (a socket, a download, a file outside): an error that says so
     text = f"{exc}\n{traceback.format_exc()}"
     if _stub_blamed((notes or {}).get("stubbed_modules") or [], text):
         return None
