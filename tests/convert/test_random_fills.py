@@ -88,10 +88,12 @@ def test_random_fill_with_a_generator_or_on_part_of_a_tensor_is_marked():
 
 
 def _close(torch_stats, ms_stats, name, spread):
-    """Means within 6 standard errors of each other (n draws each), spreads within 5 %."""
+    """Means within 6 standard errors of each other (n draws each), spreads within 5 % or, for a small
+    draw (the 200 biases), within the sample spread's own noise (about spread / sqrt(n) for these
+    distributions; a fixed 5 % failed one run in three at n = 200)."""
     n = math.prod(torch_stats["shape"])
     assert abs(torch_stats["mean"] - ms_stats["mean"]) < 6 * spread * math.sqrt(2 / n), name
-    assert abs(torch_stats["std"] - ms_stats["std"]) < 0.05 * spread, name
+    assert abs(torch_stats["std"] - ms_stats["std"]) < max(0.05, 5 / math.sqrt(n)) * spread, name
 
 
 @pytest.mark.slow
