@@ -213,8 +213,9 @@ def layers() -> None:
                     same(f"{what} gradient of {p.name}", torch_params[p.name].grad.numpy(), g.asnumpy())
             if name == "EinMix":
                 initial_ranges(what, args, kwargs)
-    # a large layer: the values fill the range (uniform, as in torch), not a part of it
-    initial_ranges("EinMix large", ("b d -> b e",), {"weight_shape": "d e", "bias_shape": "e", "d": 64, "e": 64},
+    # a large layer: the values fill the range (uniform, as in torch), not a part of it (e = 256 bias draws: all
+    # under 95 % of the bound one time in 500,000; with 64 it was one run in 27, and it failed a CI run)
+    initial_ranges("EinMix large", ("b d -> b e",), {"weight_shape": "d e", "bias_shape": "e", "d": 64, "e": 256},
                    fill=True)
 
 
