@@ -154,9 +154,10 @@ def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
     return _helper_call(ctx, original, qualified, form.helper, list(bound.values()), form.why)
 
 
-def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str):
-    """x.median() -> median_all(x), x.narrow(0, -1, 1) -> narrow(x, 0, -1, 1); None for any other call."""
-    form = METHODS.get(name)
+def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, methods=None):
+    """x.median() -> median_all(x), x.narrow(0, -1, 1) -> narrow(x, 0, -1, 1); None for any other call.
+    `methods`: another name -> Form table written the same way (edge_forms.METHODS)."""
+    form = (METHODS if methods is None else methods).get(name)
     if form is None or not isinstance(updated.func, cst.Attribute):
         return None
     bound = bind_arguments(updated, form.params)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..core.context import ConversionContext
+from . import compositions
 from .compositions import Form, _helper_call, _literal, bind_arguments
 from .mapped import convert_call
 
@@ -85,17 +86,7 @@ def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
 
 def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str):
     """x.cross(y) -> cross(x, y), x.rot90() -> rot90(x), ...; None for any other call."""
-    form = METHODS.get(name)
-    if form is None or not isinstance(updated.func, cst.Attribute):
-        return None
-    bound = bind_arguments(updated, form.params)
-    if bound is None or not form.matches(bound):
-        return None
-    receiver = updated.func.value
-    if getattr(receiver, "lpar", None):
-        receiver = receiver.with_changes(lpar=[], rpar=[])  # now an argument: its parentheses go
-    first = cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    return _helper_call(ctx, original, f"torch.Tensor.{name}", form.helper, [first, *bound.values()], form.why)
+    return compositions.method_call(ctx, original, updated, name, METHODS)
 
 
 HANDLERS = {name: rewrite for name in FORMS}
