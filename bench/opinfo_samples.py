@@ -102,21 +102,21 @@ def measure(args, log=print) -> dict:
     ms_runs = run_all("mindspore", "sample", [(text, s.arrays) for (s, _), (text, _) in zip(kept, converted)],
                       workers=args.workers, timeout=60,
                       progress=lambda n: n % 1000 == 0 and log(f"  {n}/{len(kept)} ({time.monotonic() - start:.0f} s)"))
-    strict = [[]] * len(kept)
-    if args.also_strict:  # strict mode only adds markers (the code is the same): convert again for them
+    lenient = [[]] * len(kept)
+    if args.also_lenient:  # lenient mode only drops markers (the code is the same): convert again for its own
         import os
 
-        os.environ["PORTING_STRICT_DTYPES"] = "1"
-        strict = [[u.rule_id for u in convert_source(s.source, path="sample.py").unconverted] for s, _ in kept]
+        os.environ["PORTING_STRICT_DTYPES"] = "0"
+        lenient = [[u.rule_id for u in convert_source(s.source, path="sample.py").unconverted] for s, _ in kept]
         os.environ.pop("PORTING_STRICT_DTYPES")
     rows = []
-    for (s, torch_result), (text, markers), ms_run, strict_markers in zip(kept, converted, ms_runs, strict):
+    for (s, torch_result), (text, markers), ms_run, lenient_markers in zip(kept, converted, ms_runs, lenient):
         random = any(word in s.api for word in RANDOM_WORDS)
         verdict, problem = classify(torch_result, ms_run, markers, random)
-        strict_verdict = "marked" if verdict == "silent" and strict_markers else verdict
+        lenient_verdict = "silent" if verdict == "marked" and not lenient_markers else verdict
         rows.append({"api": s.api, "family": family(s.api), "form": s.form, "dtype": s.dtype,
-                     "dtype_class": s.dtype_class, "origin": s.origin, "verdict": verdict, "strict": strict_verdict, "problem": problem[:240],
-                     "markers": markers[:2], "source": s.source, "converted": text})
+                     "dtype_class": s.dtype_class, "origin": s.origin, "verdict": verdict, "lenient": lenient_verdict,
+                     "problem": problem[:240], "markers": markers[:2], "source": s.source, "converted": text})
     return {"rows": rows, "seconds": round(time.monotonic() - start), "generated": len(samples)}
 
 
@@ -162,19 +162,20 @@ def main() -> int:
                              "a subset must not replace the full figures)")
     parser.add_argument("--silent", type=Path, default=Path("/tmp/opinfo-silent.txt"))
     parser.add_argument("--marked", type=Path, default=None, help="also list the marked calls, with their markers")
-    parser.add_argument("--strict", action="store_true",
-                        help="the converter's strict mode: calls whose form differed on some dtype class are marked")
-    parser.add_argument("--also-strict", action="store_true",
-                        help="also classify with the markers of the converter's strict mode (PORTING_STRICT_DTYPES)")
+    parser.add_argument("--lenient", action="store_true",
+                        help="the converter's lenient mode (PORTING_STRICT_DTYPES=0): a form that differed on some "
+                             "dtype class is marked only where the code says the call's dtype is that class")
+    parser.add_argument("--also-lenient", action="store_true",
+                        help="also classify with the markers of the converter's lenient mode")
     parser.add_argument("--raw", action="store_true", help="convert with no verdicts consulted (implied by --verdicts)")
     parser.add_argument("--verdicts", action="store_true",
                         help="write the verdicts per (API, form, dtype class) into the knowledge base")
     args = parser.parse_args()
     args.raw = args.raw or args.verdicts
-    if args.strict:
+    if args.lenient:
         import os
 
-        os.environ["PORTING_STRICT_DTYPES"] = "1"
+        os.environ["PORTING_STRICT_DTYPES"] = "0"
     result = measure(args)
     summary = summarize(result["rows"])
     for key in ("family", "form", "dtype_class"):
@@ -189,13 +190,13 @@ def main() -> int:
     silent = sorted({(r["api"], r["form"], r["dtype"], r["problem"][:160]) for r in result["rows"]
                      if r["verdict"] == "silent"})
     report = {"torch": torch.__version__, "mindspore": mindspore.__version__, "seconds": result["seconds"],
-              "settings": {"strict": args.strict, "per_dtype": args.per_dtype, "scan": args.scan, "module_per_dtype": args.module_per_dtype,
+              "settings": {"lenient": args.lenient, "per_dtype": args.per_dtype, "scan": args.scan, "module_per_dtype": args.module_per_dtype,
                            "workers": args.workers},
               "summary": summary, "silent": silent}
-    if args.also_strict:
-        report["summary_strict"] = summarize([{**r, "verdict": r["strict"]} for r in result["rows"]])
-        for fam, row in report["summary_strict"]["family"].items():
-            print(f"strict {fam:22} {row}")
+    if args.also_lenient:
+        report["summary_lenient"] = summarize([{**r, "verdict": r["lenient"]} for r in result["rows"]])
+        for fam, row in report["summary_lenient"]["family"].items():
+            print(f"lenient {fam:22} {row}")
     if args.verdicts:
         from analysis.verify.sample_verdicts import write
 

@@ -75,6 +75,7 @@ def convert_source(
     # classic mindspore.nn optimizers have no param_groups (a loop setting group['lr'] fails on them);
     # mindspore.experimental.optim's keep PyTorch's, and a new lr takes effect at the next step
     ctx.uses_param_groups = "param_groups" in source
+    ctx.default_dtype_set = "set_default_dtype" in source
     ctx.transforms_imported = may_import_transforms(aliases)
     ctx.foreign = foreign_table(module)  # the analyzer reads the same table: a non-torch call is left alone on both sides
     hot: set[str] = set()

@@ -22,6 +22,7 @@ ROWS = [
     _row("torch.diff", "positional", "float32", "same"),
     _row("torch.diff", "positional", "int64", "silent", "RuntimeError: n must be 1"),
     _row("torch.diff", "keyword", "float32", "same"),
+    _row("torch.Tensor.diff", "method", "int64", "silent", "RuntimeError: n must be 1"),
     _row("torch.Tensor.tile", "list", "float32", "silent", "TypeError: tile(List)"),
     _row("torch.Tensor.tile", "method", "float32", "same"),
     *[_row("torch.ormqr", "positional", d, "silent", "RuntimeError: Unsupported op [Ormqr] on CPU")
@@ -34,7 +35,7 @@ ROWS = [
 
 @pytest.fixture
 def stored(tmp_path, monkeypatch):
-    monkeypatch.setenv("PORTING_STRICT_DTYPES", "1")
+    monkeypatch.delenv("PORTING_STRICT_DTYPES", raising=False)
     path = tmp_path / "sample_verdicts.json"
     monkeypatch.setattr(sample_verdicts, "PATH", path)
     sample_verdicts.load.cache_clear()
@@ -86,10 +87,26 @@ def test_an_api_whose_samples_all_failed_otherwise_still_converts(stored):
     assert "Ormqr" in sample_verdicts.never_passed("torch.Tensor.ormqr")  # the function's kernel is the method's
 
 
-def test_markers_for_unverified_forms_only_in_strict_mode(stored, monkeypatch):
-    monkeypatch.delenv("PORTING_STRICT_DTYPES")
+def test_lenient_mode_marks_no_call_for_its_dtype_class(stored, monkeypatch):
+    monkeypatch.setenv("PORTING_STRICT_DTYPES", "0")
     assert sample_verdicts.unverified("torch.diff", ("positional",)) is None
-    assert not convert_source("import torch\na = torch.diff(x)\n", path="e.py").unconverted
+    assert sample_verdicts.unverified("torch.diff", ("positional",), "int") is not None  # a cast layer's question
+    assert not convert_source("import torch\na = torch.diff(x)\nb = torch.diff(torch.tensor([1, 2]))\n",
+                              path="e.py").unconverted
+
+
+def test_by_default_an_unknown_dtype_counts_as_any_class(stored):
+    result = convert_source("import torch\na = torch.diff(x)\nb = x.float().diff()\nc = x.diff()\n", path="e.py")
+    assert [u.line for u in result.unconverted] == [2, 4] and all("int inputs" in u.action for u in result.unconverted)
+
+
+def test_the_dtype_the_code_states_narrows_the_marker(stored):
+    # a literal tensor of floats is float32: the int samples' failure says nothing about it; ints are int
+    floats = convert_source("import torch\na = torch.diff(torch.tensor([1.0, 2.5, 4.0]))\n", path="e.py")
+    ints = convert_source("import torch\na = torch.diff(torch.tensor([1, 2, 4]))\n", path="e.py")
+    typed = convert_source("import torch\na = torch.diff(torch.tensor(v, dtype=torch.float32))\n", path="e.py")
+    assert not floats.unconverted and not typed.unconverted
+    assert ints.unconverted and "int inputs" in ints.unconverted[0].action
 
 
 def test_suspended_verdicts_say_nothing(stored):
