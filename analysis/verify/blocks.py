@@ -15,8 +15,9 @@ HEADER = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
 # torch.<name>(...) -> _rnd.<name>(...): same arguments, deterministic values
 RANDOM_CONSTRUCTORS = ("randn", "rand", "randint", "randn_like", "rand_like", "randint_like", "randperm", "empty",
                        "empty_like", "normal")
-# x.uniform_(low, high) / x.normal_(mean, std) -> torch.tensor(_rnd.uniform_(x, low, high))
-RANDOM_FILLS = ("uniform_", "normal_", "random_")
+# x.uniform_(low, high) / x.normal_(mean, std) -> torch.tensor(_rnd.fill_uniform(x, low, high)): the stand-in's
+# name is no Tensor method, so the converter leaves the call alone as it does the constructors' stand-ins
+RANDOM_FILLS = {"uniform_": "fill_uniform", "normal_": "fill_normal", "random_": "fill_random"}
 _RANDOM = re.compile(r"\btorch\.(" + "|".join(sorted(RANDOM_CONSTRUCTORS, key=len, reverse=True)) + r")\(")
 
 
@@ -46,7 +47,7 @@ class _Randoms(ast.NodeTransformer):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in RANDOM_FILLS and not node.keywords:
             # a.uniform_(1, 2): in-place random fill -> fixed values of a's shape and dtype
-            inner = ast.Call(ast.Attribute(ast.Name("_rnd", ast.Load()), func.attr, ast.Load()),
+            inner = ast.Call(ast.Attribute(ast.Name("_rnd", ast.Load()), RANDOM_FILLS[func.attr], ast.Load()),
                              [func.value, *node.args], [])
             return ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "tensor", ast.Load()), [inner], [])
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "torch" \
@@ -206,14 +207,14 @@ class Deterministic:
     def randint_like(self, x, *args, dtype=None, **_):
         return self.randint(*args, size=tuple(x.shape), dtype=dtype or "int64")
 
-    def uniform_(self, x, low=0.0, high=1.0):
+    def fill_uniform(self, x, low=0.0, high=1.0):
         return self._tensor(self._values(tuple(x.shape), float(low), float(high)), self._dtype(x.dtype, "float32"))
 
-    def normal_(self, x, mean=0.0, std=1.0):
+    def fill_normal(self, x, mean=0.0, std=1.0):
         values = self._values(tuple(x.shape), -1.5, 1.5) * float(std) + float(mean)
         return self._tensor(values, self._dtype(x.dtype, "float32"))
 
-    def random_(self, x, low=2, high=None):
+    def fill_random(self, x, low=2, high=None):
         low, high = (0, low) if high is None else (low, high)
         values = self.np.floor(self._values(tuple(x.shape), 0, 1) * (int(high) - int(low)) * 0.999) + int(low)
         return self._tensor(values, self._dtype(x.dtype, "float32"))

@@ -265,7 +265,11 @@ def test_fixed_random_values_make_full_rank_matrices_and_replace_random_fills():
 
     a = Deterministic("torch").randn(4, 4)
     assert np.linalg.matrix_rank(a) == 4
-    assert "_rnd.uniform_(torch.tensor(_rnd.randn(4)), 1, 2)" in prepare("a = torch.randn(4).uniform_(1, 2)\n")
+    prepared = prepare("a = torch.randn(4).uniform_(1, 2)\n")
+    assert "_rnd.fill_uniform(torch.tensor(_rnd.randn(4)), 1, 2)" in prepared
+    # the stand-in is no Tensor method: the converter must not rewrite it as a random fill (it did with uniform_)
+    converted = convert_source(prepared, path="e.py").text
+    assert "_rnd.fill_uniform(mindspore.tensor(_rnd.randn(4)), 1, 2)" in converted, converted
 
 
 def test_rounding_of_a_long_sum_is_tolerated_a_wrong_value_is_not():
