@@ -264,6 +264,8 @@ class CallRewrites(WalkState):
         if target is None:
             if qualified == "torch.Tensor":
                 target = "mindspore.Tensor"
+            elif qualified == "torch.nn.Module":  # isinstance(m, nn.Module), an annotation: what a Module becomes
+                target = "mindspore.nn.Cell"
             else:
                 entry = self.ctx.mint_entry(qualified) or self.ctx.classic.get(qualified)
                 if entry is not None and entry.helper:  # torch.allclose passed as a value: the local function
@@ -272,6 +274,9 @@ class CallRewrites(WalkState):
                 if entry and entry.primary and (entry.category == "consistent" or last[:1].isupper()):
                     target = entry.primary
         if target is None:
+            helper = state.init_reference(self.ctx, original, qualified)
+            if helper is not None:  # nn.init.xavier_uniform_ kept in a dict, called later on a weight
+                return helper
             if qualified.startswith(TORCH_ONLY) and id(original) not in self.__dict__.get("torch_only_seen", ()):
                 self.__dict__.setdefault("torch_only_seen", set()).add(id(original))
                 self.ctx.mark(original, rules.API_UNMAPPED, qualified,

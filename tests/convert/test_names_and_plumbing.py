@@ -234,16 +234,16 @@ def test_a_loader_built_once_or_over_a_dataset_made_in_the_loop_is_not_marked():
 
 
 def test_a_torch_function_kept_as_a_value_under_a_name_mindspore_rebinds_is_marked():
-    """pytorch-tcn keeps nn.init.xavier_uniform_ in a module-level dict: the file's `nn` became MindSpore's
-    nn (for nn.Module -> nn.Cell), so the kept reference silently named mindspore.nn.init and the tree
-    failed to import. It is marked now."""
+    """pytorch-tcn keeps nn.init functions in a module-level dict: the file's `nn` became MindSpore's nn (for
+    nn.Module -> nn.Cell), so a kept reference would silently name mindspore.nn.init and the tree fail to
+    import. Those with a MindSpore form become it (test_init_references.py); one without (dirac_) is marked."""
     source = ("import torch.nn as nn\n"
-              "inits = dict(xu=nn.init.xavier_uniform_)\n"
+              "inits = dict(dirac=nn.init.dirac_)\n"
               "class M(nn.Module):\n"
               "    def __init__(self):\n"
               "        super().__init__()\n"
               "        self.c = nn.Linear(2, 3)\n")
     lines = convert_source(source, path="tcn.py").text.splitlines()
-    line = lines.index("inits = dict(xu=nn.init.xavier_uniform_)")
-    assert lines[line - 1].startswith("# MIGRATE(MS-API-UNMAPPED): torch.nn.init.xavier_uniform_ used as a value")
+    line = lines.index("inits = dict(dirac=nn.init.dirac_)")
+    assert lines[line - 1].startswith("# MIGRATE(MS-API-UNMAPPED): torch.nn.init.dirac_ used as a value")
     assert "from mindspore import nn" in lines

@@ -9,6 +9,7 @@ from ..core import rules
 from ..core.context import ConversionContext
 from ..core.names import code, dotted
 from ..data import checkpoints
+from ..support import helpers
 
 # torch.nn.init function -> (MindSpore initializer class, [(torch param, default, MindSpore param)]).
 # Every parameter is written out: several MindSpore defaults differ (Normal's sigma is 0.01).
@@ -104,6 +105,31 @@ def _set_data(ctx, original, tensor, init_text: str, qualified: str, cls: str):
     return cst.parse_expression(text)
 
 
+# torch.nn.init functions a reference (used as a value, called later) becomes: the helper of the same
+# name in support/helper_init.py, which makes the fill init() writes for a call (tests hold the two equal)
+REFERENCED = frozenset({*INITIALIZERS, "uniform_", "calculate_gain"})
+
+
+def init_reference(ctx: ConversionContext, original: cst.BaseExpression, qualified: str) -> cst.BaseExpression | None:
+    """`kernel_init_fn = dict(xavier_uniform=nn.init.xavier_uniform_, ...)`, `init = nn.init.normal_`:
+    the local function that takes PyTorch's parameters and fills its tensor in place as the rewrite of a
+    call does; None for an init function that has none (dirac_, sparse_: still marked)."""
+    name = qualified.rsplit(".", 1)[1]
+    if not qualified.startswith("torch.nn.init.") or name not in REFERENCED:
+        return None
+    local = helpers.use(ctx, name)
+    ctx.change(original, rules.INIT, qualified, local,
+               f"{qualified} -> {local}, {helpers.where(ctx)} (used as a value: it takes PyTorch's parameters "
+               "and writes the same MindSpore initializer's values into the tensor in place)")
+    return cst.Name(local)
+
+
+def calculate_gain(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str,
+                   entry: ApiEntry | None):
+    return helpers.call(ctx, original, qualified, "calculate_gain", list(updated.args), template=updated,
+                        why="PyTorch's table of gains, plain arithmetic")
+
+
 HANDLERS = {
     "torch.manual_seed": seed,
     "torch.random.manual_seed": seed,
@@ -112,4 +138,5 @@ HANDLERS = {
     "torch.save": checkpoints.save,
     "torch.load": checkpoints.load,
     **{f"torch.nn.init.{name}": init for name in [*INITIALIZERS, "uniform_"]},
+    "torch.nn.init.calculate_gain": calculate_gain,
 }
