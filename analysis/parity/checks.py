@@ -40,13 +40,11 @@ def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tu
     then from literal shapes in the repository (`torch.randn(1, 3, 32, 32)`),
     tried in eval mode until the forward runs. A forward taking several
     tensors (nn.Transformer's src and tgt) gets one of each."""
-    first = next(((n, m) for n, m in model.named_modules() if type(m).__name__ in tables.INPUT_LAYERS
-                  and type(m).__module__.startswith("torch.nn")), None)  # a user class may be called "RNN"
+    first = next(((n, m, kind) for n, m in model.named_modules() for kind in [_input_layer_kind(m)] if kind), None)
     candidates, kind, name = [], "", ""
     batch, seq = tables.DEFAULT_BATCH, tables.DEFAULT_SEQ_LEN
     if first is not None:
-        name, layer = first
-        kind = type(layer).__name__
+        name, layer, kind = first
         if kind == "Linear":  # features alone, or a sequence of them (transformer blocks)
             candidates = [[{"shape": [batch, layer.in_features], "dtype": "float32"}],
                           [{"shape": [batch, seq, layer.in_features], "dtype": "float32"}]]
@@ -98,6 +96,16 @@ def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tu
             return specs, how
     where = f"{kind} '{name}'" if kind else "the repository's literal shapes"
     return None, f"no input shape from {where} ran the forward (" + "; ".join(errors[:3]) + ")"
+
+
+def _input_layer_kind(module) -> str:
+    """The torch.nn input layer a module is (Conv1d, Linear...), itself or as the nearest torch.nn class it
+    extends (pytorch-tcn's TemporalConv1d(nn.Conv1d) takes Conv1d's (N, C, L) input of its in_channels);
+    '' for any other. A user class merely named "RNN" is none."""
+    for cls in type(module).__mro__:
+        if cls.__module__.startswith("torch.nn"):
+            return cls.__name__ if cls.__name__ in tables.INPUT_LAYERS else ""
+    return ""
 
 
 def _recurrent_state(model, batch: int) -> tuple[dict | None, str]:

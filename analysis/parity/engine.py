@@ -364,6 +364,13 @@ def _finish(job: dict, result: dict, device: str) -> dict:
     # How the entry was built: the report says where its arguments came from.
     entry.update({k: job[k] for k in ("factory", "instance", "args", "kwargs", "arguments_from", "chosen_sizes",
                                       "stand_ins", "timeout") if k in job})
+    if result.get("sizes_rejected"):  # the constructor refused the sizes chosen first: built at the next ones
+        entry.update(kwargs=result["kwargs"], chosen_sizes=result["chosen_sizes"])
+        refused = "; ".join(", ".join(f"{k} = {v}" for k, v in r["sizes"].items()) + f" ({r['error']})"
+                            for r in result["sizes_rejected"])
+        entry["arguments_from"] = (f"{job.get('arguments_from', '')}; built at "
+                                   + ", ".join(f"{k} = {v}" for k, v in result["chosen_sizes"].items())
+                                   + f", the constructor having refused {refused}")
     parent = entry.pop("within_used", None) or job.get("within")
     if parent:
         entry["built_inside"] = parent.get("name") or parent.get("class")

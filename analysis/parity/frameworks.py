@@ -143,19 +143,21 @@ class _KeywordCall:
     its own copy. A closure kept calling the float32 original, so the "reference" ran the
     original a second time and doubled its gradients (every entry with a keyword input)."""
 
-    def __init__(self, owner, names: list[str | None], method: str) -> None:
+    def __init__(self, owner, names: list[str | None], method: str, constants: dict | None = None) -> None:
         self.owner, self.names, self.method = owner, list(names), method
+        self.constants = dict(constants or {})
 
     def __call__(self, *values):
         positional = [v for v, n in zip(values, self.names) if not n]
         keywords = {n: v for v, n in zip(values, self.names) if n}
-        return getattr(type(self.owner), self.method)(self.owner, *positional, **keywords)
+        return getattr(type(self.owner), self.method)(self.owner, *positional, **self.constants, **keywords)
 
 
-def keyword_inputs(model, names: list[str | None], method: str) -> None:
-    """Inputs whose spec has a `name` go to forward/construct by keyword; the
-    hooks and every caller keep passing one positional list."""
-    object.__setattr__(model, method, _KeywordCall(model, names, method))
+def keyword_inputs(model, names: list[str | None], method: str, constants: dict | None = None) -> None:
+    """Inputs whose spec has a `name` go to forward/construct by keyword, and
+    constants (a flag or a None the parent passes: `inference=False`) with them;
+    the hooks and every caller keep passing one positional list of tensors."""
+    object.__setattr__(model, method, _KeywordCall(model, names, method, constants))
 
 
 def flat_tensors(value, framework: str) -> list[np.ndarray]:

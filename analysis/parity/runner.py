@@ -19,7 +19,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import arguments, dataset, within
+from . import arguments, dataset, sizes, within
 from .loader import CALLED as stub_calls
 
 FILE_CHUNK = 16 << 20
@@ -198,6 +198,8 @@ def _progress(send, key: str):
 
 def run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None) -> dict:
     result = _run_job(job, torch_device, checks, fw, progress, sink)
+    if job.get("sizes_rejected"):  # built at other sizes than discovery chose (_other_sizes): the report says which
+        result.update({k: job[k] for k in ("sizes_rejected", "chosen_sizes", "kwargs")})
     if job.get("within_also"):  # which of the parents held the block (within.submodule sets job["within"])
         result["within_used"] = job["within"]
     return result
@@ -252,10 +254,12 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
         try:
             torch_model = torch_cls(*args, **kwargs)
         except Exception as exc:
-            failure = _original_constructor_failure(exc, job, entry.get("load_notes"), torch_cls)
-            if failure is None:
-                raise
-            return dict(failure, load_notes=notes)
+            torch_model = _other_sizes(exc, job, torch_cls, args, notes, fw)
+            if torch_model is None:
+                failure = _original_constructor_failure(exc, job, entry.get("load_notes"), torch_cls)
+                if failure is None:
+                    raise
+                return dict(failure, load_notes=notes)
         if not isinstance(torch_model, torch.nn.Module):
             return {"status": "skipped", "reason": f"{target}() returned a {type(torch_model).__name__}, "
                                                    "not a torch.nn.Module"}
@@ -269,9 +273,14 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
                 entry["input_source"] = f"dataset {spec['class']}"
         if not entry.get("inputs") and job.get("within"):
             phase = at("inputs")
-            entry["inputs"] = _inputs_inside(job, parent, entry["within_path"], sub, torch_device, checks, fw)
+            recorded = _inputs_inside(job, parent, entry["within_path"], sub, torch_device, checks, fw) or []
+            entry["inputs"] = [spec for spec in recorded if "constant" not in spec] or None
+            constants = {spec["name"]: spec["constant"] for spec in recorded if "constant" in spec}
             if entry["inputs"]:
                 entry["input_source"] = f"what {job['within']['class']}'s forward passes {entry['within_path']}"
+                if constants:  # bound on both sides; the specs (what is drawn, compared, differentiated) stay tensors
+                    entry["input_constants"] = constants
+                    entry["input_source"] += " (with " + ", ".join(f"{k}={v!r}" for k, v in constants.items()) + ")"
         if not entry.get("inputs"):
             phase = at("inputs")
             specs, how = checks.infer_inputs(torch_model, torch_device, job.get("shape_hints"))
@@ -309,9 +318,10 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
             return {"status": "error", "reason": f"converted {target}() returned a {type(ms_model).__name__}, "
                                                  "not a mindspore.nn.Cell"}
         names = [spec.get("name") for spec in entry["inputs"]]
-        if any(names):
-            fw.keyword_inputs(torch_model, names, "forward")
-            fw.keyword_inputs(ms_model, names, "construct")
+        constants = entry.get("input_constants")
+        if any(names) or constants:
+            fw.keyword_inputs(torch_model, names, "forward", constants)
+            fw.keyword_inputs(ms_model, names, "construct", constants)
         if job.get("inputs"):  # given by the manifest or a call site (inference has run the forward already)
             phase = "the original PyTorch forward"
             failure = _original_forward_failure(torch_model, entry["inputs"], torch_device, fw)
@@ -398,6 +408,28 @@ def _original_constructor_failure(exc: Exception, job: dict, notes: dict | None,
     return {"status": "torch_fail", "reason": f"the original PyTorch constructor fails with these arguments{where}, "
                                               f"before any conversion: {type(exc).__name__}: {exc}{size}",
             "traceback": traceback.format_exc()[-4000:]}
+
+
+def _other_sizes(exc: Exception, job: dict, torch_cls, args: list, notes: dict, fw):
+    """The PyTorch model built at other sizes when the constructor's own check rejects those the checker
+    chose (`if kernel_size != 2 * stride: raise ValueError`, an assert): sizes.alternatives() in turn, a
+    bounded number. The job then carries the sizes that built (the MindSpore side is built with them) and
+    those rejected, with why; None when none builds or the sizes were not the checker's."""
+    chosen = job.get("chosen_sizes")
+    if not chosen or not isinstance(exc, (AssertionError, ValueError)) or job.get("within"):
+        return None
+    rejected = [{"sizes": chosen, "error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"}]
+    for other in sizes.alternatives(chosen):
+        fw.seed_all(int(job.get("seed", 0)))
+        kwargs = arguments.resolve({**job.get("kwargs", {}), **other}, job["original_dir"], load_class, notes)
+        try:
+            model = torch_cls(*args, **kwargs)
+        except (AssertionError, ValueError) as again:
+            rejected.append({"sizes": other, "error": f"{type(again).__name__}: {' '.join(str(again).split())[:200]}"})
+            continue
+        job.update(kwargs={**job.get("kwargs", {}), **other}, chosen_sizes=other, sizes_rejected=rejected)
+        return model
+    return None
 
 
 def _physical_memory() -> int:

@@ -48,3 +48,26 @@ def parameters(init: ast.FunctionDef) -> dict[str, ast.AST | None]:
     """name -> annotation of an __init__'s parameters."""
     args = init.args
     return {a.arg: a.annotation for a in args.posonlyargs + args.args + args.kwonlyargs}
+
+
+# Other sizes tried, in turn, when the original constructor rejects the chosen ones with its own check
+# (`assert kernel_size == 2 * stride`, `raise ValueError(...)`): any of them is as good a size for a check.
+OTHERS = {WIDTH: (16, 4), KERNEL: (2, 4, 5, 1)}
+OTHER_LISTS = ([16, 16], [WIDTH])
+MAX_RETRIES = 8  # constructors built in all, after the first (each one is a PyTorch model built and dropped)
+
+
+def alternatives(chosen: dict) -> list[dict]:
+    """Other chosen sizes to try: one parameter changed at a time (each parameter's first other size, then
+    each one's second...), then every parameter moved together; at most MAX_RETRIES."""
+    def others(value):
+        return list(OTHER_LISTS) if isinstance(value, list) else list(OTHERS.get(value, ()))
+
+    steps = range(max((len(others(v)) for v in chosen.values()), default=0))
+    out = [{**chosen, name: others(value)[step]} for step in steps for name, value in chosen.items()
+           if step < len(others(value))]
+    for step in steps:
+        together = {name: others(value)[step] if step < len(others(value)) else value for name, value in chosen.items()}
+        if sum(together[name] != chosen[name] for name in chosen) > 1 and together not in out:
+            out.append(together)
+    return out[:MAX_RETRIES]

@@ -99,12 +99,41 @@ def recorded_inputs(parent, path: str, sub, parent_inputs: list, device: str, fw
     if not seen:
         return None
     args, kwargs = seen[0]
+    if not all(isinstance(v, torch.Tensor) for v in args):  # `block(x, None, False)`: by name, as forward's
+        named = _by_name(sub, args, kwargs)
+        if named is None:
+            return None
+        args, kwargs = (), named
     kwargs = {k: v for k, v in kwargs.items() if not _is_default(sub, k, v)}  # `mask=None` passed on
     values = list(args) + list(kwargs.values())
-    if not values or not all(isinstance(v, torch.Tensor) for v in values):
+    if not values or not all(isinstance(v, torch.Tensor) or _is_constant(v) for v in values) \
+            or not any(isinstance(v, torch.Tensor) for v in values):
         return None
     names = [None] * len(args) + list(kwargs)
-    return [_spec(v, name) for v, name in zip(values, names)]
+    # a flag or None forward requires (`inference=False`, `embeddings=None`): passed as the parent passes it
+    return [_spec(v, name) if isinstance(v, torch.Tensor) else {"constant": v, "name": name}
+            for v, name in zip(values, names)]
+
+
+CONSTANT_TYPES = (bool, int, float, str, type(None))
+
+
+def _is_constant(value) -> bool:
+    return isinstance(value, CONSTANT_TYPES)
+
+
+def _by_name(module, args: tuple, kwargs: dict) -> dict | None:
+    """The recorded call's arguments by forward()'s parameter names (None when they do not bind)."""
+    import inspect
+
+    try:
+        bound = inspect.signature(module.forward).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in bound.signature.parameters.values()
+           if p.name in bound.arguments):
+        return None
+    return dict(bound.arguments)
 
 
 def _is_default(module, name: str, value) -> bool:
@@ -114,14 +143,14 @@ def _is_default(module, name: str, value) -> bool:
 
     import torch
 
-    if value is None:
-        return True
     if isinstance(value, torch.Tensor):
         return False
     try:
         param = inspect.signature(module.forward).parameters.get(name)
     except (TypeError, ValueError):
-        return False
+        return value is None
+    if value is None and (param is None or param.default is not inspect.Parameter.empty):
+        return True  # taken by **kwargs, or forward's own default: a None forward requires is passed on
     try:
         return param is not None and param.default is not inspect.Parameter.empty and bool(param.default == value)
     except Exception:  # an exotic default's __eq__
