@@ -14,8 +14,9 @@ Per repository it prints entries, checked (a pass or fail verdict), pass/fail/er
 torch_fail, and the class accounting of issue 26's proof: the module classes the repository
 defines, those it builds somewhere (discovery found a call site for them, in its modules, tests or
 README, or a parent entry that builds them), and those of the built ones with at least one
-checked entry. Every non-passing entry is listed with its reason, and every entry built with
-sizes the checker chose (a README's placeholder names) with those sizes.
+checked entry (the built classes without one are named, with their entries' statuses). Every
+non-passing entry is listed with its reason, and every entry built with sizes the checker chose (a
+README's placeholder names) with those sizes.
 """
 from __future__ import annotations
 
@@ -84,6 +85,9 @@ def measure(root: Path, loss_steps: int, deps_cache: str | None) -> dict:
         "entries": len(entries), "checked": counts["pass"] + counts["fail"], **dict(counts),
         "classes_defined": len(known), "classes_built": len(built),
         "classes_built_checked": len([k for k in built if k in checked_classes]),
+        # which built classes the share leaves out, each with its entries' statuses (issue 26's accounting)
+        "built_not_checked": {k: sorted({f"{e['name']}: {e['status']}" for e in entries
+                                         if f"{e['module']}:{e['class']}" == k}) for k in built if k not in checked_classes},
         "seconds": round(seconds),
         "report_error": report.get("error"),
         "non_pass": [{"name": e["name"], "module": e["module"], "status": e["status"],
@@ -118,6 +122,8 @@ def main() -> None:
               f"\n  passing {result['passing']}; "
               f"classes defined {result['classes_defined']}, built {result['classes_built']}, "
               f"checked {result['classes_built_checked']} ({share:.0%}); {result['seconds']} s")
+        if result["built_not_checked"]:
+            print(f"  built, not checked: {result['built_not_checked']}")
         if result["chosen_sizes"]:  # verdicts at sizes the repository names without values
             print(f"  sizes chosen by the checker: {result['chosen_sizes']}")
         for row in result["non_pass"]:

@@ -21,13 +21,14 @@ from .core.walk import GRAD_CONTEXTS, WalkState
 from .data import loaders, model_zoo, samplers, vision
 from .modules import containers, layercalls, layers, pretrained, receivers, state
 from .modules import transposed  # transposed convs (issue 15)
+from .modules import weight_norms  # weight normalisation, which MindSpore lacks
 from .modules.layermap import NOT_LAYERS, self_path
 from .tensors import methods, numeric_info, outargs, scatter
 from .training import idioms, optimizers
 from .training import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
 
 HANDLERS = {**legacy.HANDLERS, **layers.HANDLERS, **state.HANDLERS, **optimizers.HANDLERS, **loaders.HANDLERS, **vision.HANDLERS,
-            **functional.HANDLERS, **containers.HANDLERS, **receivers.HANDLERS}
+            **functional.HANDLERS, **containers.HANDLERS, **receivers.HANDLERS, **weight_norms.HANDLERS}
 DEVICE_CALLS = ("torch.device", "torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
                 "torch.backends.mps.is_available")
 

@@ -98,6 +98,9 @@ def infer_inputs(model, device: str, hints: list[list[int]] | None = None) -> tu
     return None, f"no input shape from {where} ran the forward (" + "; ".join(errors[:3]) + ")"
 
 
+PARAMETRIZATION_MODULES = ("torch.nn.utils.parametrize", "torch.nn.utils.parametrizations")
+
+
 def _input_layer_kind(module) -> str:
     """The torch.nn input layer a module is (Conv1d, Linear...), itself or as the nearest torch.nn class it
     extends (pytorch-tcn's TemporalConv1d(nn.Conv1d) takes Conv1d's (N, C, L) input of its in_channels);
@@ -212,7 +215,10 @@ def _run_entry(entry: dict, torch_model, ms_model, *, torch_device: str, root: P
                            **({"reason": why} if why else {})}
 
     initial = InitialState(torch_model, ms_model, alignment, ref)
-    hooked = list(alignment.pairs)  # the root too: a bug in its own forward is its own
+    # the root too: a bug in its own forward is its own. Not a parametrization (weight_norm's): what it
+    # returns is a weight in each framework's own layout (Conv1d's unit height axis), checked through the
+    # layer that uses it and through its parameters
+    hooked = [p for p in alignment.pairs if not type(p.module).__module__.startswith(PARAMETRIZATION_MODULES)]
     seed = int(entry.get("seed", 0))
     batches = entry.get("dataset_batches")
     # The repo's first batch drives the forward checks unless the manifest gave inputs.

@@ -1,6 +1,6 @@
 """A model library written as pytorch-tcn is (issue 26, on repositories nobody here had seen): the
 initialisers kept as values in a module-level dict and called later on a weight, with a gain from
-nn.init.calculate_gain; a block whose forward takes flags beside the tensor (`inference`, `embeddings`)
+nn.init.calculate_gain; weight normalisation imported in a try/except (the new function first); a block whose forward takes flags beside the tensor (`inference`, `embeddings`)
 and is built only by its parent; layers that extend nn.Conv1d (the first layer an input shape is read
 from); a layer whose constructor accepts only some kernel sizes; and a README giving placeholder
 names, not values. On main before this the model errored (the converted tree kept
@@ -45,6 +45,11 @@ LIBRARY = {
 
         from temporal.conv import CausalConv1d
 
+        try:
+            from torch.nn.utils.parametrizations import weight_norm
+        except ImportError:
+            from torch.nn.utils import weight_norm
+
         initializers = dict(
             xavier_uniform=nn.init.xavier_uniform_,
             kaiming_normal=nn.init.kaiming_normal_,
@@ -62,12 +67,12 @@ LIBRARY = {
             def __init__(self, n_inputs, n_outputs, kernel_size, dilation, initializer):
                 super().__init__()
                 self.conv1 = CausalConv1d(n_inputs, n_outputs, kernel_size, dilation)
-                self.conv2 = CausalConv1d(n_outputs, n_outputs, kernel_size, dilation)
+                self.conv2 = weight_norm(CausalConv1d(n_outputs, n_outputs, kernel_size, dilation))
                 self.relu = nn.ReLU()
                 self.downsample = nn.Conv1d(n_inputs, n_outputs, 1) if n_inputs != n_outputs else None
                 initialize, kwargs = get_initializer(initializer, "relu")
                 initialize(self.conv1.weight, **kwargs)
-                initialize(self.conv2.weight, **kwargs)
+                initialize(self.conv2.weight, **kwargs)  # a weight weight_norm computes: a copy, in PyTorch too
 
             def forward(self, x, embeddings, inference):
                 if inference:

@@ -61,7 +61,12 @@ def _gather(statements, aliases: dict[str, str]) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
             _gather_small(stmt.body, aliases)
         else:
-            for suite in suites(stmt):
+            # `try: from torch...parametrizations import weight_norm / except ImportError: from torch... import
+            # weight_norm`: with torch there the try body's import is the one that ran, so it wins
+            order = list(suites(stmt))
+            if isinstance(stmt, cst.Try):
+                order = [h.body for h in stmt.handlers] + [s for s in order if s not in [h.body for h in stmt.handlers]]
+            for suite in order:
                 if isinstance(suite, cst.SimpleStatementSuite):
                     _gather_small(suite.body, aliases)
                 else:
@@ -145,6 +150,8 @@ def rewrite_imports(module: cst.Module, needed: set[str], used: set[str]) -> tup
             stmt = stmt.with_changes(leading_lines=[])
             new_body.extend(additions)
             additions = []
+        if isinstance(stmt, cst.Try):  # torch imports tried in turn: those nothing uses go, as at top level
+            stmt = _prune_try(stmt, used, still_needed)
         if isinstance(stmt, cst.SimpleStatementLine) and any(
             isinstance(s, (cst.Import, cst.ImportFrom)) and import_bindings(s) for s in stmt.body
         ):
@@ -181,6 +188,37 @@ def rewrite_imports(module: cst.Module, needed: set[str], used: set[str]) -> tup
     if carry and new_body:
         pass  # nothing follows the removed imports: their comments go with them
     return module.with_changes(body=new_body), still_needed
+
+
+def _prune_try(stmt: cst.Try, used: set[str], still_needed: list[str]) -> cst.Try:
+    """A top-level try/except's torch imports (its body's, its handlers', its else's) without the names
+    nobody uses; a block left empty holds `pass`."""
+    def block(suite: cst.BaseSuite) -> cst.BaseSuite:
+        if not isinstance(suite, cst.IndentedBlock):
+            return suite
+        body = []
+        for line in suite.body:
+            if isinstance(line, cst.SimpleStatementLine) and any(
+                    isinstance(s, (cst.Import, cst.ImportFrom)) and import_bindings(s) for s in line.body):
+                small = []
+                for s in line.body:
+                    if isinstance(s, (cst.Import, cst.ImportFrom)) and import_bindings(s):
+                        pruned, kept = _prune(s, used)
+                        still_needed.extend(kept)
+                        if pruned is not None:
+                            small.append(pruned)
+                    else:
+                        small.append(s)
+                if not small:
+                    continue
+                line = line.with_changes(body=[*small[:-1], small[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+            body.append(line)
+        return suite.with_changes(body=body or [cst.SimpleStatementLine(body=[cst.Pass()])])
+
+    return stmt.with_changes(
+        body=block(stmt.body),
+        handlers=[h.with_changes(body=block(h.body)) for h in stmt.handlers],
+        orelse=stmt.orelse.with_changes(body=block(stmt.orelse.body)) if stmt.orelse is not None else None)
 
 
 def _insertion_index(module: cst.Module) -> int:

@@ -33,7 +33,8 @@ MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__)
                 Path(__file__).with_name("helper_kernels.py"),  # the kernel dtype bridge (issue 29)
                 Path(__file__).with_name("helper_random.py"),  # in-place random fills drawn afresh
                 Path(__file__).with_name("helper_edges.py"),  # edge inputs and argument forms (issue 29)
-                Path(__file__).with_name("helper_init.py"))  # torch.nn.init functions used as values
+                Path(__file__).with_name("helper_init.py"),  # torch.nn.init functions used as values
+                Path(__file__).with_name("helper_weight_norm.py"))  # weight normalisation on a Cell
 # The module names helper code uses -> the MindSpore module each stands for.
 HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
 # How a support module this converter wrote starts (support_names() tells it from a user's file).
