@@ -60,6 +60,9 @@ def unbound(target, args: list, kwargs: dict) -> str:
     try:
         sig.bind(*args, **kwargs)
     except TypeError as exc:
+        left = [p for p in required(target) if p not in kwargs][len(args):]
+        if len(left) > 1 and "missing" in str(exc):  # bind names the first only: a person fills all
+            return f"missing required arguments: {', '.join(repr(p) for p in left)}"
         return str(exc)
     return ""
 

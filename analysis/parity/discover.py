@@ -409,6 +409,7 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
     base = {"module": mod, "class": node.name, "name": node.name, "line": node.lineno, "discovered": True}
     required = _required_params(node)
     entries, seen, unknown, partial = [], set(), [], None
+    builders: set[str] = set()  # the functions and classes whose code builds it with values only they know
     for site in sites:
         source = site.source
         literals = _Literals(site, resolver, _config_parameters(site.function, site.owner, source.module, configs))
@@ -417,6 +418,7 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
             args, kwargs = literals.arguments(site.call)
         except LITERAL_ERRORS as exc:
             unknown.append(f"{where}: {exc}")
+            builders.add(_builder(site))
             partial = partial or _partial_arguments(node, site.call, literals, where)
             continue
         if required and len(args) + len(kwargs) < len(required):
@@ -446,6 +448,8 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
                      arguments_from=f"{config[0]}() with its defaults")
     elif required and unknown:
         entry["arguments_unknown"] = unknown[:3]  # call sites whose arguments need the script's own work
+        if "" not in builders:  # every such site inside a function or class: a parent may build it (_attach_parents)
+            entry["built_by"] = sorted(builders)
         if partial:  # what is known goes in the hint; only the rest reads FILL_IN (or a stand-in for a count)
             entry.update({k: v for k, v in partial.items() if k != "complete"})
             if partial.get("complete"):
@@ -456,6 +460,13 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
     elif not _builds_layers(node):
         entry["needs_arguments"] = "optional"  # no layer to infer an input from: a parent's forward shows one
     return [entry]
+
+
+def _builder(site) -> str:
+    """The top-level function or class whose code holds the call site ('' for module-level code)."""
+    line = site.call.lineno
+    return next((n.name for n in site.source.tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+                 and n.lineno <= line <= (n.end_lineno or n.lineno)), "")
 
 
 def _builds_layers(node: ast.ClassDef) -> bool:
@@ -600,8 +611,14 @@ def _attach_parents(entries: list[dict], references: dict[str, set[str]]) -> Non
             changed = True
         if not changed:
             break
+    built = {p.get("factory") or p["class"] for p in entries}
     for entry in entries:
         entry.pop("needs_arguments", None)
+        # built only by code nothing here runs (mlp-mixer's Permutator factory, no README example): the
+        # skip names it, a call of it being what a person adds
+        uncalled = [name for name in entry.pop("built_by", []) if name not in built]
+        if uncalled and not entry.get("within") and "kwargs" not in entry:
+            entry["built_only_by"] = uncalled
 
 
 def _instances(source, nn_names: set[str], hints) -> list[dict]:

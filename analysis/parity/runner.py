@@ -249,6 +249,10 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
         kwargs = arguments.resolve(job.get("kwargs", {}), job["original_dir"], load_class, notes)
         missing = arguments.unbound(torch_cls, args, kwargs)
         if missing:
+            uncalled = ", ".join(f"{name}()" for name in job.get("built_only_by") or [])
+            if uncalled:  # a person adds a call of its builder (with values), or the block's own arguments
+                missing += (f"; the repository builds it only inside {uncalled}, which nothing in it calls: a "
+                            f"porting.toml entry for {uncalled} with its arguments checks it there")
             return dict(arguments.hint_reason(job, torch_cls, f"constructor needs arguments ({missing})"),
                         load_notes=notes)
         try:

@@ -2,8 +2,8 @@
 initialisers kept as values in a module-level dict and called later on a weight, with a gain from
 nn.init.calculate_gain; weight normalisation imported in a try/except (the new function first); a block whose forward takes flags beside the tensor (`inference`, `embeddings`)
 and is built only by its parent; layers that extend nn.Conv1d (the first layer an input shape is read
-from); a layer whose constructor accepts only some kernel sizes; and a README giving placeholder
-names, not values. On main before this the model errored (the converted tree kept
+from); a layer whose constructor accepts only some kernel sizes; a block only an uncalled factory builds;
+and a README giving placeholder names, not values. On main before this the model errored (the converted tree kept
 nn.init.xavier_uniform_ under MindSpore's `nn`), the block was skipped for want of an input, and the
 transposed layer skipped for the kernel size the checker chose."""
 from __future__ import annotations
@@ -83,6 +83,17 @@ LIBRARY = {
                 out = self.relu(self.conv2(out))
                 res = x if self.downsample is None else self.downsample(x)
                 return self.relu(out + res), out
+
+        class Gated(nn.Module):  # built only by a factory nothing calls (mlp-mixer's Permutator blocks)
+            def __init__(self, dim, fn):
+                super().__init__()
+                self.fn, self.gate = fn, nn.Linear(dim, dim)
+
+            def forward(self, x):
+                return self.fn(x) * torch.sigmoid(self.gate(x))
+
+        def gated_stack(*, dim, depth):
+            return nn.Sequential(*[Gated(dim, nn.Linear(dim, dim)) for _ in range(depth)])
 
         class Network(nn.Module):
             def __init__(self, num_inputs: int, num_channels: List[int], kernel_size: int = 3,
@@ -213,6 +224,8 @@ def test_discovery_builds_the_block_inside_its_parent(temporal_repo):
     assert entries["Network"]["chosen_sizes"] == {"num_inputs": 8, "num_channels": [8, 8]}
     assert entries["Block"]["within"]["name"] == "Network"
     assert entries["UpConv1d"]["chosen_sizes"]["kernel_size"] == 3
+    assert entries["Gated"]["built_only_by"] == ["gated_stack"] and "within" not in entries["Gated"]
+    assert "built_only_by" not in entries["Block"]
 
 
 @pytest.mark.slow
@@ -230,3 +243,7 @@ def test_the_temporal_library_is_checked(temporal_repo):
     assert up["chosen_sizes"] == {"in_channels": 8, "out_channels": 8, "kernel_size": 2}
     assert "kernel_size = 3 (ValueError: only kernel_size == 2 * stride, got 3 and 1)" in up["arguments_from"]
     assert up["kwargs"]["kernel_size"] == 2
+    gated = entries["Gated"]  # skipped, naming both arguments and the factory a person would call
+    assert gated["status"] == "skipped", statuses
+    assert "missing required arguments: 'dim', 'fn'" in gated["reason"], gated["reason"]
+    assert "only inside gated_stack(), which nothing in it calls" in gated["reason"], gated["reason"]
