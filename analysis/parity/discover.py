@@ -463,10 +463,12 @@ def _class_entries(mod: str, node: ast.ClassDef, sites: list, resolver, configs)
 
 
 def _builder(site) -> str:
-    """The top-level function or class whose code holds the call site ('' for module-level code)."""
+    """'factory module:Name' or 'class module:Name', the top-level function or class whose code holds the
+    call site ('' for module-level code)."""
     line = site.call.lineno
-    return next((n.name for n in site.source.tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
-                 and n.lineno <= line <= (n.end_lineno or n.lineno)), "")
+    return next((f"{'class' if isinstance(n, ast.ClassDef) else 'factory'} {site.source.module}:{n.name}"
+                 for n in site.source.tree.body
+                 if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.lineno <= line <= (n.end_lineno or n.lineno)), "")
 
 
 def _builds_layers(node: ast.ClassDef) -> bool:
@@ -611,12 +613,12 @@ def _attach_parents(entries: list[dict], references: dict[str, set[str]]) -> Non
             changed = True
         if not changed:
             break
-    built = {p.get("factory") or p["class"] for p in entries}
+    built = {f"{p['module']}:{p.get('factory') or p['class']}" for p in entries}
     for entry in entries:
         entry.pop("needs_arguments", None)
         # built only by code nothing here runs (mlp-mixer's Permutator factory, no README example): the
         # skip names it, a call of it being what a person adds
-        uncalled = [name for name in entry.pop("built_by", []) if name not in built]
+        uncalled = [name for name in entry.pop("built_by", []) if name.split(" ", 1)[1] not in built]
         if uncalled and not entry.get("within") and "kwargs" not in entry:
             entry["built_only_by"] = uncalled
 

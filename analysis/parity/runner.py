@@ -249,10 +249,13 @@ def _run_job(job: dict, torch_device: str, checks, fw, progress=None, sink=None)
         kwargs = arguments.resolve(job.get("kwargs", {}), job["original_dir"], load_class, notes)
         missing = arguments.unbound(torch_cls, args, kwargs)
         if missing:
-            uncalled = ", ".join(f"{name}()" for name in job.get("built_only_by") or [])
-            if uncalled:  # a person adds a call of its builder (with values), or the block's own arguments
-                missing += (f"; the repository builds it only inside {uncalled}, which nothing in it calls: a "
-                            f"porting.toml entry for {uncalled} with its arguments checks it there")
+            builders = job.get("built_only_by") or []
+            if builders:  # a person adds a call of its builder (with values), or the block's own arguments
+                names = " or ".join(f"{b.split(':')[1]}()" for b in builders)
+                key, target = builders[0].split(" ", 1)
+                missing += (f"; the repository builds it only inside {names}, which nothing in it calls: a "
+                            f"porting.toml entry calling it ({key} = \"{target}\" with its kwargs) checks the model "
+                            "that holds it, or give this block's own arguments")
             return dict(arguments.hint_reason(job, torch_cls, f"constructor needs arguments ({missing})"),
                         load_notes=notes)
         try:

@@ -224,7 +224,7 @@ def test_discovery_builds_the_block_inside_its_parent(temporal_repo):
     assert entries["Network"]["chosen_sizes"] == {"num_inputs": 8, "num_channels": [8, 8]}
     assert entries["Block"]["within"]["name"] == "Network"
     assert entries["UpConv1d"]["chosen_sizes"]["kernel_size"] == 3
-    assert entries["Gated"]["built_only_by"] == ["gated_stack"] and "within" not in entries["Gated"]
+    assert entries["Gated"]["built_only_by"] == ["factory temporal.network:gated_stack"] and "within" not in entries["Gated"]
     assert "built_only_by" not in entries["Block"]
 
 
@@ -247,3 +247,4 @@ def test_the_temporal_library_is_checked(temporal_repo):
     assert gated["status"] == "skipped", statuses
     assert "missing required arguments: 'dim', 'fn'" in gated["reason"], gated["reason"]
     assert "only inside gated_stack(), which nothing in it calls" in gated["reason"], gated["reason"]
+    assert 'factory = "temporal.network:gated_stack"' in gated["reason"], gated["reason"]
