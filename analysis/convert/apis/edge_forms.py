@@ -13,6 +13,14 @@ helper_edges.py) that take PyTorch's signature; every other form goes on to the 
 - torch.index_put / x.index_put: boolean masks, values that broadcast (IndexPut refuses) -> index_put()
 - torch.logdet / x.logdet of an empty matrix (0 in PyTorch)                          -> logdet()
 - x.repeat_interleave(repeats) with repeats not an int: no CPU kernel for tensor repeats -> repeat_interleave()
+
+Dtypes MindSpore's kernels refuse or compute otherwise (PyTorch's real-dtype samples):
+- torch.topk / x.topk of a 0-d tensor: MindSpore's TopK refuses it or crashes             -> topk()
+- torch.addbmm / baddbmm (and methods) of integer tensors: float scalars cut to ints,
+  products wrapped in the input's dtype; addbmm of float16 summed in float32             -> addbmm(), baddbmm()
+- torch.searchsorted: sorter= (no CPU support), float16 and small integer dtypes          -> searchsorted()
+- torch.lerp / x.lerp of float64: no float64 kernel                                       -> lerp()
+- torch.mvlgamma / x.mvlgamma of integers and float16: float32/float64 kernel only          -> mvlgamma()
 """
 from __future__ import annotations
 
@@ -48,6 +56,12 @@ SPLIT = "MindSpore's takes the indices or sections as Python ints only"
 HSPLIT = "MindSpore's hsplit refuses 1-D tensors and indices given as a tensor"
 INDEX_PUT = "MindSpore's IndexPut takes integer indices and 1-D values only"
 LOGDET = "MindSpore's logdet refuses an empty matrix"
+TOPK = "MindSpore's TopK refuses a 0-d tensor"
+ADDBMM = ("MindSpore's gives float32 for integer tensors with float scalars, wraps integer products in their own "
+          "dtype and sums float16 in float16")
+BADDBMM = "MindSpore's refuses float scalars with integer tensors, which PyTorch cuts to ints"
+LERP = "MindSpore's Lerp kernel has no float64"
+MVLGAMMA = "MindSpore's Mvlgamma kernel takes float32 and float64 only"
 FORMS = {
     "torch.cross": Form(("input", "other", "dim"), "cross", why=CROSS),
     "torch.index_select": Form(("input", "dim", "index"), "index_select", why=INDEX_SELECT),
@@ -58,6 +72,14 @@ FORMS = {
     "torch.hsplit": Form(("input", "indices_or_sections"), "hsplit", why=HSPLIT),
     "torch.index_put": Form(("input", "indices", "values", "accumulate"), "index_put", why=INDEX_PUT),
     "torch.logdet": Form(("input",), "logdet", why=LOGDET),
+    # dtypes MindSpore's kernels refuse or compute otherwise
+    "torch.topk": Form(("input", "k", "dim", "largest", "sorted"), "topk", why=TOPK),
+    "torch.addbmm": Form(("input", "batch1", "batch2", "beta", "alpha"), "addbmm", why=ADDBMM),
+    "torch.baddbmm": Form(("input", "batch1", "batch2", "beta", "alpha"), "baddbmm", why=BADDBMM),
+    "torch.searchsorted": Form(("sorted_sequence", "input", "out_int32", "right", "side", "sorter"), "searchsorted",
+                               why="MindSpore's CPU kernel takes no sorter= and refuses float16 and small integers"),
+    "torch.lerp": Form(("input", "end", "weight"), "lerp", why=LERP),
+    "torch.mvlgamma": Form(("input", "p"), "mvlgamma", why=MVLGAMMA),
 }
 # Tensor methods -> the helper, with the receiver as its input
 METHODS = {
@@ -73,6 +95,11 @@ METHODS = {
     "repeat_interleave": Form(("repeats", "dim", "output_size"), "repeat_interleave", _tensor_repeats,
                               why="MindSpore's Tensor.repeat_interleave has no CPU kernel for repeats given as a tensor"),
     "any": Form(("dim", "keepdim"), "any_dims", _tuple_dim, why="MindSpore's Tensor.any takes a tuple of axes as axis="),
+    "topk": Form(("k", "dim", "largest", "sorted"), "topk", why=TOPK),
+    "addbmm": Form(("batch1", "batch2", "beta", "alpha"), "addbmm", why=ADDBMM),
+    "baddbmm": Form(("batch1", "batch2", "beta", "alpha"), "baddbmm", why=BADDBMM),
+    "lerp": Form(("end", "weight"), "lerp", why=LERP),
+    "mvlgamma": Form(("p",), "mvlgamma", why=MVLGAMMA),
 }
 
 

@@ -122,3 +122,87 @@ def repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if isinstance(repeats, mindspore.Tensor):
         repeats = repeats.tolist()
     return ops.repeat_interleave(input, repeats, dim)
+
+
+# -- dtypes MindSpore's kernels refuse or compute otherwise (issue 29, real dtypes of PyTorch's samples) --
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """torch.topk / x.topk: PyTorch takes a 0-d tensor as one element (k is 0 or 1 there); MindSpore's TopK
+    refuses it, or takes the process down."""
+    if input.ndim == 0:
+        values, indices = ops.topk(input.reshape(1), k, 0, largest=largest, sorted=sorted)
+        return (values.reshape(()), indices.reshape(())) if k == 1 else (values, indices)
+    return ops.topk(input, k, dim, largest=largest, sorted=sorted)
+
+
+def _integer_scaled_sum(input, product, beta, alpha):
+    """beta * input + alpha * product for integer tensors as PyTorch computes them: float scalars cut to
+    ints (PyTorch reads beta=0.6 as 0 for integer tensors), the sum exact in int64 and wrapped back to
+    the input's dtype as its own integer arithmetic wraps; beta=0 ignores the input."""
+    beta, alpha = int(beta), int(alpha)
+    out = alpha * product
+    if beta != 0:
+        out = out + beta * input.astype(mindspore.int64)
+    return out.astype(input.dtype)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """torch.addbmm / x.addbmm: beta * input + alpha * (the sum of the batch of products). MindSpore's
+    gives float32 for integer tensors with float scalars and wraps integer products in their own narrow
+    dtype, and sums float16 in float16: integers go through int64 (_integer_scaled_sum), float16 through
+    float32 one batch at a time, as PyTorch's CPU kernel adds them."""
+    if input.dtype == mindspore.bool_ or not (ops.is_floating_point(input) or input.is_complex()):
+        product = ops.bmm(batch1.astype(mindspore.int64), batch2.astype(mindspore.int64)).sum(0)
+        return _integer_scaled_sum(input, product, beta, alpha)
+    if input.dtype == mindspore.float16:  # PyTorch adds one product at a time, each in float32, rounded to float16
+        out = input.astype(mindspore.float32) * beta if beta != 0 else ops.zeros(input.shape, mindspore.float32)
+        for b in range(batch1.shape[0]):
+            step = out + alpha * ops.matmul(batch1[b].astype(mindspore.float32), batch2[b].astype(mindspore.float32))
+            out = step.astype(mindspore.float16).astype(mindspore.float32)
+        return out.astype(mindspore.float16)
+    return ops.addbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """torch.baddbmm / x.baddbmm: beta * input + alpha * (batch1 @ batch2). MindSpore's refuses float
+    scalars for integer tensors, which PyTorch cuts to ints: integers go through int64 as in addbmm."""
+    if input.dtype == mindspore.bool_ or not (ops.is_floating_point(input) or input.is_complex()):
+        product = ops.bmm(batch1.astype(mindspore.int64), batch2.astype(mindspore.int64))
+        return _integer_scaled_sum(input, product, beta, alpha)
+    return ops.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    """torch.searchsorted: MindSpore's CPU kernel takes no sorter= and fails on float16 and uint8 (and,
+    through the kernel bridge's probe, int8/int16). The sequence is put in order with sorter first, both
+    operands go to float64 or int64 (comparisons are exact there: every float16/32 and integer value is
+    kept), and side='right' is right=True."""
+    if not isinstance(input, mindspore.Tensor):
+        input = mindspore.tensor(input)
+    if sorter is not None:
+        sorted_sequence = ops.gather_elements(sorted_sequence, -1, sorter.astype(mindspore.int64))
+    wide = mindspore.float64 if (ops.is_floating_point(sorted_sequence) or ops.is_floating_point(input)) \
+        else mindspore.int64
+    right = right or side == "right"
+    result = ops.searchsorted(sorted_sequence.astype(wide), input.astype(wide), right=right)
+    return result.astype(mindspore.int32 if out_int32 else mindspore.int64)
+
+
+def lerp(input, end, weight):
+    """torch.lerp / x.lerp: MindSpore's Lerp kernel has no float64, so float64 (or a float64 weight) takes
+    PyTorch's own formula, which is exact there: input + weight * (end - input) for |weight| < 0.5, else
+    end - (end - input) * (1 - weight)."""
+    if input.dtype != mindspore.float64:
+        return ops.lerp(input, end, weight)
+    if not isinstance(weight, mindspore.Tensor):
+        weight = mindspore.Tensor(weight, mindspore.float64)
+    difference = end - input
+    return ops.where(ops.abs(weight) < 0.5, input + weight * difference, end - difference * (1 - weight))
+
+
+def mvlgamma(input, p):
+    """torch.mvlgamma / x.mvlgamma: MindSpore's Mvlgamma kernel takes float32 and float64 only. PyTorch reads
+    integer tensors as float32 (float_input) and computes float16 through float32, rounded back."""
+    if input.dtype == mindspore.float16:
+        return ops.mvlgamma(input.astype(mindspore.float32), p).astype(mindspore.float16)
+    return ops.mvlgamma(float_input(input), p)

@@ -853,34 +853,35 @@ def one_hot(tensor, num_classes=-1):
 def hfft(input, n=None, dim=-1, norm=None):
     """torch.fft.hfft as the inverse real transform of the conjugate under the opposite normalisation
     (PyTorch's definition): MindSpore 2.10's ops.hfft returns the conjugated result on every other
-    call."""
-    return ops.irfft(ops.conj(input), n, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
+    call. Integer and boolean input is read as float32, as PyTorch reads it (MindSpore's Conj and IRFFT
+    kernels refuse bool, int8 and uint8)."""
+    return ops.irfft(ops.conj(float_input(input)), n, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
 
 
 def ihfft(input, n=None, dim=-1, norm=None):
     """torch.fft.ihfft as the conjugate of the real transform under the opposite normalisation (see
     hfft: ops.ihfft alternates too)."""
-    return ops.conj(ops.rfft(input, n, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
+    return ops.conj(ops.rfft(float_input(input), n, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None):
     """torch.fft.hfft2 as irfft2 of the conjugate under the opposite normalisation (see hfft)."""
-    return ops.irfft2(ops.conj(input), s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
+    return ops.irfft2(ops.conj(float_input(input)), s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
 
 
 def ihfft2(input, s=None, dim=(-2, -1), norm=None):
     """torch.fft.ihfft2 as the conjugate of rfft2 under the opposite normalisation (see hfft)."""
-    return ops.conj(ops.rfft2(input, s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
+    return ops.conj(ops.rfft2(float_input(input), s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
 
 
 def hfftn(input, s=None, dim=None, norm=None):
     """torch.fft.hfftn as irfftn of the conjugate under the opposite normalisation (see hfft)."""
-    return ops.irfftn(ops.conj(input), s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
+    return ops.irfftn(ops.conj(float_input(input)), s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm])
 
 
 def ihfftn(input, s=None, dim=None, norm=None):
     """torch.fft.ihfftn as the conjugate of rfftn under the opposite normalisation (see hfft)."""
-    return ops.conj(ops.rfftn(input, s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
+    return ops.conj(ops.rfftn(float_input(input), s, dim, {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]))
 
 def fftfreq(n, d=1.0, *, dtype=None):
     """torch.fft.fftfreq with ops.fftfreq, which takes the sample spacing d as a float only."""
@@ -1371,12 +1372,14 @@ def repeat_interleave_index(repeats):
 def bucketize(input, boundaries, out_int32=False, right=False):
     """torch.bucketize: for each value, the index of the bucket of the sorted 1-D boundaries it falls
     in, which is ops.searchsorted(boundaries, input) (MindSpore's bucketize takes a list of floats).
-    Both go to their common dtype first, as PyTorch compares them; out_int32 casts the result
-    (searchsorted's own out_int32 fails on CPU)."""
+    Both go to float64 where either is floating and to int64 otherwise, which hold every value of
+    their dtypes, so the comparisons are PyTorch's (the CPU kernel refuses float16 and uint8); out_int32
+    casts the result (searchsorted's own out_int32 fails on CPU)."""
     if not isinstance(input, mindspore.Tensor):
         input = mindspore.tensor(input)
-    common = (input.reshape(-1)[:1] + boundaries[:1]).dtype
-    result = ops.searchsorted(boundaries.astype(common), input.astype(common), right=right)
+    wide = mindspore.float64 if (ops.is_floating_point(input) or ops.is_floating_point(boundaries)) \
+        else mindspore.int64
+    result = ops.searchsorted(boundaries.astype(wide), input.astype(wide), right=right)
     return result.astype(mindspore.int32) if out_int32 else result
 
 
