@@ -21,6 +21,8 @@ Dtypes MindSpore's kernels refuse or compute otherwise (PyTorch's real-dtype sam
 - torch.searchsorted: sorter= (no CPU support), float16 and small integer dtypes          -> searchsorted()
 - torch.lerp / x.lerp of float64: no float64 kernel                                       -> lerp()
 - torch.mvlgamma / x.mvlgamma of integers and float16: float32/float64 kernel only          -> mvlgamma()
+- torch.var_mean / std_mean over nothing: MindSpore's mean of an empty input is 0 or
+  whatever memory held, PyTorch's NaN; converted as usual, then through              -> empty_mean_nan()
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from ..core.context import ConversionContext
 from . import compositions
 from .compositions import Form, _helper_call, _literal, bind_arguments
 from .mapped import convert_call
+from ..support import helpers
 
 
 def _empty_dims(bound: dict[str, cst.Arg]) -> bool:
@@ -116,4 +119,18 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, n
     return compositions.method_call(ctx, original, updated, name, METHODS)
 
 
+def mean_of_empty(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry):
+    """torch.var_mean(x, ...) converted as usual (ops.var_mean(x, axis=, ddof=)), then called through
+    empty_mean_nan(ops.var_mean, x, ...), which gives NaN means where the input is empty as PyTorch does."""
+    marks = len(ctx.unconverted)
+    new = convert_call(ctx, original, updated, qualified, entry)
+    if len(ctx.unconverted) != marks or not isinstance(new, cst.Call) or new is updated or not new.args:
+        return new
+    head = cst.Arg(new.func, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    args = [head, *new.args[:-1], new.args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+    return helpers.call(ctx, original, qualified, "empty_mean_nan", args, shown=qualified.rsplit(".", 1)[1],
+                        why="MindSpore's mean of an empty input is 0 or garbage, PyTorch's NaN")
+
+
 HANDLERS = {name: rewrite for name in FORMS}
+HANDLERS.update({"torch.var_mean": mean_of_empty, "torch.std_mean": mean_of_empty})

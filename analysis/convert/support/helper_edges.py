@@ -206,3 +206,15 @@ def mvlgamma(input, p):
     if input.dtype == mindspore.float16:
         return ops.mvlgamma(input.astype(mindspore.float32), p).astype(mindspore.float16)
     return ops.mvlgamma(float_input(input), p)
+
+
+def empty_mean_nan(function, *args, **kwargs):
+    """function(*args, **kwargs), a (var, mean) or (std, mean) pair, with the mean NaN where the input (the
+    first tensor argument) is empty: PyTorch's mean of nothing is NaN, MindSpore's 0 or whatever memory
+    held."""
+    spread, mean = function(*args, **kwargs)
+    tensors = [a for a in args if isinstance(a, mindspore.Tensor)] + \
+        [v for v in kwargs.values() if isinstance(v, mindspore.Tensor)]
+    if tensors and tensors[0].size == 0 and mean.size > 0:
+        mean = ops.full(mean.shape, float("nan"), dtype=mean.dtype)
+    return spread, mean
