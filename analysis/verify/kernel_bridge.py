@@ -32,7 +32,7 @@ CANDIDATES = {
                   "aminmax", "maximum", "minimum", "fmax", "fmin", "cummax", "cummin", "mode", "unique",
                   "searchsorted", "bucketize", "count_nonzero", "any", "all"),
     "rearrangement": ("diag", "diag_embed", "diagflat", "diagonal", "repeat_interleave", "tril", "triu", "flip",
-                      "fliplr", "flipud", "roll", "rot90", "conj", "heaviside"),
+                      "fliplr", "flipud", "roll", "rot90", "conj", "heaviside", "real"),
     "integer arithmetic": ("lcm", "gcd", "round", "addmv", "addr", "addcmul", "square", "prod", "cumprod", "trace"),
     "float32 inside PyTorch's float16 kernel": ("hypot", "igamma", "igammac"),
 }
@@ -44,7 +44,8 @@ WIDER = {"bool": ("uint8", "int32", "float32", "int64"), "int8": ("int16", "int3
 
 # how MindSpore says its kernel refuses a dtype (CPU kernel selection, a primitive's dtype check, a functional
 # check); other errors (a missing kernel for every dtype, shapes) are no dtype refusal
-REFUSAL = re.compile(r"Unsupported data type|must be a type of|should be one of|doesn't support|supports types|"
+REFUSAL = re.compile(r"Unsupported data type|must be a type of|type of the input tensor must be|should be one of|"
+                     r"doesn't support|supports types|"
                      r"dtype of '\w+' must be|KernelMod Init Failed|not supported", re.I)
 
 
@@ -75,18 +76,23 @@ def _mapped() -> set[str]:
         | set(converted_apis())
 
 
-def _run(kept: list, table: dict, workers: int) -> list:
-    """MindSpore's results of the kept samples converted with `table` as the bridge."""
+def _texts(kept: list, table: dict) -> list[str]:
+    """The kept samples converted with `table` as the bridge."""
     from analysis.convert import convert_source
     from analysis.convert.apis import kernel_dtypes
-    from analysis.verify.workers import run_all
 
     kernel_dtypes.use_table(table)
     try:
-        texts = [convert_source(s.source, path="sample.py").text for s, _ in kept]
+        return [convert_source(s.source, path="sample.py").text for s, _ in kept]
     finally:
         kernel_dtypes.use_table(None)
-    jobs = [(t, s.arrays) for (s, _), t in zip(kept, texts)]
+
+
+def _run(kept: list, table: dict, workers: int) -> list:
+    """MindSpore's results of the kept samples converted with `table` as the bridge."""
+    from analysis.verify.workers import run_all
+
+    jobs = [(t, s.arrays) for (s, _), t in zip(kept, _texts(kept, table))]
     return run_all("mindspore", "sample", jobs, workers=workers, timeout=60)
 
 
@@ -124,6 +130,14 @@ def build(workers: int = 2, log=print) -> dict:
             judged[key].append(i)
         elif ok and _same(expected, actual, s.dtype):
             judged[key].append(i)
+    # a sample the bridge does not reach (x.round() on a name not known to be a tensor keeps its plain form)
+    # says nothing about a cast: only the samples whose conversion the bridge changes are judged
+    plain_texts = _texts(kept, {})
+    reached = {i for i, text in enumerate(_texts(kept, {api: dict.fromkeys(dtypes, "int64") for api, dtypes
+                                                          in refused.items()})) if text != plain_texts[i]}
+    judged = {key: [i for i in found if i in reached] for key, found in judged.items()}
+    found_refused = refused
+    refused = {api: {d for d in dtypes if judged[(api, d)]} for api, dtypes in refused.items()}
     log(f"({time.monotonic() - start:.0f} s) refused: {sum(map(len, refused.values()))} (API, dtype) pairs")
     bridged: dict[str, dict[str, str]] = defaultdict(dict)
     pending = {(api, dtype): list(WIDER[dtype]) for api, dtypes in refused.items() for dtype in dtypes}
@@ -140,7 +154,7 @@ def build(workers: int = 2, log=print) -> dict:
         pending = {key: options for key, options in pending.items() if options and key[1] not in bridged[key[0]]}
         done = sum(map(len, bridged.values()))
         log(f"({time.monotonic() - start:.0f} s) bridged {done}, still trying {len(pending)}")
-    left = {api: sorted(dtypes - set(bridged.get(api, {}))) for api, dtypes in refused.items()}
+    left = {api: sorted(dtypes - set(bridged.get(api, {}))) for api, dtypes in found_refused.items()}
     return {"about": "API -> {dtype PyTorch takes and MindSpore's CPU kernel refuses: dtype the converted call "
                      "goes through}, kept where the results equal PyTorch's on its OpInfo samples; left: refused "
                      "dtypes with no exact bridge (the call is left as it is). Written by `python -m "

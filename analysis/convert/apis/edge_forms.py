@@ -21,6 +21,7 @@ Dtypes MindSpore's kernels refuse or compute otherwise (PyTorch's real-dtype sam
 - torch.searchsorted: sorter= (no CPU support), float16 and small integer dtypes          -> searchsorted()
 - torch.lerp / x.lerp of float64: no float64 kernel                                       -> lerp()
 - torch.mvlgamma / x.mvlgamma of integers and float16: float32/float64 kernel only          -> mvlgamma()
+- torch.histc / x.histc of float64: no float64 kernel                                     -> histc()
 - torch.var_mean / std_mean over nothing: MindSpore's mean of an empty input is 0 or
   whatever memory held, PyTorch's NaN; converted as usual, then through              -> empty_mean_nan()
 """
@@ -65,6 +66,7 @@ ADDBMM = ("MindSpore's gives float32 for integer tensors with float scalars, wra
 BADDBMM = "MindSpore's refuses float scalars with integer tensors, which PyTorch cuts to ints"
 LERP = "MindSpore's Lerp kernel has no float64"
 MVLGAMMA = "MindSpore's Mvlgamma kernel takes float32 and float64 only"
+HISTC = "MindSpore's Histogram kernel has no float64"
 FORMS = {
     "torch.cross": Form(("input", "other", "dim"), "cross", why=CROSS),
     "torch.index_select": Form(("input", "dim", "index"), "index_select", why=INDEX_SELECT),
@@ -83,6 +85,7 @@ FORMS = {
                                why="MindSpore's CPU kernel takes no sorter= and refuses float16 and small integers"),
     "torch.lerp": Form(("input", "end", "weight"), "lerp", why=LERP),
     "torch.mvlgamma": Form(("input", "p"), "mvlgamma", why=MVLGAMMA),
+    "torch.histc": Form(("input", "bins", "min", "max"), "histc", why=HISTC),
 }
 # Tensor methods -> the helper, with the receiver as its input
 METHODS = {
@@ -103,6 +106,7 @@ METHODS = {
     "baddbmm": Form(("batch1", "batch2", "beta", "alpha"), "baddbmm", why=BADDBMM),
     "lerp": Form(("end", "weight"), "lerp", why=LERP),
     "mvlgamma": Form(("p",), "mvlgamma", why=MVLGAMMA),
+    "histc": Form(("bins", "min", "max"), "histc", why=HISTC),
 }
 
 

@@ -218,3 +218,25 @@ def empty_mean_nan(function, *args, **kwargs):
     if tensors and tensors[0].size == 0 and mean.size > 0:
         mean = ops.full(mean.shape, float("nan"), dtype=mean.dtype)
     return spread, mean
+
+
+def histc(input, bins=100, min=0, max=0):
+    """torch.histc / x.histc: MindSpore's Histogram kernel has no float64, so float64 counts with PyTorch's
+    own rule: the data's range where min == max (widened by 1 each way if that is one value), bin
+    (x - min) * bins / (max - min) cut to an int, x == max in the last bin, values outside (and NaN) left
+    out; the counts in float64."""
+    if input.dtype != mindspore.float64:
+        return ops.histc(input, bins, min, max)
+    low, high = float(min), float(max)
+    if low == high and input.size:
+        low, high = input.min().asnumpy().item(), input.max().asnumpy().item()
+    if low == high:
+        low, high = low - 1, high + 1
+    # as float64 tensors: a Python float next to a float64 tensor would be read as float32
+    low, high = mindspore.Tensor(low, mindspore.float64), mindspore.Tensor(high, mindspore.float64)
+    flat = input.reshape(-1)
+    keep = (flat >= low) & (flat <= high)
+    where = ops.where(keep, (flat - low) * bins / (high - low), ops.zeros_like(flat)).astype(mindspore.int64)
+    where = ops.minimum(where, bins - 1)
+    hits = (where.reshape(-1, 1) == ops.arange(bins, dtype=mindspore.int64)) & keep.reshape(-1, 1)
+    return hits.astype(mindspore.float64).sum(0)
