@@ -83,6 +83,13 @@ CASES = [
         c = x.histc(4, min=-2, max=8.655036097972143)
         d = torch.histc(torch.full((3,), 2.0, dtype=torch.float64), bins=5)
         """),
+    ("norms of float16 summed in float32 (no overflow), vector_norm of a 0-d tensor over dim -1", """
+        h = torch.tensor([[9.0, -7.5, 6.0], [3.0, 8.0, -9.5]], dtype=torch.float16)
+        a = torch.linalg.vector_norm(h, ord=6)
+        c = torch.dist(h, -h, 4)
+        d = h.dist(h * 0.5, p=3)
+        e = torch.linalg.vector_norm(torch.tensor(-2.5), ord=0.9, dim=-1, keepdim=False)
+        """),
     ("var_mean and std_mean of an empty axis give NaN means", """
         e = torch.ones(0, 5)
         a = torch.var_mean(e, dim=0)

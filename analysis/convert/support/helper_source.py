@@ -651,6 +651,8 @@ def lp_norm(x, p, axis=None, keepdim=False):
     p = float(p)
     if x.is_complex():  # the norm of the magnitudes, real (ops.abs keeps a complex dtype)
         x = ops.real(ops.abs(x))
+    if x.dtype == mindspore.float16:  # PyTorch sums float16 powers in float32 (|x|^6 overflows float16)
+        return lp_norm(x.astype(mindspore.float32), p, axis, keepdim).astype(mindspore.float16)
     if x.dtype != mindspore.float64 or p in (0.0, 1.0, 2.0, float("inf"), float("-inf")):
         return ops.vector_norm(x, p, axis, keepdim)
     exponent = mindspore.Tensor(p, mindspore.float64)
@@ -659,8 +661,9 @@ def lp_norm(x, p, axis=None, keepdim=False):
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """torch.linalg.vector_norm: lp_norm over dim (all elements for None), in dtype when given."""
-    axis = None if dim is None else dim if isinstance(dim, int) else tuple(dim)
+    """torch.linalg.vector_norm: lp_norm over dim (all elements for None), in dtype when given. A 0-d x
+    takes dim 0 or -1 as PyTorch does (MindSpore's norm refuses any dim there)."""
+    axis = None if dim is None or x.ndim == 0 else dim if isinstance(dim, int) else tuple(dim)
     return lp_norm(x if dtype is None else x.astype(dtype), ord, axis, keepdim)
 
 
