@@ -7,7 +7,8 @@ in PyTorch and, converted with no bridge, in MindSpore: a dtype whose converted 
 ran is refused. Each refused dtype then tries the dtypes of WIDER in turn, converted through the bridge: the
 first with which every sample of that API and dtype gives PyTorch's values, shapes and dtype (the exact dtype,
 not only its class) is kept. A refused dtype no candidate bridges stays as it is ("left" in the file): the
-bench goes on counting those calls.
+bench goes on counting those calls. Only the samples whose conversion the bridge reaches are judged (x.round()
+on a name not known to be a tensor keeps its plain form, so it says nothing about a cast).
 
 The candidates are APIs whose result through a wider dtype is exact by their nature: selections, orderings
 and comparisons (a sorted or selected element is one of the inputs, in any dtype that holds them all),
@@ -32,7 +33,7 @@ CANDIDATES = {
                   "aminmax", "maximum", "minimum", "fmax", "fmin", "cummax", "cummin", "mode", "unique",
                   "searchsorted", "bucketize", "count_nonzero", "any", "all"),
     "rearrangement": ("diag", "diag_embed", "diagflat", "diagonal", "repeat_interleave", "tril", "triu", "flip",
-                      "fliplr", "flipud", "roll", "rot90", "conj", "heaviside", "real"),
+                      "fliplr", "flipud", "roll", "rot90", "conj", "heaviside", "real", "diagonal_scatter"),
     "integer arithmetic": ("lcm", "gcd", "round", "addmv", "addr", "addcmul", "square", "prod", "cumprod", "trace"),
     "float32 inside PyTorch's float16 kernel": ("hypot", "igamma", "igammac"),
 }

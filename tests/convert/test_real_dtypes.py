@@ -1,6 +1,7 @@
 """Integer, boolean, float16 and float64 inputs of PyTorch's OpInfo samples that converted silently wrong
 (issue 29): kernels refusing a dtype (Mvlgamma, IRFFT/RFFT2, Lerp, Histogram, SearchSorted, Gcd), TopK of a
-0-d tensor, integer addbmm/baddbmm with float scalars, the mean of an empty input. Each case runs in both
+0-d tensor, integer addbmm/baddbmm with float scalars, the mean of an empty input, float16 norms, and the
+kernel dtype bridge's new casts (gcd, real, round, diagonal_scatter). Each case runs in both
 frameworks; every value must equal PyTorch's, in PyTorch's exact dtype (the harness compares dtype classes
 only, and int8 against int64 is one class). Each failed (raised, crashed or differed) before this change."""
 from __future__ import annotations
@@ -89,6 +90,17 @@ CASES = [
         c = torch.dist(h, -h, 4)
         d = h.dist(h * 0.5, p=3)
         e = torch.linalg.vector_norm(torch.tensor(-2.5), ord=0.9, dim=-1, keepdim=False)
+        """),
+    ("the kernel bridge: gcd of int8/uint8, real of uint8, round of small ints, diagonal_scatter of bool", """
+        i8 = torch.tensor([[12, -18, 7], [0, 9, -27]], dtype=torch.int8)
+        u8 = torch.tensor([[12, 18, 250], [0, 9, 27]], dtype=torch.uint8)
+        a = torch.gcd(i8, torch.tensor([[8, 12, 21], [5, 6, 9]], dtype=torch.int8))
+        c = torch.gcd(u8, u8.flip(1))
+        d = torch.real(u8)
+        e = torch.round(i8.to(torch.int16))
+        f = torch.round(input=u8)
+        m = torch.zeros(3, 3, dtype=torch.bool)
+        h = torch.diagonal_scatter(m, torch.tensor([True, False]), 1)
         """),
     ("var_mean and std_mean of an empty axis give NaN means", """
         e = torch.ones(0, 5)
