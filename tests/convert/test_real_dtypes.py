@@ -102,6 +102,10 @@ CASES = [
         m = torch.zeros(3, 3, dtype=torch.bool)
         h = torch.diagonal_scatter(m, torch.tensor([True, False]), 1)
         """),
+    ("pinv of an empty matrix (MindSpore's Svd refuses it)", """
+        a = torch.linalg.pinv(torch.ones(1, 1, 0, 0), rtol=torch.tensor(0.1))
+        c = torch.linalg.pinv(torch.ones(2, 3, 0, dtype=torch.float64))
+        """),
     ("var_mean and std_mean of an empty axis give NaN means", """
         e = torch.ones(0, 5)
         a = torch.var_mean(e, dim=0)

@@ -85,7 +85,8 @@ def convert_line(line: str) -> tuple[str, list[str]]:
     ("y = F.avg_pool2d(x, 2)", "y = ops.avg_pool2d(x, 2, stride=2)"),
     ("y = F.mse_loss(a, b, size_average=False)", "y = ops.mse_loss(a, b, reduction='sum')"),
     ("y = F.mse_loss(a, b, reduce=None)", "y = ops.mse_loss(a, b)"),
-    ("y = torch.var_mean(x, 1)", "y = ops.var_mean(x, 1, ddof=1)"),
+    # through empty_mean_nan (PyTorch's mean of an empty input is NaN), the arguments as MindSpore's
+    ("y = torch.var_mean(x, 1)", "y = empty_mean_nan(ops.var_mean, x, 1, ddof=1)"),
     ("y = torch.ones(2, 3)", "y = ops.ones((2, 3))"),
     # the dim/correction form reaches a Var kernel MindSpore's CPU lacks: axis/ddof instead
     ("y = t.var(1, unbiased=False)", "y = t.var(axis=1, ddof=0)"),

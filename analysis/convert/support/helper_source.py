@@ -619,8 +619,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """torch.linalg.pinv with PyTorch's steps: singular values (eigenvalues for hermitian, from A's
     lower triangle) above max(atol, rtol * largest) inverted, the others dropped; rtol defaults to
     eps * max(rows, columns) when atol is not given (ops.pinv refuses complex input and a batch of
-    Hermitian matrices)."""
+    Hermitian matrices). An empty matrix's pseudo-inverse is the empty transposed shape (MindSpore's Svd
+    refuses it)."""
     import numpy as np
+    if 0 in tuple(A.shape[-2:]):
+        return ops.zeros(tuple(A.shape[:-2]) + (A.shape[-1], A.shape[-2]), A.dtype)
     real = A.dtype
     if A.is_complex():
         real = mindspore.float32 if A.dtype == mindspore.complex64 else mindspore.float64
