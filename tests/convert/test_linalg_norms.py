@@ -80,8 +80,10 @@ def test_without_a_layer_held_as_norm_the_method_is_the_tensors():
 
 @pytest.mark.slow
 def test_norms_solves_diag_embed_and_lu_unpack_give_pytorchs_values(tmp_path):
+    # the grid checks values: sample-verdict markers (on by default, for complex lu_unpack) are the suite's off
     proc = subprocess.run([sys.executable, str(GRID)], cwd=tmp_path, capture_output=True, text=True, timeout=900,
-                          env={"PYTHONPATH": str(ROOT), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                          env={"PYTHONPATH": str(ROOT), "GLOG_v": "3", "PATH": "/usr/bin:/bin",
+                               "PORTING_STRICT_DTYPES": "0"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert report["checked"] >= 900, report["checked"]
