@@ -3,6 +3,7 @@ by default; naming APIs updates only those in verdicts.json)."""
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 
@@ -13,6 +14,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="write the verdicts here instead of the knowledge base")
     parser.add_argument("--dry-run", action="store_true", help="print the summary, write nothing")
     args = parser.parse_args(argv)
+    # the generated calls measure the conversion itself: the sample verdicts' markers for dtype classes these
+    # inputs do not have (complex abs) would turn every such API 'marked' (lenient mode, inherited by workers)
+    os.environ.setdefault("PORTING_STRICT_DTYPES", "0")
     from .run import regenerate
     from .verdicts import VERDICTS_PATH
 
