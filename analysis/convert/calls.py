@@ -23,7 +23,7 @@ from .modules import containers, layercalls, layers, pretrained, receivers, stat
 from .modules import transposed  # transposed convs (issue 15)
 from .modules import weight_norms  # weight normalisation, which MindSpore lacks
 from .modules.layermap import NOT_LAYERS, self_path
-from .tensors import methods, numeric_info, outargs, scatter
+from .tensors import loop_draws, methods, numeric_info, outargs, scatter
 from .training import idioms, optimizers
 from .training import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
 
@@ -169,6 +169,7 @@ class CallRewrites(WalkState):
             self.ctx.keep(original)
         else:
             new = size_forms.tuple_sizes(kernel_dtypes.function(ctx, original, qualified, dtype_forms.function(ctx, qualified, new)))
+            new = loop_draws.reuse_operator(self, original, qualified, new)  # a loop's draws reuse one operator
             sample_checks.check(ctx, original, qualified)
             if isinstance(new, cst.Call) and handler is not loaders.dataloader and _same_arguments(updated, new):
                 new = relayout(updated, new)

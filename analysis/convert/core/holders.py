@@ -125,9 +125,9 @@ def builds_object(stmt: cst.CSTNode, variables: set[str]) -> bool:
     return isinstance(root, cst.Name) and root.value not in variables and root.value not in ("self", "cls")
 
 
-def fetches_data(stmt: cst.CSTNode, holders: set[str], foreign: set[str]) -> bool:
-    """Whether stmt reads no holder and calls only safe builtins, methods of what it reads, and
-    numeric modules' functions (see the module docstring)."""
+def fetches_data(stmt: cst.CSTNode, holders: set[str], foreign: set[str], draws: frozenset[str] = frozenset()) -> bool:
+    """Whether stmt reads no holder and calls only safe builtins, the draw helpers named in draws, methods of
+    what it reads, and numeric modules' functions (see the module docstring)."""
     ok = True
 
     class _Check(cst.CSTVisitor):
@@ -138,7 +138,7 @@ def fetches_data(stmt: cst.CSTNode, holders: set[str], foreign: set[str]) -> boo
 
         def visit_Call(self, node: cst.Call) -> None:
             nonlocal ok
-            if isinstance(node.func, cst.Name) and node.func.value not in SAFE_BUILTINS:
+            if isinstance(node.func, cst.Name) and node.func.value not in SAFE_BUILTINS and node.func.value not in draws:
                 ok = False
 
         def visit_Lambda(self, node: cst.Lambda) -> bool:

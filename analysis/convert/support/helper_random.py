@@ -62,3 +62,41 @@ def random_fill(x, low=0, high=None):
             raise ValueError(f"random_() without bounds on a {x.dtype} tensor: give the bounds, random_(low, high)")
         high = top + 1
     return ops.randint(low, high, tuple(x.shape), dtype=mindspore.int64).astype(x.dtype)
+
+
+def random_operator(kind, shape):
+    """The random operator (kind: StandardNormal or UniformReal) that a loop's draws of one shape reuse.
+    ops.randn and ops.rand build a new operator at every call, seeded from mindspore.set_seed's counter,
+    and MindSpore prepares a kernel for each: about 2 ms of CPU a draw (MindSpore 2.10), against 0.15 ms
+    drawing again from one operator, whose kernel carries its generator's state from call to call. One
+    operator per shape, each with seeds of its own (an operator's sequence starts over at a new shape),
+    built again after mindspore.set_seed (its counter reset, or another seed): a seeded script repeats
+    its draws."""
+    import sys
+
+    seeds = sys.modules["mindspore.common.seed"]
+    counter = ("ms_support.draws", 0)  # an entry of set_seed's op-seed counters, which set_seed resets
+    built = random_operator.__dict__.setdefault("built", {})
+    if built.get("seeded") != (seeds.get_seed(), seeds._KERNEL_SEED.get(counter)):
+        built.clear()
+    if (kind, shape) not in built:
+        seed1, seed2 = seeds._get_graph_seed(0, counter[0])
+        built[(kind, shape)] = getattr(ops.operations, kind)(seed1, seed2)
+    built["seeded"] = (seeds.get_seed(), seeds._KERNEL_SEED.get(counter))
+    return built[(kind, shape)]
+
+
+def randn_draw(*size, dtype=None):
+    """torch.randn(*size) in a loop outside any function: standard normal float32 values (cast to dtype)
+    from an operator built once for the shape (random_operator)."""
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    draw = random_operator("StandardNormal", shape)(shape)
+    return draw if dtype is None or dtype == mindspore.float32 else draw.astype(dtype)
+
+
+def rand_draw(*size, dtype=None):
+    """torch.rand(*size) in a loop outside any function: uniform [0, 1) float32 values (cast to dtype)
+    from an operator built once for the shape (random_operator)."""
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    draw = random_operator("UniformReal", shape)(shape)
+    return draw if dtype is None or dtype == mindspore.float32 else draw.astype(dtype)

@@ -10,7 +10,8 @@ stands alone: the definitions are written into it, after its imports.
 
 use() gives a helper's local name (stepping aside from the file's own names) and records it on the
 context; insert() writes the import of the recorded helpers, or their definitions, into the module once
-the imports are settled."""
+the imports are settled. A helper in AT_LOAD is also called by a statement after them: it sets
+something up that must be in place before the file runs its first MindSpore operator."""
 from __future__ import annotations
 
 import ast
@@ -37,6 +38,8 @@ MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__)
                 Path(__file__).with_name("helper_weight_norm.py"))  # weight normalisation on a Cell
 # The module names helper code uses -> the MindSpore module each stands for.
 HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
+# Helpers the converted file calls once, right after its imports (and the helpers' definitions).
+AT_LOAD = ("synchronous_cpu_launch",)
 # How a support module this converter wrote starts (support_names() tells it from a user's file).
 HEADER = "MindSpore helpers of this converted tree, written by porting-dashboard"
 
@@ -152,7 +155,7 @@ def insert(module: cst.Module, ctx: ConversionContext) -> cst.Module:
     if ctx.support is not None:
         body = list(module.body)
         at = _after_imports(body)
-        return module.with_changes(body=[*body[:at], import_statement(ctx), *body[at:]])
+        return module.with_changes(body=[*body[:at], import_statement(ctx), *_load_calls(ctx), *body[at:]])
     blank = [cst.EmptyLine(), cst.EmptyLine()]
     added = []
     # functions first: a class statement runs when the module loads and may call one for its base
@@ -166,7 +169,15 @@ def insert(module: cst.Module, ctx: ConversionContext) -> cst.Module:
         follow = body[at]
         if len([line for line in follow.leading_lines if line.comment is None]) < 2:
             body[at] = follow.with_changes(leading_lines=blank + [l for l in follow.leading_lines if l.comment])
-    return module.with_changes(body=[*body[:at], *added, *body[at:]])
+    calls = _load_calls(ctx)
+    if calls:
+        calls[0] = calls[0].with_changes(leading_lines=blank)
+    return module.with_changes(body=[*body[:at], *added, *calls, *body[at:]])
+
+
+def _load_calls(ctx: ConversionContext) -> list[cst.SimpleStatementLine]:
+    """`helper()` for each AT_LOAD helper the file uses, under its local name."""
+    return [cst.parse_statement(f"{ctx.helpers[name][0]}()\n") for name in AT_LOAD if name in ctx.helpers]
 
 
 def _after_imports(body: list[cst.BaseStatement]) -> int:

@@ -30,6 +30,7 @@ from ..core.layout import relayout, same_line
 from ..core.names import code, resolve
 from ..core.result import Change
 from ..support import helpers
+from ..tensors import loop_draws
 from . import hoist
 from .steps import (STEP_METHODS, _free_reads, assigned_names, definite_writes, expr_call, is_zero_grad, plan_steps,
                     read_counts, read_names, split_region)
@@ -426,6 +427,9 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
         return (block.with_changes(body=body) if len(body) != len(block.body) else block), ()
     scope_reads = read_counts([scope if scope is not None else original])
     vg = ctx.ms("mindspore.value_and_grad")
+    # a file that trains runs its operators in order on CPU (helper_training.py: the launch queue's cost
+    # at every value a step reads back)
+    helpers.use(ctx, "synchronous_cpu_launch")
     new_body: list[cst.BaseStatement] = []
     done = 0
     kept = [s for s in original.body if id(s) not in ctx.zero_grads]
@@ -449,7 +453,7 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
                         "torch.Tensor.backward",
                         f"{', '.join(sorted(stale))}, computed in an earlier step, carries no gradient into this "
                         f"one ({plan.loss}): compute it inside this step from inputs kept for it")
-        statements = recomputed + statements
+        statements = loop_draws.inside_graph(ctx, recomputed + statements)
         log += [(assigned_names(s), s) for s in statements]
         log += [(assigned_names(body[i]), None) for i in (*seg.after, *range(plan.back + 1, plan.last + 1))]
         between = range(plan.back + 1, plan.step)
