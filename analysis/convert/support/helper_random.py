@@ -69,7 +69,7 @@ def random_operator(kind, shape):
     ops.randn and ops.rand build a new operator at every call, seeded from mindspore.set_seed's counter,
     and MindSpore prepares a kernel for each: about 2 ms of CPU a draw (MindSpore 2.10), against 0.15 ms
     drawing again from one operator, whose kernel carries its generator's state from call to call. One
-    operator per shape, each with seeds of its own (an operator's sequence starts over at a new shape),
+    operator per shape, each seeded on its own (an operator's sequence starts over at a new shape),
     built again after mindspore.set_seed (its counter reset, or another seed): a seeded script repeats
     its draws."""
     import sys

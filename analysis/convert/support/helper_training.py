@@ -16,10 +16,10 @@ def embedding_from_pretrained(embeddings, freeze=True):
 def synchronous_cpu_launch():
     """On CPU, run each operator when Python calls it instead of through MindSpore's asynchronous launch
     queue. Called once where a converted training script loads (it must precede the first operator: set
-    later it leaves the queue in place). Measured on MindSpore 2.10 with one runtime thread: every point
+    later it leaves the queue in place). Measured on MindSpore 2.10, one runtime thread: every point
     where Python waits for a value through the queue (loss.item(), an accuracy count, a fresh random
     draw) cost 1-5 ms of CPU, run in order 0.05-0.2 ms; a training loop pays that at every step. Other
-    devices keep their queue, which there overlaps Python with the device's work."""
+    devices keep their queue, which there lets Python run ahead of the device's work."""
     if mindspore.get_context("device_target") == "CPU":
         mindspore.runtime.launch_blocking()
 
