@@ -169,10 +169,10 @@ class CallRewrites(WalkState):
             self.ctx.keep(original)
         else:
             new = size_forms.tuple_sizes(kernel_dtypes.function(ctx, original, qualified, dtype_forms.function(ctx, qualified, new)))
-            new = loop_draws.reuse_operator(self, original, qualified, new)  # a loop's draws reuse one operator
             sample_checks.check(ctx, original, qualified)
             if isinstance(new, cst.Call) and handler is not loaders.dataloader and _same_arguments(updated, new):
                 new = relayout(updated, new)
+            new = loop_draws.reuse_operator(self, original, qualified, new)  # a loop's draws reuse one operator
             if handler is loaders.dataloader:
                 self.loaders.add(id(new))
                 source = loaders.loader_source(updated)

@@ -70,12 +70,15 @@ def test_a_loops_draws_reuse_one_operator_and_repeat_under_the_seed(tmp_path):
 def test_a_draw_inside_a_compiled_step_stays_ops_randn():
     # a graph would read the helper's Python state once, when it compiles: a draw the step's forward holds
     # is written ops.randn (a random operator inside the graph); the batch drawn before the step is not
-    text = convert_source("import torch\nmodel = torch.nn.Linear(2, 1)\n"
+    result = convert_source("import torch\nmodel = torch.nn.Linear(2, 1)\n"
                           "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor i in range(3):\n"
                           "    x = torch.randn(4, 2)\n    h = model(x)\n"
                           "    loss = (h + torch.randn(4, 1)).pow(2).mean()\n    opt.zero_grad()\n"
                           "    loss.backward()\n    opt.step()\n"
-                          "def sample():\n    for i in range(2):\n        yield torch.randn(3)\n").text
+                          "def sample():\n    for i in range(2):\n        yield torch.randn(3)\n")
+    text = result.text
+    # the change records say so: the draw before the step is the helper's, the one in the forward is not
+    assert [c.line for c in result.changes if c.mindspore_api == "randn_draw"] == [5]
     forward = text[text.index("def forward_fn"):text.index("grad_fn =")]
     assert "ops.randn(4, 1)" in forward and "draw" not in forward
     assert "    x = randn_draw(4, 2)\n    loss = train_step(x, " in text

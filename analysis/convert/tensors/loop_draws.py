@@ -37,7 +37,9 @@ def reuse_operator(walk, original: cst.Call, qualified: str, new: cst.BaseExpres
                f"{qualified} in a loop -> {local}(), {helpers.where(ctx)}: it draws again from one random "
                f"operator per shape (ops.{function} builds a new one at each call, about 2 ms of CPU on CPU); "
                "reseeded by mindspore.set_seed")
-    return new.with_changes(func=cst.Name(local))
+    drawn = new.with_changes(func=cst.Name(local))
+    ctx.loop_draws[id(drawn)] = ctx.changes[-1]  # inside_graph may undo it
+    return drawn
 
 
 def inside_graph(ctx, statements: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
@@ -47,12 +49,20 @@ def inside_graph(ctx, statements: list[cst.BaseStatement]) -> list[cst.BaseState
     if not back:
         return statements
 
+    records = ctx.loop_draws
+    undone = []
+
     class _Back(cst.CSTTransformer):
         def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
             if isinstance(updated.func, cst.Name) and updated.func.value in back:
                 helper, function = back[updated.func.value]
                 helpers.release(ctx, helper)
+                if id(original) in records:
+                    undone.append(records.pop(id(original)))
                 return updated.with_changes(func=cst.parse_expression(f"{ctx.ms('mindspore.ops')}.{function}"))
             return updated
 
-    return [s.visit(_Back()) for s in statements]
+    statements = [s.visit(_Back()) for s in statements]
+    # the change records of draws written ops.randn again
+    ctx.changes[:] = [c for c in ctx.changes if not any(c is record for record in undone)]
+    return statements
