@@ -13,6 +13,7 @@ from .apis import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfw
 from .apis import dtype_forms, sample_checks, size_forms  # float functions of ints; PyTorch's samples (issue 29)
 from .apis import kernel_dtypes  # dtypes a MindSpore CPU kernel refuses, bridged at run time (issue 29)
 from .apis import edge_forms  # 0-d inputs, broadcast operands, argument forms MindSpore lacks (issue 29)
+from .apis import loop_draws  # torch.randn/rand in module-level loops reuse one random operator per shape
 from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .core import rules
 from .core.layout import relayout
@@ -23,7 +24,7 @@ from .modules import containers, layercalls, layers, pretrained, receivers, stat
 from .modules import transposed  # transposed convs (issue 15)
 from .modules import weight_norms  # weight normalisation, which MindSpore lacks
 from .modules.layermap import NOT_LAYERS, self_path
-from .tensors import loop_draws, methods, numeric_info, outargs, scatter
+from .tensors import methods, numeric_info, outargs, scatter
 from .training import idioms, optimizers
 from .training import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
 

@@ -1,5 +1,5 @@
 """torch.randn / torch.rand drawn in a loop of module code (a GAN's latent batch at every step) reuse one
-random operator per shape (tensors/loop_draws.py, support's randn_draw / rand_draw): ops.randn builds a
+random operator per shape (apis/loop_draws.py, support's randn_draw / rand_draw): ops.randn builds a
 new operator, and MindSpore a new kernel, at every call. The converted scripts run in their own process:
 their draws must differ from step to step, follow the distribution, repeat under mindspore.set_seed, and
 cost less than ops.randn's."""

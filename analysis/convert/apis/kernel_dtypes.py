@@ -18,6 +18,7 @@ import libcst as cst
 from ..core.context import ConversionContext
 from ..support import helpers
 from .exact_forms import SHARED_NAMES, tensor_receiver
+from .sample_checks import expression_class
 
 DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "kernel_dtypes.json"
 HELPER = "kernel_dtypes"
@@ -64,10 +65,24 @@ def _is_bridged(ctx: ConversionContext, new: cst.Call) -> bool:
     return isinstance(new.func, cst.Name) and new.func.value == ctx.helpers.get(HELPER, ("",))[0]
 
 
+def _class_of(name: str) -> str:
+    """A dtype name's class in the sample verdicts' terms (analysis/verify/samples.py's dtype_class)."""
+    name = name.rsplit(".", 1)[-1]
+    return "int" if name.startswith(("int", "uint")) else "complex" if name.startswith("complex") else name
+
+
+def _never_refused(ctx: ConversionContext, tensor: cst.BaseExpression | None, casts: dict[str, str]) -> bool:
+    """The code says the input's dtype class (x.float(), torch.tensor([1.5])) and the kernel refuses none of it."""
+    known = expression_class(ctx, tensor) if tensor is not None else None
+    return known is not None and all(_class_of(refused) != known for refused in casts)
+
+
 def function(ctx: ConversionContext, original: cst.Call, api: str, new: cst.BaseExpression) -> cst.BaseExpression:
     """The converted call of `api` (function form) through kernel_dtypes where the table bridges it."""
     casts = casts_for(api)
     if not casts or not isinstance(new, cst.Call) or _is_bridged(ctx, new):
+        return new
+    if _never_refused(ctx, next((a.value for a in original.args if not a.star), None), casts):
         return new
     return _bridged(ctx, original, api, casts, new.func, list(new.args))
 
@@ -81,7 +96,8 @@ def method(ctx: ConversionContext, original: cst.Call, new: cst.BaseExpression) 
     casts = casts_for(f"torch.Tensor.{func.attr.value}")
     receiver = func.value
     if not casts or (isinstance(receiver, cst.Name) and (receiver.value == "self" or receiver.value in ctx.aliases)) \
-            or (func.attr.value in SHARED_METHODS and not tensor_receiver(ctx, receiver)):
+            or (func.attr.value in SHARED_METHODS and not tensor_receiver(ctx, receiver)) \
+            or _never_refused(ctx, receiver, casts):
         return new
     api = f"torch.Tensor.{func.attr.value}"
     if isinstance(new.func, cst.Attribute) and (new.func.attr.value == func.attr.value

@@ -110,7 +110,7 @@ class ConversionContext:
             self.data_reach = (holders.parameter_holders(self.tree, self.aliases), holders.foreign_modules(self.tree),
                                holders.variables(self.tree))
         reach, foreign, variables = self.data_reach
-        # a draw a loop's rewrite gave a helper (tensors/loop_draws.py) fetches data as ops.randn does
+        # a draw a loop's rewrite gave a helper (apis/loop_draws.py) fetches data as ops.randn does
         draws = frozenset(self.helpers[name][0] for name in ("randn_draw", "rand_draw") if name in self.helpers)
         return holders.builds_object(stmt, variables) or holders.fetches_data(stmt, reach, foreign, draws)
 

@@ -30,7 +30,7 @@ from ..core.layout import relayout, same_line
 from ..core.names import code, resolve
 from ..core.result import Change
 from ..support import helpers
-from ..tensors import loop_draws
+from ..apis import loop_draws
 from . import hoist
 from .steps import (STEP_METHODS, _free_reads, assigned_names, definite_writes, expr_call, is_zero_grad, plan_steps,
                     read_counts, read_names, split_region)
