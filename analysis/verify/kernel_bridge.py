@@ -36,11 +36,21 @@ CANDIDATES = {
                       "fliplr", "flipud", "roll", "rot90", "conj", "heaviside", "real", "diagonal_scatter"),
     "integer arithmetic": ("lcm", "gcd", "round", "addmv", "addr", "addcmul", "square", "prod", "cumprod", "trace"),
     "float32 inside PyTorch's float16 kernel": ("hypot", "igamma", "igammac"),
+    "integer averages (PyTorch's integer kernels divide the window's sum and truncate, as a float64 mean cast "
+    "back does for sums below 2**53)": ("nn.functional.avg_pool1d", "nn.functional.avg_pool2d",
+                                       "nn.functional.avg_pool3d"),
 }
 # dtype PyTorch takes -> dtypes to try, in order (each holds every value of the first)
 WIDER = {"bool": ("uint8", "int32", "float32", "int64"), "int8": ("int16", "int32", "int64"),
          "uint8": ("int16", "int32", "int64"), "int16": ("int32", "int64"), "int32": ("int64",),
          "float16": ("float32",)}
+# int64 holds no value a wider integer would not: the averages alone go through float64 (exact for their sums)
+WIDER_INT64 = {name: ("float64",) for name in CANDIDATES[next(k for k in CANDIDATES if k.startswith("integer averages"))]}
+
+
+def wider(api: str, dtype: str) -> tuple[str, ...]:
+    """The dtypes a refused `dtype` of `api` may go through, in order (none: it stays as it is)."""
+    return WIDER_INT64.get(api, ()) if dtype == "int64" else WIDER.get(dtype, ())
 
 
 # how MindSpore says its kernel refuses a dtype (CPU kernel selection, a primitive's dtype check, a functional
@@ -113,7 +123,7 @@ def build(workers: int = 2, log=print) -> dict:
     fill = _fill("torch")
     kept = []
     for s in samples:
-        if s.dtype not in WIDER:
+        if not wider(_name(s.api), s.dtype):
             continue
         ok, result = execute("torch", s.source, {}, fill, only=s.arrays)
         torch.set_default_dtype(torch.float32)
@@ -141,7 +151,7 @@ def build(workers: int = 2, log=print) -> dict:
     refused = {api: {d for d in dtypes if judged[(api, d)]} for api, dtypes in refused.items()}
     log(f"({time.monotonic() - start:.0f} s) refused: {sum(map(len, refused.values()))} (API, dtype) pairs")
     bridged: dict[str, dict[str, str]] = defaultdict(dict)
-    pending = {(api, dtype): list(WIDER[dtype]) for api, dtypes in refused.items() for dtype in dtypes}
+    pending = {(api, dtype): list(wider(api, dtype)) for api, dtypes in refused.items() for dtype in dtypes}
     while pending:
         trial = {api: dict(bridged[api]) for api in refused}
         for (api, dtype), options in pending.items():

@@ -106,20 +106,56 @@ CASES = [
         c = F.interpolate(x.reshape(1, 2, 3, 4), size=(5, 3), mode='bilinear', align_corners=True)
         d = F.interpolate(x, 6, mode='linear')
         """),
+    ("interpolate: scale factors (recomputed or not), nearest-exact, bicubic, trilinear, 2-D area", """
+        x = torch.linspace(-2, 3, 60).reshape(1, 3, 4, 5)
+        a = F.interpolate(x, scale_factor=0.6, mode='nearest', recompute_scale_factor=True)
+        b = F.interpolate(x, None, 1.7, 'bilinear')
+        c = F.interpolate(input=x, size=(3, 7), mode='nearest-exact')
+        d = F.interpolate(x, (3, 3), None, 'bicubic', True)
+        e = F.interpolate(x, scale_factor=2.5, mode='bicubic')
+        f = F.interpolate(x.reshape(1, 1, 3, 4, 5), scale_factor=0.6, mode='trilinear', recompute_scale_factor=True)
+        g = F.interpolate(x.double(), size=[3, 3], mode='area')
+        h = F.interpolate(x.half(), scale_factor=(0.5, 1.5), mode='bilinear', align_corners=True)
+        """),
+    ("triplet_margin_loss and its layer on float, integer and complex inputs", """
+        a0, p0, n0 = torch.linspace(-3, 3, 15).reshape(3, 5), torch.linspace(2, -1, 15).reshape(3, 5), torch.linspace(0, 1, 15).reshape(3, 5)
+        a = F.triplet_margin_loss(a0, p0, n0)
+        b = F.triplet_margin_loss(anchor=(a0 * 3).to(torch.int8), positive=(p0 * 3).to(torch.int8), negative=n0.to(torch.int8), margin=1e-06)
+        c = F.triplet_margin_loss(a0.to(torch.complex64), p0.to(torch.complex64), n0.to(torch.complex64), reduction='none', p=1)
+        d = nn.TripletMarginLoss(margin=0.5, swap=True)(a0.double(), p0.double(), n0.double())
+        """),
+    ("softsign of integer (uint8 255 wraps), float and complex inputs", """
+        x = torch.tensor([[-128, -3, 0, 5, 127]], dtype=torch.int8)
+        a = F.softsign(x)
+        b = F.softsign(torch.tensor([0, 1, 254, 255], dtype=torch.uint8))
+        c = F.softsign(x.to(torch.complex128) * (1 + 2j))
+        d = F.softsign(x.to(torch.int64))
+        """),
+    ("conv1d/2d/3d of float64, int64 and complex inputs (no MindSpore CPU kernel)", """
+        x = torch.linspace(-1, 1, 4 * 7 * 7).reshape(1, 4, 7, 7).double()
+        w = torch.linspace(1, -1, 4 * 2 * 9).reshape(4, 2, 3, 3).double()
+        a = F.conv2d(x, w, torch.ones(4).double(), 2, 1, 1, 2)
+        b = F.conv2d((x * 5).long(), (w * 5).long(), padding='same', dilation=2, groups=2)
+        c = F.conv1d(x[0].to(torch.complex64), w[:, :, 0].to(torch.complex64) * 1j, groups=2)
+        d = F.conv3d(x.reshape(1, 4, 7, 7, 1), w.reshape(4, 2, 3, 3, 1), stride=(1, 2, 1), padding='valid', groups=2)
+        """),
 ]
 
 
-def test_interpolate_keeps_modes_and_scale_factors_it_does_not_compute_as_pytorch_marked():
+def test_interpolate_converts_every_mode_and_scale_factor_and_marks_what_it_cannot_know():
     text, marks = converted("""
         a = F.interpolate(x, scale_factor=2, mode='bicubic')
         b = F.interpolate(x, (4, 4), mode=how)
         c = F.interpolate(x, scale_factor=0.5)
         d = F.interpolate(x, (4, 4), mode='nearest', antialias=False)
         e = F.interpolate(x, (4, 4), mode='bilinear', antialias=True)
+        f = F.interpolate(x, None, 0.6, 'nearest-exact', None, True)
     """)
-    assert len(marks) == 4 and "bicubic" in marks[0] and "mode=how" in marks[1] and "scale_factor=0.5" in marks[2]
-    assert "antialias=True" in marks[3]
-    assert "d = interpolate(x, (4, 4), mode='nearest', antialias=False)" in text
+    assert len(marks) == 2 and "mode=how" in marks[0] and "antialias=True" in marks[1]
+    for line in ("a = interpolate(x, scale_factor=2, mode='bicubic')", "c = interpolate(x, scale_factor=0.5)",
+                 "d = interpolate(x, (4, 4), mode='nearest', antialias=False)",
+                 "f = interpolate(x, None, 0.6, 'nearest-exact', None, True)"):
+        assert line in text
 
 
 @pytest.mark.slow

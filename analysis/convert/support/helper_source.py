@@ -1696,11 +1696,58 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 def conv_nd(op, input, weight, bias, stride, padding, dilation, groups):
     """F.conv1d/2d/3d with ops.conv1d/2d/3d, which take a batched input only: an unbatched input
     (one axis fewer than the weight) is convolved as a batch of one. PyTorch's padding='same' or
-    'valid' is MindSpore's pad_mode; a number or a tuple is pad_mode='pad' with that padding."""
-    pad_mode, padding = (padding, 0) if isinstance(padding, str) else ("pad", padding)
+    'valid' is MindSpore's pad_mode; a number or a tuple is pad_mode='pad' with that padding. Other
+    dtypes than float16/32 (no CPU kernel) go through conv_by_sums."""
     batched = input.ndim == weight.ndim
-    out = op(input if batched else input.expand_dims(0), weight, bias, stride, pad_mode, padding, dilation, groups)
+    image = input if batched else input.expand_dims(0)
+    if input.dtype in (mindspore.float16, mindspore.float32, mindspore.bfloat16):
+        pad_mode, padding = (padding, 0) if isinstance(padding, str) else ("pad", padding)
+        out = op(image, weight, bias, stride, pad_mode, padding, dilation, groups)
+    else:  # MindSpore's CPU kernels take no float64, integer or complex input: the sums written out
+        out = conv_by_sums(image, weight, bias, stride, padding, dilation, groups)
     return out if batched else out.squeeze(0)
+
+
+def conv_by_sums(input, weight, bias, stride, padding, dilation, groups):
+    """A batched convolution of any dtype (PyTorch's cross-correlation, padding a number, a tuple,
+    'same' or 'valid'): for each kernel offset, the strided input window of each group of channels
+    times that offset's weights (a matrix product), summed over the offsets."""
+    import itertools
+    spatial = weight.ndim - 2
+    def per_axis(value):
+        return tuple(value) if isinstance(value, (tuple, list)) else (value,) * spatial
+    stride, dilation, kernel = per_axis(stride), per_axis(dilation), tuple(weight.shape[2:])
+    if padding == "same":  # PyTorch puts the odd extra row after
+        spans = [d * (k - 1) for d, k in zip(dilation, kernel)]
+        pads = [(span // 2, span - span // 2) for span in spans]
+    else:
+        pads = [(p, p) for p in per_axis(0 if padding == "valid" else padding)]
+    flat = []
+    for before, after in reversed(pads):  # ops.pad reads (before, after) pairs from the last axis
+        flat += [before, after]
+    image = ops.pad(input, tuple(flat)) if any(flat) else input
+    sizes = [(image.shape[2 + i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(spatial)]
+    per_group_in, per_group_out = weight.shape[1], weight.shape[0] // groups
+    last = list(range(2, 2 + spatial)) + [1]
+    total = None
+    for offset in itertools.product(*[range(k) for k in kernel]):
+        window = image
+        for i, k in enumerate(offset):
+            start = k * dilation[i]
+            window = window.narrow(2 + i, start, (sizes[i] - 1) * stride[i] + 1)
+            if stride[i] > 1:
+                window = ops.gather(window, mindspore.Tensor(list(range(0, window.shape[2 + i], stride[i])),
+                                                             mindspore.int64), 2 + i)
+        window = window.permute(0, *last)  # (N, *sizes, C)
+        taps = weight[(slice(None), slice(None)) + tuple(offset)]  # (O, C / groups)
+        parts = [ops.matmul(window[..., g * per_group_in:(g + 1) * per_group_in],
+                            taps[g * per_group_out:(g + 1) * per_group_out].swapaxes(0, 1)) for g in range(groups)]
+        part = parts[0] if groups == 1 else ops.cat(parts, -1)
+        total = part if total is None else total + part
+    out = total.permute(0, spatial + 1, *range(1, spatial + 1))
+    if bias is not None:
+        out = out + bias.reshape((1, -1) + (1,) * spatial)
+    return out
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -1813,15 +1860,77 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
                 antialias=False):
-    """F.interpolate with ops.interpolate, but a 1-D mode='area' (adaptive average pooling, which
-    MindSpore computes only for a length that is a multiple of the output size) by adaptive_avg_pool1d.
-    antialias is PyTorch's parameter, False only (the conversion marks a call with another value)."""
-    if mode != "area" or input.ndim != 3:
-        return ops.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
-    if size is None:  # PyTorch's output length: floor(length * scale_factor)
-        factor = scale_factor[0] if isinstance(scale_factor, (tuple, list)) else scale_factor
-        size = int(input.shape[-1] * factor)
-    return adaptive_avg_pool1d(input, size)
+    """F.interpolate by PyTorch's CPU formulas, one spatial axis at a time (interpolate_plan): the output
+    size floor(size * scale_factor), the source coordinate from 1 / scale_factor unless
+    recompute_scale_factor, nearest's float32 index arithmetic, bicubic's A = -0.75 kernel with edge
+    indices clamped, area as adaptive average pooling over PyTorch's windows. ops.interpolate refuses
+    scale_factor for 4-D input, computes bicubic otherwise and has no nearest-exact or 1-D area for a
+    length that is no multiple of the size. antialias is PyTorch's parameter, False only (the
+    conversion marks a call with another value)."""
+    spatial = input.ndim - 2
+    sizes_in = tuple(input.shape[2:])
+    if size is not None:
+        sizes_out = (size,) * spatial if isinstance(size, int) else tuple(size)
+        scales = (None,) * spatial
+    else:
+        factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * spatial
+        sizes_out = tuple(int(n * f // 1) for n, f in zip(sizes_in, factors))
+        scales = (None,) * spatial if recompute_scale_factor else factors
+    if mode == "area":
+        out = input
+        for axis in range(2, input.ndim):
+            windows = adaptive_windows(sizes_in[axis - 2], sizes_out[axis - 2])
+            out = ops.stack([out.narrow(axis, start, end - start).mean(axis) for start, end in windows], axis)
+        return out
+    nearest = mode in ("nearest", "nearest-exact")
+    wide = input.dtype == mindspore.float64  # PyTorch weighs in float64 for float64, in float32 otherwise
+    out = input if nearest else input.astype(mindspore.float64 if wide else mindspore.float32)
+    for axis in range(2, input.ndim):
+        index, weights = interpolate_plan(mode, sizes_in[axis - 2], sizes_out[axis - 2], scales[axis - 2],
+                                          align_corners, wide)
+        shape = [1] * input.ndim
+        shape[axis] = -1
+        total = None
+        for where, weight in zip(index, weights):
+            term = ops.gather(out, mindspore.Tensor(where, mindspore.int64), axis)
+            term = term if weight is None else term * mindspore.Tensor(weight).reshape(tuple(shape))
+            total = term if total is None else total + term
+        out = total
+    return out.astype(input.dtype)
+
+
+def interpolate_plan(mode, size_in, size_out, scale, align_corners, wide):
+    """The input indices and their weights (None: taken as they are) giving each output position along
+    one axis, as PyTorch's CPU upsampling kernels compute them (float32 arithmetic unless `wide`)."""
+    import numpy as np
+    dst = np.arange(size_out)
+    if mode in ("nearest", "nearest-exact"):  # float32 scale whatever the dtype, as PyTorch's kernels
+        step = np.float32(1.0 / scale) if scale else np.float32(size_in) / np.float32(size_out)
+        if mode == "nearest":
+            src = np.floor(dst.astype(np.float32) * step)
+        else:
+            src = np.floor(((dst + 0.5) * np.float64(step)).astype(np.float32))
+        return [np.minimum(src.astype(np.int64), size_in - 1)], [None]
+    real = np.float64 if wide else np.float32
+    if align_corners:
+        step = real((size_in - 1) / (size_out - 1)) if size_out > 1 else real(0)
+        source = step * dst.astype(real)
+    else:
+        step = real(1.0 / scale) if scale else real(size_in) / real(size_out)
+        source = step * (dst.astype(real) + real(0.5)) - real(0.5)
+    if mode != "bicubic":  # linear, bilinear, trilinear: two neighbours, the source clamped at 0
+        source = source if align_corners else np.maximum(source, real(0))
+        low = source.astype(np.int64)
+        high = np.where(low < size_in - 1, low + 1, low)
+        part = np.clip(source - low, 0, 1).astype(real)
+        return [low, high], [(1 - part).astype(real), part]
+    base = np.floor(source)
+    t = (source - base).astype(real)
+    a = real(-0.75)
+    near = lambda x: ((a + 2) * x - (a + 3)) * x * x + 1  # noqa: E731 (cubic convolution, |x| <= 1)
+    far = lambda x: ((a * x - 5 * a) * x + 8 * a) * x - 4 * a  # noqa: E731 (1 < |x| < 2)
+    index = [np.clip(base.astype(np.int64) - 1 + k, 0, size_in - 1) for k in range(4)]
+    return index, [w.astype(real) for w in (far(t + 1), near(t), near(1 - t), far(2 - t))]
 
 
 class AdaptiveAvgPool1d(nn.Cell):
