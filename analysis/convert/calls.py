@@ -169,7 +169,8 @@ class CallRewrites(WalkState):
         if new is updated:
             self.ctx.keep(original)
         else:
-            new = size_forms.tuple_sizes(kernel_dtypes.function(ctx, original, qualified, dtype_forms.function(ctx, qualified, new)))
+            # sizes spelled as MindSpore takes them before the bridge wraps the call (it hides the API's name)
+            new = kernel_dtypes.function(ctx, original, qualified, size_forms.tuple_sizes(dtype_forms.function(ctx, qualified, new)))
             sample_checks.check(ctx, original, qualified)
             if isinstance(new, cst.Call) and handler is not loaders.dataloader and _same_arguments(updated, new):
                 new = relayout(updated, new)

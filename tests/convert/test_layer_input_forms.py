@@ -128,16 +128,29 @@ CASES = [
         x = torch.tensor([[-128, -3, 0, 5, 127]], dtype=torch.int8)
         a = F.softsign(x)
         b = F.softsign(torch.tensor([0, 1, 254, 255], dtype=torch.uint8))
-        c = F.softsign(x.to(torch.complex128) * (1 + 2j))
+        c = F.softsign(torch.complex(x.double(), x.double().flip(1)))
         d = F.softsign(x.to(torch.int64))
         """),
     ("conv1d/2d/3d of float64, int64 and complex inputs (no MindSpore CPU kernel)", """
         x = torch.linspace(-1, 1, 4 * 7 * 7).reshape(1, 4, 7, 7).double()
         w = torch.linspace(1, -1, 4 * 2 * 9).reshape(4, 2, 3, 3).double()
         a = F.conv2d(x, w, torch.ones(4).double(), 2, 1, 1, 2)
-        b = F.conv2d((x * 5).long(), (w * 5).long(), padding='same', dilation=2, groups=2)
-        c = F.conv1d(x[0].to(torch.complex64), w[:, :, 0].to(torch.complex64) * 1j, groups=2)
+        b = F.conv2d(torch.arange(196).reshape(1, 4, 7, 7) % 7 - 3, torch.arange(72).reshape(4, 2, 3, 3) % 5 - 2,
+                     padding='same', dilation=2, groups=2)
+        c = F.conv1d(torch.complex(x[0, :, 0], x[0, :, 1]), w[:, :, 0].to(torch.complex128), groups=2)
         d = F.conv3d(x.reshape(1, 4, 7, 7, 1), w.reshape(4, 2, 3, 3, 1), stride=(1, 2, 1), padding='valid', groups=2)
+        """),
+    ("kl_div with zero targets and log targets, soft margin losses, ELU of any alpha, normalize of any eps", """
+        lp = torch.log(torch.linspace(0.05, 0.95, 12)).reshape(3, 4)
+        t = torch.linspace(0, 0.5, 12).reshape(3, 4)
+        a = F.kl_div(lp, t, reduction='batchmean')
+        b = nn.KLDivLoss(reduction='none', log_target=True)(lp, lp.flip(0))
+        c = F.soft_margin_loss(lp, torch.sign(t - 0.2), reduction='sum')
+        d = nn.SoftMarginLoss()(lp.double(), torch.sign(t - 0.2).double())
+        e = nn.ELU(alpha=0.5)(lp - t)
+        f = F.elu(input=lp.half(), alpha=2.0)
+        g = F.normalize(input=lp, eps=0.0001)
+        h = F.normalize(torch.complex(lp, lp.flip(0)), 1, 0)
         """),
 ]
 

@@ -222,7 +222,6 @@ def test_random_calls_give_pytorchs_shapes_and_dtypes(name, block, exact, tmp_pa
 
 # (case, PyTorch code, the line left marked, words of its marker)
 MARKED = [
-    ("ELU with alpha other than 1.0", "m = nn.ELU(alpha=0.5)\n", "m = nn.ELU(alpha=0.5)", "alpha=1.0 only"),
     ("a WeightedRandomSampler that is iterated", "s = torch.utils.data.WeightedRandomSampler([0.1, 0.9], 4)\n"
      "idx = list(s)\n", "s = torch.utils.data.WeightedRandomSampler([0.1, 0.9], 4)", "cannot be"),
     ("signbit (-0.0)", "a = torch.signbit(x)\n", "a = torch.signbit(x)", "-0.0"),

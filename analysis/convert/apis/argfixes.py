@@ -12,8 +12,8 @@ the arguments are written so that it computes PyTorch's values:
   only -> the float32 result, then .astype(float16/float32); for another dtype (integers truncate
   PyTorch's float steps, float64 needs its precision, complex) or steps=0 (MindSpore refuses an empty
   result) -> linspace() (helper_source.py), PyTorch's formula in float64
-- F.normalize(x, p=1): ops.L2Normalize is the 2-norm only -> normalize() (helper_source.py) for
-  another p
+- F.normalize(x, p=1, eps=1e-4): ops.L2Normalize is the 2-norm only, takes three values of eps and no
+  complex input -> normalize() (helper_source.py), whatever p and eps
 - F.gumbel_softmax(logits, tau=1): MindSpore checks that tau is a Python float -> 1.0 / float(tau)
 - torch.atleast_1d/2d/3d(x) returns a tensor, (x, y) a tuple: MindSpore's takes one tensor, or one
   sequence of them -> the tensor alone, or the tensors as one tuple (the tables' packing made a
@@ -160,11 +160,11 @@ def _linspace_helper(values: dict[str, cst.BaseExpression]) -> bool:
 
 def normalize(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
     values = bind(updated.args, ("input", "p", "dim", "eps"), ("out",))
-    if values is None or "out" in values or "p" not in values or _number_text(values["p"]) in ("2", "2.0", "2."):
+    if values is None or "out" in values:
         return convert_call(ctx, original, updated, qualified, entry)
-    local = helpers.use(ctx, "normalize")
+    local = helpers.use(ctx, "normalize")  # any p and eps, complex inputs: L2Normalize takes none of them
     ctx.change(original, rules.API_RENAME, qualified, local,
-               f"{qualified} with p other than 2 -> {local}, a function the conversion writes into this file "
+               f"{qualified} -> {local}, a function the conversion writes into this file "
                "(input / max(its p-norm, eps))")
     return updated.with_changes(func=cst.Name(local))
 

@@ -31,7 +31,7 @@ LEGACY = ("size_average", "reduce")
 
 # Argument values MindSpore computes differently, found by running torch's docstring examples:
 # (api, parameter) -> (which values are refused, why). "not_number": anything but a number literal;
-# "tensor": a tensor built in the call; "has_none": a tuple holding None.
+# "tensor": a tensor built in the call; "has_none": a tuple holding None; "only:V": any value but V.
 VALUE_LIMITS = {
     ("torch.copysign", "other"): ("not_number", "MindSpore's copysign reads -0.0 in other as +0.0"),
     ("torch.narrow", "start"): ("tensor", "MindSpore's narrow takes start as an int only: pass int(start)"),
@@ -41,9 +41,6 @@ VALUE_LIMITS = {
     **{(f"torch.nn.Adaptive{kind}Pool{n}d", "output_size"): (
         "has_none", "None (keep that input size) is not accepted by MindSpore: write the input's size")
        for kind in ("Max", "Avg") for n in (1, 2, 3)},
-    # found on PyTorch's ModuleInfo samples (issue 29): "only:V" refuses any value but V
-    ("torch.nn.ELU", "alpha"): ("only:1.0", "MindSpore's ELU takes alpha=1.0 only; for another alpha write "
-                                "ops.where(x > 0, x, alpha * ops.expm1(x))"),
 }
 # Parameters the tables call different although both frameworks take the same values ('mean', 'sum',
 # 'none'): only the default differs, and PyTorch's is written out (nn.SmoothL1Loss() reduces by the mean,

@@ -66,3 +66,72 @@ def softsign(input):
     if ops.is_floating_point(input):
         return input / (1 + ops.abs(input))
     return input.astype(mindspore.float32) / (ops.abs(input) + 1).astype(mindspore.float32)
+
+
+def loss_reduction(loss, reduction):
+    """A loss's elements reduced as PyTorch's reduction= says ('mean', 'sum' or 'none')."""
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """F.soft_margin_loss: log(1 + exp(-target * input)), reduced (MindSpore 2.10's SoftMarginLoss has
+    no CPU kernel)."""
+    if size_average is not None or reduce is not None:  # PyTorch's deprecated spelling of reduction
+        reduction = "none" if reduce is False else ("sum" if size_average is False else "mean")
+    return loss_reduction(ops.log1p(ops.exp(-target * input)), reduction)
+
+
+class SoftMarginLoss(nn.Cell):
+    """nn.SoftMarginLoss: the layer form of soft_margin_loss()."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.size_average, self.reduce, self.reduction = size_average, reduce, reduction
+
+    def construct(self, input, target):
+        return soft_margin_loss(input, target, self.size_average, self.reduce, self.reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """F.kl_div: target * (log(target) - input), 0 where target is 0 (MindSpore's gives NaN there), or
+    exp(target) * (target - input) for log_target; reduced, 'batchmean' as the sum over the first
+    axis's length (MindSpore's kl_div has no log_target)."""
+    if size_average is not None or reduce is not None:  # PyTorch's deprecated spelling of reduction
+        reduction = "none" if reduce is False else ("sum" if size_average is False else "mean")
+    if log_target:
+        loss = ops.exp(target) * (target - input)
+    else:
+        loss = ops.where(target == 0, ops.zeros_like(target), target * ops.log(target)) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim > 0 else loss.sum()
+    return loss_reduction(loss, reduction)
+
+
+class KLDivLoss(nn.Cell):
+    """nn.KLDivLoss: the layer form of kl_div()."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__()
+        self.size_average, self.reduce, self.reduction, self.log_target = size_average, reduce, reduction, log_target
+
+    def construct(self, input, target):
+        return kl_div(input, target, self.size_average, self.reduce, self.reduction, self.log_target)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """F.elu for any alpha: input where positive, alpha * (exp(input) - 1) elsewhere (MindSpore's elu
+    takes alpha=1.0 only). inplace is PyTorch's parameter: the result is returned either way."""
+    return ops.where(input > 0, input, alpha * ops.expm1(input))
+
+
+class ELU(nn.Cell):
+    """nn.ELU: the layer form of elu()."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+
+    def construct(self, input):
+        return elu(input, self.alpha)

@@ -727,8 +727,13 @@ def linalg_tensorsolve(A, B, dims=None):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12):
-    """F.normalize for any p: input / max(its p-norm over dim, eps) (ops.L2Normalize is p=2 only)."""
-    return input / ops.clamp(lp_norm(input, p, dim, keepdim=True), min=eps)
+    """F.normalize for any p and eps: input / max(its p-norm over dim, eps) (ops.L2Normalize is p=2 only
+    and takes three values of eps); a complex input is scaled by the real reciprocal (no complex Div
+    kernel for a real divisor)."""
+    norm = ops.clamp(lp_norm(input, p, dim, keepdim=True), min=eps)
+    if input.is_complex():
+        return input * (1 / norm).astype(input.dtype)
+    return input / norm
 
 
 def lp_distance(input, other, p=2):
