@@ -40,7 +40,9 @@ def test_calls_go_to_local_functions_of_pytorchs_signature():
     """)
     assert marks == []
     for line in ("a = conv1d(x, w, None, 1, 'same')", "b = conv2d(x, w, b, stride=2, padding=(1, 2), groups=4)",
-                 "c = conv3d(input=x, weight=w)", "d = avg_pool3d(x, 2, divisor_override=3)",
+                 "c = conv3d(input=x, weight=w)",
+                 # int64 averages go through float64 and back (the kernel bridge), other dtypes as they are
+                 "d = kernel_dtypes(avg_pool3d, ((mindspore.int64, mindspore.float64),), x, 2, divisor_override=3)",
                  "e = adaptive_avg_pool3d(x, (2, 3, 4))", "f = ctc_loss(lp, t, [5, 5], [2, 3], reduction='sum')",
                  "g = CTCLoss(blank=1)(lp, t, il, tl)", "h = adaptive_avg_pool1d(x, 3)",
                  "i, j = adaptive_max_pool1d(x, (3,), True)", "k = AdaptiveMaxPool1d(2, return_indices=True)", "m = LocalResponseNorm(3, 0.5)"):
@@ -151,6 +153,19 @@ CASES = [
         f = F.elu(input=lp.half(), alpha=2.0)
         g = F.normalize(input=lp, eps=0.0001)
         h = F.normalize(torch.complex(lp, lp.flip(0)), 1, 0)
+        """),
+    ("margin ranking with int64 targets, binary cross entropy at 0 and 1 and in float64, prelu, cosine similarity", """
+        x1, x2 = torch.linspace(-1, 1, 5), torch.linspace(1, -2, 5)
+        y = torch.tensor([1, -1, 1, 1, -1])
+        a = F.margin_ranking_loss(x1, x2, y, margin=0.5)
+        b = nn.MarginRankingLoss(reduction='none')(x1.double(), x2.double(), y)
+        p = torch.linspace(0, 1, 12).reshape(3, 4)
+        c = F.binary_cross_entropy(p, p.flip(1), weight=torch.linspace(0.5, 2, 4))
+        d = nn.BCELoss(reduction='sum')(p.double(), p.flip(0).double())
+        e = F.prelu(torch.linspace(-3, 3, 24).reshape(2, 3, 4), torch.tensor([0.1, 0.2, 0.3]))
+        f = F.prelu(torch.linspace(-3, 3, 24).reshape(2, 3, 4).double(), torch.tensor(0.25).double())
+        g = F.cosine_similarity(p.double(), p[:1].double(), dim=0)
+        h = F.cosine_similarity(x1=p, x2=torch.zeros(3, 4), eps=1e-3)
         """),
 ]
 

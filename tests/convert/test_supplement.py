@@ -121,13 +121,14 @@ def test_tensor_methods_missing_in_mindspore_become_functions_but_layers_on_self
     assert "return x.copy(), trunc(x)" in result.text  # a local function: MindSpore's trunc refuses integers
 
 
-def test_normalize_becomes_a_primitive_built_then_called():
+def test_normalize_goes_to_the_local_function_whatever_p_and_eps():
     result = convert("import torch.nn.functional as F\na = F.normalize(x)\nb = F.normalize(x, p=2, dim=0)\n"
-                     "c = F.normalize(x, p=1)\n")
-    assert "a = ops.L2Normalize(axis=1, epsilon=1e-24)(x)" in result.text
-    assert "b = ops.L2Normalize(axis=0, epsilon=1e-24)(x)" in result.text  # p=2 is PyTorch's default 2.0
-    # L2Normalize is the 2-norm only: p=1 goes to a local function (values checked in linalg_norms_grid.py)
-    assert "c = normalize(x, p=1)" in result.text and "def normalize(input, p=2.0, dim=1, eps=1e-12):" in result.text
+                     "c = F.normalize(x, p=1)\nd = F.normalize(input=x, eps=1e-4)\n")
+    # L2Normalize is the 2-norm only and takes three values of eps (values checked in linalg_norms_grid.py and
+    # test_layer_input_forms.py)
+    for line in ("a = normalize(x)", "b = normalize(x, p=2, dim=0)", "c = normalize(x, p=1)", "d = normalize(input=x, eps=1e-4)"):
+        assert line in result.text
+    assert "def normalize(input, p=2.0, dim=1, eps=1e-12):" in result.text and "L2Normalize(" not in result.text
     assert result.unconverted == []
 
 

@@ -135,3 +135,71 @@ class ELU(nn.Cell):
 
     def construct(self, input):
         return elu(input, self.alpha)
+
+
+def legacy_reduction(size_average, reduce, reduction):
+    """PyTorch's deprecated size_average=/reduce= read as the reduction they mean (None: reduction)."""
+    if size_average is None and reduce is None:
+        return reduction
+    return "none" if reduce is False else ("sum" if size_average is False else "mean")
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """F.margin_ranking_loss: max(0, -target * (input1 - input2) + margin), reduced; the target may be of
+    another dtype than the inputs (MindSpore's requires the same)."""
+    loss = ops.relu(-target.astype(input1.dtype) * (input1 - input2) + margin)
+    return loss_reduction(loss, legacy_reduction(size_average, reduce, reduction))
+
+
+class MarginRankingLoss(nn.Cell):
+    """nn.MarginRankingLoss: the layer form of margin_ranking_loss()."""
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.margin, self.reduction = margin, legacy_reduction(size_average, reduce, reduction)
+
+    def construct(self, input1, input2, target):
+        return margin_ranking_loss(input1, input2, target, self.margin, reduction=self.reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """F.binary_cross_entropy: -(target * log(input) + (1 - target) * log(1 - input)), each log clamped at
+    -100 as PyTorch does, times weight (broadcast), reduced; float64 too (MindSpore's kernel has none)."""
+    low = mindspore.Tensor(-100.0, input.dtype)
+    loss = -(target * ops.maximum(ops.log(input), low) + (1 - target) * ops.maximum(ops.log(1 - input), low))
+    if weight is not None:
+        loss = loss * weight
+    return loss_reduction(loss, legacy_reduction(size_average, reduce, reduction))
+
+
+class BCELoss(nn.Cell):
+    """nn.BCELoss: the layer form of binary_cross_entropy() (weight kept as given, not a parameter)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.weight, self.reduction = weight, legacy_reduction(size_average, reduce, reduction)
+
+    def construct(self, input, target):
+        return binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+def prelu(input, weight):
+    """F.prelu: input where it is not negative, weight * input elsewhere, with one weight for all
+    channels or one per channel (axis 1; the only axis of a 1-D input). MindSpore's takes a 1-D
+    weight and float16/32 only."""
+    if weight.size > 1 and input.ndim > 1:
+        weight = weight.reshape((1, -1) + (1,) * (input.ndim - 2))
+    elif weight.size == 1:
+        weight = weight.reshape(())
+    return ops.where(input >= 0, input, weight * input)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """F.cosine_similarity: the sum over dim of x1 / max(|x1|, eps) times x2 / max(|x2|, eps), the
+    operands broadcast, as PyTorch computes it (MindSpore's norm kernel has no float64)."""
+    import numpy
+    shape = tuple(numpy.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))  # norms of the broadcast operands
+    x1, x2 = ops.broadcast_to(x1, shape), ops.broadcast_to(x2, shape)
+    one = ops.sqrt((x1 * x1).sum(dim, keepdims=True)).clamp(min=eps)
+    two = ops.sqrt((x2 * x2).sum(dim, keepdims=True)).clamp(min=eps)
+    return ((x1 / one) * (x2 / two)).sum(dim)
