@@ -120,4 +120,4 @@ def test_stored_failures_are_manual_in_the_analyzer():
         found = [f for f in analyze_source(H + inputs + f"out = {call}\n", "m.py").findings if f.torch_api == api]
         assert found and found[0].status == UseStatus.MANUAL, (api, call, [(f.rule_id, f.status) for f in found])
         checked += 1
-    assert checked >= 3
+    assert checked >= 1  # fewer as conversions get fixed (2 left in session 9); none would check nothing
