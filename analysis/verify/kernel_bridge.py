@@ -51,6 +51,29 @@ WIDER_INT64 = {name: ("float64",) for name in CANDIDATES[next(k for k in CANDIDA
 def wider(api: str, dtype: str) -> tuple[str, ...]:
     """The dtypes a refused `dtype` of `api` may go through, in order (none: it stays as it is)."""
     return WIDER_INT64.get(api, ()) if dtype == "int64" else WIDER.get(dtype, ())
+# complex64/complex128, which no wider dtype holds: API -> the ways support/helper_complex.py computes it from
+# real kernels, tried in order (complex_kernel's docstring says what each word means). A complex call the
+# plain conversion gets wrong in any way (a refusal, a complex dtype where PyTorch's result is real) tries them.
+COMPLEX = {
+    **dict.fromkeys(("diag", "diag_embed", "diagonal_scatter", "tril", "triu", "trace", "scatter", "scatter_add",
+                     "masked_scatter", "block_diag"), ("parts",)),
+    **dict.fromkeys(("abs", "nn.functional.l1_loss"), ("magnitude",)),
+    **dict.fromkeys(("var", "var_mean"), ("variance",)), **dict.fromkeys(("std", "std_mean"), ("deviation",)),
+    **dict.fromkeys(("isinf", "isnan"), ("either",)), "isfinite": ("both",),
+    **dict.fromkeys(("addcmul", "addmv", "addr", "addmm", "addbmm", "baddbmm"), ("product 1 2",)),
+    **dict.fromkeys(("nn.functional.conv1d", "nn.functional.conv2d", "nn.functional.conv3d", "trapz"),
+                    ("product 0 1",)),
+    **dict.fromkeys(("nn.functional.normalize", "nn.functional.softsign"), ("phase",)),
+    "rand_like": ("draws",), "randn_like": ("normal draws",),
+    **{name: (name,) for name in ("isclose", "lerp", "logsumexp", "logaddexp", "logcumsumexp")},
+}
+
+
+def _options(api: str, dtype: str) -> tuple[str, ...]:
+    """What a refused dtype of `api` tries, in order."""
+    if dtype.startswith("complex"):
+        return COMPLEX.get(api, ())
+    return wider(api, dtype) if any(api in group for group in CANDIDATES.values()) else ()
 
 
 # how MindSpore says its kernel refuses a dtype (CPU kernel selection, a primitive's dtype check, a functional
@@ -117,13 +140,13 @@ def build(workers: int = 2, log=print) -> dict:
     start = time.monotonic()
     torch.set_num_threads(1)
     suspend()  # the sample verdicts are built from conversions like these: not consulted here
-    names = {n for group in CANDIDATES.values() for n in group}
+    names = {n for group in CANDIDATES.values() for n in group} | set(COMPLEX)
     only = {f"torch.{n}" for n in names} | {f"torch.Tensor.{n}" for n in names}
     samples = list(opinfo_samples(_mapped() & only, 2, 24, only))
     fill = _fill("torch")
     kept = []
     for s in samples:
-        if not wider(_name(s.api), s.dtype):
+        if not _options(_name(s.api), s.dtype):
             continue
         ok, result = execute("torch", s.source, {}, fill, only=s.arrays)
         torch.set_default_dtype(torch.float32)
@@ -136,7 +159,8 @@ def build(workers: int = 2, log=print) -> dict:
     judged = defaultdict(list)  # (API, dtype) -> the samples a bridge must get right: refused, or right already
     for i, ((s, expected), (ok, actual)) in enumerate(zip(kept, plain)):
         key = (_name(s.api), s.dtype)
-        if not ok and REFUSAL.search(str(actual)):
+        if (not ok and REFUSAL.search(str(actual))) or \
+                (s.dtype.startswith("complex") and not (ok and _same(expected, actual, s.dtype))):
             refused[key[0]].add(s.dtype)
             judged[key].append(i)
         elif ok and _same(expected, actual, s.dtype):
@@ -151,7 +175,7 @@ def build(workers: int = 2, log=print) -> dict:
     refused = {api: {d for d in dtypes if judged[(api, d)]} for api, dtypes in refused.items()}
     log(f"({time.monotonic() - start:.0f} s) refused: {sum(map(len, refused.values()))} (API, dtype) pairs")
     bridged: dict[str, dict[str, str]] = defaultdict(dict)
-    pending = {(api, dtype): list(wider(api, dtype)) for api, dtypes in refused.items() for dtype in dtypes}
+    pending = {(api, dtype): list(_options(api, dtype)) for api, dtypes in refused.items() for dtype in dtypes}
     while pending:
         trial = {api: dict(bridged[api]) for api in refused}
         for (api, dtype), options in pending.items():

@@ -6,7 +6,9 @@ is decided at run time; for every other dtype the call is the plain one.
 
 The table is data (knowledge/data/kernel_dtypes.json, written by `python -m analysis.verify.kernel_bridge`):
 API -> {refused dtype: dtype the kernel takes}, kept only where the bridged results equal PyTorch's on its
-OpInfo samples. An API with no exact bridge for a dtype (complex with no kernel) is left as it is."""
+OpInfo samples. A complex dtype has no wider dtype: its entry names how support/helper_complex.py computes
+the call from real kernels (real and imaginary parts apart, a product written out, a composition); an API
+with no exact way for a dtype is left as it is."""
 from __future__ import annotations
 
 import json
@@ -49,14 +51,17 @@ def casts_for(api: str) -> dict[str, str]:
 def _casts(ctx: ConversionContext, casts: dict[str, str]) -> cst.BaseExpression:
     def dtype(name: str) -> cst.BaseExpression:
         return ctx.ms_expr(f"mindspore.{'bool_' if name == 'bool' else name}")
-    return cst.Tuple([cst.Element(cst.Tuple([cst.Element(dtype(a)), cst.Element(dtype(b))])) for a, b in casts.items()])
+
+    def taken(refused: str, name: str) -> cst.BaseExpression:  # a complex dtype's: how complex_kernel computes it
+        return cst.SimpleString(repr(name)) if refused.startswith("complex") else dtype(name)
+    return cst.Tuple([cst.Element(cst.Tuple([cst.Element(dtype(a)), cst.Element(taken(a, b))])) for a, b in casts.items()])
 
 
 def _bridged(ctx: ConversionContext, original: cst.Call, api: str, casts: dict[str, str],
              function: cst.BaseExpression, args: list[cst.Arg]) -> cst.Call:
     head = [cst.Arg(function), cst.Arg(_casts(ctx, casts))]
     args = head + [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
-    through = ", ".join(f"{a} as {b}" for a, b in casts.items())
+    through = ", ".join(f"{a} by {b}" if a.startswith("complex") else f"{a} as {b}" for a, b in casts.items())
     return helpers.call(ctx, original, api, HELPER, args, shown=api.replace("torch.Tensor.", "x."),
                         why=f"dtypes MindSpore's CPU kernel refuses go through one it takes and back: {through}")
 

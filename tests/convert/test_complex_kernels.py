@@ -1,0 +1,150 @@
+"""Complex tensors through the kernel dtype bridge (issue 29): where MindSpore's CPU kernel has no complex dtype
+(Tril, Trace, ReduceStd, Addcmul, Conv2D, IsInf, LogSumExp's ReduceMax...) or gives a complex result where
+PyTorch's is real (abs, l1_loss), the converted call goes through kernel_dtypes(), which hands a complex64 or
+complex128 input to complex_kernel() (support/helper_complex.py): real and imaginary parts apart, products
+written out, or PyTorch's complex formula. The slow test runs PyTorch and the conversion in MindSpore on complex
+tensors and compares values and exact dtypes (main's conversion raised or returned complex on every one); the
+fast ones read the converted text and the table."""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from analysis.convert import convert_source
+from analysis.convert.apis import kernel_dtypes
+
+HEADER = "import torch\n"
+SETUP = """
+    z = torch.tensor([[1 + 2j, -0.5 + 1j, 3 - 1j], [0.25 - 2j, 2 + 0.5j, -1 - 1j], [0.5j, 1.5, -2 + 3j]],
+                     dtype=torch.complex128)
+    w = torch.tensor([[0.5 - 1j, 2 + 1j, -1 + 0.25j], [1j, -1.5 + 2j, 0.75], [2 - 0.5j, 1 + 1j, -0.5j]],
+                     dtype=torch.complex128)
+    v = torch.tensor([1 - 1j, 0.5 + 2j, -2 + 0.5j], dtype=torch.complex128)
+    z64 = z.to(torch.complex64)
+    """
+CASES = [
+    ("rearrangements and scatters, part by part", """
+        a = torch.tril(z)
+        b = z.triu(1)
+        c = torch.trace(z)
+        d = torch.diag_embed(v)
+        e = z.diag()
+        f = torch.scatter(z, 0, torch.tensor([[2, 0, 1]]), w)
+        g = torch.scatter_add(z, 1, torch.tensor([[0, 0, 2]]), w)
+        h = torch.lerp(z, w, 0.25)
+        m = z.lerp(w, 0.75 + 0.5j)
+        k = torch.diagonal_scatter(z, v)
+        """),
+    ("real results of complex inputs", """
+        a = torch.abs(z)
+        b = z64.abs()
+        c = torch.var(z)
+        d = z.std(1, keepdim=True)
+        e = torch.std_mean(z, 0)
+        f = torch.var_mean(z64, 1)
+        g = torch.nn.functional.l1_loss(z, w)
+        """),
+    ("tests of complex values", """
+        y = torch.tensor([complex(float('inf'), 1), complex(1, float('nan')), 1 + 1j])
+        a = torch.isinf(y)
+        b = y.isnan()
+        c = torch.isfinite(y)
+        d = torch.isclose(z, z + w * 1e-9)
+        e = z.isclose(w, atol=2.0)
+        """),
+    ("products written out", """
+        a = torch.addcmul(z, w, v)
+        b = torch.addmv(v, z, w[0])
+        c = z.addr(v, w[1])
+        d = torch.addmm(z, z, w, alpha=0.5)
+        e = torch.addmm(z, z, w, beta=1 + 2j, alpha=2 - 1j)
+        f = torch.baddbmm(z.unsqueeze(0), z.unsqueeze(0), w.unsqueeze(0))
+        g = torch.nn.functional.conv1d(z64.unsqueeze(0), w.to(torch.complex64).unsqueeze(-1), v.to(torch.complex64))
+        """),
+    ("PyTorch's complex formulas", """
+        a = torch.logsumexp(z, 1)
+        b = torch.logaddexp(z, w)
+        c = z.logcumsumexp(0)
+        d = torch.nn.functional.normalize(z, p=1.0, dim=0)
+        e = torch.nn.functional.softsign(z)
+        """),
+]
+
+
+def _source(block: str, setup: str = SETUP) -> str:
+    return HEADER + textwrap.dedent(setup).lstrip("\n") + textwrap.dedent(block).lstrip("\n")
+
+
+def _dtype_problems(expected, actual, where: str) -> list[str]:
+    """Each output must come back in exactly PyTorch's dtype (the harness's comparison checks its class only)."""
+    if isinstance(expected, list):
+        return [p for i, (e, a) in enumerate(zip(expected, actual)) for p in _dtype_problems(e, a, f"{where}[{i}]")]
+    if isinstance(expected, np.ndarray) and (not isinstance(actual, np.ndarray) or actual.dtype != expected.dtype):
+        return [f"{where}: dtype {getattr(actual, 'dtype', type(actual))} where PyTorch gives {expected.dtype}"]
+    return []
+
+
+@pytest.mark.slow
+def test_complex_calls_give_pytorchs_values_and_dtypes():
+    from analysis.verify.blocks import prepare
+    from analysis.verify.compare import difference
+    from analysis.verify.workers import run_all
+
+    prepared = [prepare(_source(block)) for _, block in CASES]
+    converted = [convert_source(p, path="example.py").text for p in prepared]
+    torch_runs = run_all("torch", "chunks", prepared, workers=1, timeout=120)
+    ms_runs = run_all("mindspore", "chunks", converted, workers=1, timeout=120)
+    problems = []
+    for (name, _), (tok, tres), (mok, mres) in zip(CASES, torch_runs, ms_runs):
+        assert tok and all(r[0] == "ok" for r in tres.values()), (name, tres)
+        for chunk, (_, expected) in tres.items():
+            got = mres.get(chunk) if mok else None
+            if got is None or got[0] != "ok":
+                problems.append(f"{name}: statement {chunk}: {got}")
+                continue
+            for var, value in expected.items():
+                problem = difference(value, got[1].get(var))
+                problems += [f"{name}: {var}: {problem}"] if problem else \
+                    _dtype_problems(value, got[1].get(var), f"{name}: {var}")
+    assert not problems, "\n".join(problems)
+
+
+def test_random_likes_of_complex_draw_each_part():
+    """rand_like / randn_like of a complex tensor: complex draws of its dtype (main's gave float32), each part
+    uniform on [0, 1), or normal of variance 1/2 as PyTorch draws them."""
+    import mindspore
+    from mindspore import ops
+
+    from analysis.convert.support.helper_complex import complex_kernel
+
+    z = mindspore.Tensor(np.zeros(20000, np.complex128))
+    uniform = complex_kernel(ops.rand_like, "draws", [z], {}).asnumpy()
+    normal = complex_kernel(ops.randn_like, "normal draws", [z], {}).asnumpy()
+    assert uniform.dtype == np.complex128 and normal.dtype == np.complex128
+    assert 0 <= uniform.real.min() and uniform.imag.max() < 1 and abs(uniform.imag.mean() - 0.5) < 0.02
+    assert abs(normal.real.var() - 0.5) < 0.03 and abs(normal.imag.var() - 0.5) < 0.03
+    assert abs(np.corrcoef(normal.real, normal.imag)[0, 1]) < 0.05  # the parts drawn apart
+
+
+def _convert(body: str) -> str:
+    return convert_source(_source(body, ""), path="example.py").text
+
+
+def test_a_complex_dtype_names_its_way_in_the_bridge():
+    text = _convert("a = torch.tril(x)\nb = x.std()\nc = torch.addcmul(x, y, y)\n")
+    assert "a = kernel_dtypes(ops.tril, ((mindspore.complex128, 'parts'), (mindspore.complex64, 'parts')), x)" \
+        in text
+    assert "b = kernel_dtypes(\"std\", ((mindspore.complex128, 'deviation')," in text
+    assert "(mindspore.complex64, 'product 1 2')" in text and "(mindspore.int16, mindspore.int32)" in text
+    assert "def complex_kernel(" in text and "def complex_product(" in text
+
+
+def test_the_table_keeps_complex_ways_apart_from_casts(monkeypatch):
+    monkeypatch.setattr(kernel_dtypes, "_override", {"tril": {"complex64": "parts", "int8": "int16"}})
+    text = _convert("a = torch.tril(x)\n")
+    assert "((mindspore.complex64, 'parts'), (mindspore.int8, mindspore.int16))" in text
+    assert "complex_kernel" in text
+    monkeypatch.setattr(kernel_dtypes, "_override", {"tril": {"int8": "int16"}})
+    assert "complex_kernel" not in _convert("a = torch.tril(x)\n")
