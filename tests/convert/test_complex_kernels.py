@@ -7,6 +7,8 @@ tensors and compares values and exact dtypes (main's conversion raised or return
 fast ones read the converted text and the table."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 
 import numpy as np
@@ -111,21 +113,27 @@ def test_complex_calls_give_pytorchs_values_and_dtypes():
     assert not problems, "\n".join(problems)
 
 
-def test_random_likes_of_complex_draw_each_part():
-    """rand_like / randn_like of a complex tensor: complex draws of its dtype (main's gave float32), each part
-    uniform on [0, 1), or normal of variance 1/2 as PyTorch draws them."""
-    import mindspore
-    from mindspore import ops
-
-    from analysis.convert.support.helper_complex import complex_kernel
-
-    z = mindspore.Tensor(np.zeros(20000, np.complex128))
-    uniform = complex_kernel(ops.rand_like, "draws", [z], {}).asnumpy()
-    normal = complex_kernel(ops.randn_like, "normal draws", [z], {}).asnumpy()
-    assert uniform.dtype == np.complex128 and normal.dtype == np.complex128
-    assert 0 <= uniform.real.min() and uniform.imag.max() < 1 and abs(uniform.imag.mean() - 0.5) < 0.02
-    assert abs(normal.real.var() - 0.5) < 0.03 and abs(normal.imag.var() - 0.5) < 0.03
-    assert abs(np.corrcoef(normal.real, normal.imag)[0, 1]) < 0.05  # the parts drawn apart
+@pytest.mark.slow
+def test_complex_draws_are_complex_with_pytorchs_spread(tmp_path):
+    """rand_like / randn_like of a complex tensor and randn(dtype=complex) converted and run: complex draws of
+    that dtype (main's gave float32 or raised), each part uniform on [0, 1), or normal of variance 1/2 as
+    PyTorch draws a complex normal, the two parts drawn apart."""
+    body = _convert("z = torch.zeros(20000, dtype=torch.complex128)\nu = torch.rand_like(z)\nn = torch.randn_like(z)\n"
+                    "m = torch.randn(20000, dtype=torch.complex64)\n")
+    script = body + textwrap.dedent("""
+        import numpy as np
+        u, n, m = u.asnumpy(), n.asnumpy(), m.asnumpy()
+        assert u.dtype == np.complex128 and n.dtype == np.complex128 and m.dtype == np.complex64, (u.dtype, n.dtype, m.dtype)
+        assert 0 <= u.real.min() and u.imag.max() < 1 and abs(u.imag.mean() - 0.5) < 0.02, u
+        for draw in (n, m):
+            assert abs(draw.real.var() - 0.5) < 0.03 and abs(draw.imag.var() - 0.5) < 0.03, draw.var()
+            assert abs(np.corrcoef(draw.real, draw.imag)[0, 1]) < 0.05
+        print("ok")
+        """)
+    (tmp_path / "draws.py").write_text(script)
+    run = subprocess.run([sys.executable, "draws.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env={"PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0 and run.stdout.strip().endswith("ok"), run.stderr[-2000:]
 
 
 def _convert(body: str) -> str:
@@ -134,17 +142,21 @@ def _convert(body: str) -> str:
 
 def test_a_complex_dtype_names_its_way_in_the_bridge():
     text = _convert("a = torch.tril(x)\nb = x.std()\nc = torch.addcmul(x, y, y)\n")
-    assert "a = kernel_dtypes(ops.tril, ((mindspore.complex128, 'parts'), (mindspore.complex64, 'parts')), x)" \
-        in text
-    assert "b = kernel_dtypes(\"std\", ((mindspore.complex128, 'deviation')," in text
-    assert "(mindspore.complex64, 'product 1 2')" in text and "(mindspore.int16, mindspore.int32)" in text
+    assert "a = kernel_dtypes(ops.tril, ((mindspore.complex128, (complex_kernel, 'parts')), " \
+        "(mindspore.complex64, (complex_kernel, 'parts'))), x)" in text
+    assert "b = kernel_dtypes(\"std\", ((mindspore.complex128, (complex_kernel, 'deviation'))," in text
+    assert "(mindspore.complex64, (complex_kernel, 'product 1 2'))" in text and "(mindspore.int16, mindspore.int32)" in text
     assert "def complex_kernel(" in text and "def complex_product(" in text
+    assert "def complex_isclose(" not in text  # compositions come only with the calls that use them
+    text = _convert("a = torch.isclose(x, y)\n")
+    assert "a = kernel_dtypes(ops.isclose, ((mindspore.complex128, (complex_isclose,)), " in text
+    assert "def complex_isclose(" in text and "def complex_kernel(" not in text
 
 
 def test_the_table_keeps_complex_ways_apart_from_casts(monkeypatch):
     monkeypatch.setattr(kernel_dtypes, "_override", {"tril": {"complex64": "parts", "int8": "int16"}})
     text = _convert("a = torch.tril(x)\n")
-    assert "((mindspore.complex64, 'parts'), (mindspore.int8, mindspore.int16))" in text
+    assert "((mindspore.complex64, (complex_kernel, 'parts')), (mindspore.int8, mindspore.int16))" in text
     assert "complex_kernel" in text
     monkeypatch.setattr(kernel_dtypes, "_override", {"tril": {"int8": "int16"}})
     assert "complex_kernel" not in _convert("a = torch.tril(x)\n")

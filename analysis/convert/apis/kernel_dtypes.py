@@ -52,8 +52,14 @@ def _casts(ctx: ConversionContext, casts: dict[str, str]) -> cst.BaseExpression:
     def dtype(name: str) -> cst.BaseExpression:
         return ctx.ms_expr(f"mindspore.{'bool_' if name == 'bool' else name}")
 
-    def taken(refused: str, name: str) -> cst.BaseExpression:  # a complex dtype's: how complex_kernel computes it
-        return cst.SimpleString(repr(name)) if refused.startswith("complex") else dtype(name)
+    def taken(refused: str, name: str) -> cst.BaseExpression:
+        if not refused.startswith("complex"):
+            return dtype(name)
+        # a complex dtype's way (support/helper_complex.py): a composition of its own, or one of complex_kernel's
+        if name in COMPOSITIONS:
+            return cst.Tuple([cst.Element(cst.Name(helpers.use(ctx, f"complex_{name}")))])
+        return cst.Tuple([cst.Element(cst.Name(helpers.use(ctx, "complex_kernel"))),
+                          cst.Element(cst.SimpleString(repr(name)))])
     return cst.Tuple([cst.Element(cst.Tuple([cst.Element(dtype(a)), cst.Element(taken(a, b))])) for a, b in casts.items()])
 
 
@@ -82,8 +88,30 @@ def _never_refused(ctx: ConversionContext, tensor: cst.BaseExpression | None, ca
     return known is not None and all(_class_of(refused) != known for refused in casts)
 
 
+# complex ways that are compositions with PyTorch's signature (helper_complex.py's complex_<name>); the other
+# ways are words complex_kernel reads
+COMPOSITIONS = ("isclose", "lerp", "logsumexp", "logaddexp", "logcumsumexp")
+# random draws whose MindSpore namesake refuses a complex dtype= (written in the code, so known here): each part
+# is drawn in the real dtype by complex_draw (support/helper_complex.py); a complex normal's parts have variance 1/2
+COMPLEX_DRAWS = {"torch.randn": "normal draws", "torch.rand": "draws"}
+
+
+def _complex_draw(ctx: ConversionContext, original: cst.Call, api: str, new: cst.Call) -> cst.Call | None:
+    dtype = next((a.value for a in new.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+    if api not in COMPLEX_DRAWS or not isinstance(dtype, cst.Attribute) or \
+            dtype.attr.value not in ("complex64", "complex128"):
+        return None
+    args = [cst.Arg(new.func), cst.Arg(cst.SimpleString(repr(COMPLEX_DRAWS[api])))] + \
+        [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in new.args]
+    return helpers.call(ctx, original, api, "complex_draw", args,
+                        why=f"MindSpore draws no {dtype.attr.value}: each part is drawn in its real dtype")
+
+
 def function(ctx: ConversionContext, original: cst.Call, api: str, new: cst.BaseExpression) -> cst.BaseExpression:
     """The converted call of `api` (function form) through kernel_dtypes where the table bridges it."""
+    drawn = _complex_draw(ctx, original, api, new) if isinstance(new, cst.Call) else None
+    if drawn is not None:
+        return drawn
     casts = casts_for(api)
     if not casts or not isinstance(new, cst.Call) or _is_bridged(ctx, new):
         return new

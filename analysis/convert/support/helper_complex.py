@@ -1,7 +1,7 @@
 """Complex tensors where MindSpore's CPU kernel has no complex dtype (issue 29). The kernel dtype bridge
 (helper_kernels.kernel_dtypes) hands a call whose first tensor is complex64 or complex128 to complex_kernel(),
-which computes it with the real kernel on the real and imaginary parts (float32 or float64), or with complex
-arithmetic MindSpore has (mul, matmul, exp, log). Which API goes which way is data (knowledge/data/
+which computes it with the real kernel on the real and imaginary parts (float32 or float64), or to a
+composition with the complex arithmetic MindSpore has (mul, matmul, exp, log). Which API goes which way is data (knowledge/data/
 kernel_dtypes.json, written by `python -m analysis.verify.kernel_bridge`, which keeps a way only where the
 results equal PyTorch's on its OpInfo samples). Same rules as helper_source.py: copied as it stands."""
 import mindspore
@@ -20,34 +20,69 @@ def complex_kernel(function, how, args, kwargs):
                  conv): (a + ib)(c + id) written out, each term one real call
     phase        f(z) = z / |z| * f(|z|) (normalize, softsign)
     draws        random like: each part drawn on its own (normal draws: each part of variance 1/2)
-    isclose, lerp, logsumexp, logaddexp, logcumsumexp: compositions with PyTorch's formula for complex"""
+    (isclose, lerp, logsumexp, logaddexp and logcumsumexp are compositions of their own, complex_<name>,
+    that kernel_dtypes calls with the call's arguments.)"""
     tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, mindspore.Tensor) and a.is_complex()]
     real = mindspore.float32 if tensors[0].dtype == mindspore.complex64 else mindspore.float64
     words = how.split()
-    if words[0] in ("parts", "draws", "normal"):
-        out = complex_join(complex_with(function, args, kwargs, ops.real), complex_with(function, args, kwargs, ops.imag), real)
-        return out * mindspore.Tensor(0.5 ** 0.5, real) if words[0] == "normal" else out
+    if words[0] in ("draws", "normal"):
+        if "dtype" in kwargs and kwargs["dtype"] not in (mindspore.complex64, mindspore.complex128):
+            return kernel_call(function, args, kwargs)  # a real dtype= asked for: real draws
+        scale = 0.5 ** 0.5 if words[0] == "normal" else 1.0
+        kwargs = {k: real if k == "dtype" else v for k, v in kwargs.items()}
+        return complex_of(complex_with(function, args, kwargs, complex_real).astype(real) * scale,
+                          complex_with(function, args, kwargs, complex_imag).astype(real) * scale)
+    if words[0] == "parts":
+        return complex_join(complex_with(function, args, kwargs, complex_real, numbers=True),
+                            complex_with(function, args, kwargs, complex_imag, numbers=True), real)
     if words[0] == "magnitude":
         return complex_real_part(kernel_call(function, args, kwargs))
     if words[0] in ("variance", "deviation", "either", "both"):
-        return complex_spread(words[0], complex_with(function, args, kwargs, ops.real),
-                              complex_with(function, args, kwargs, ops.imag), real)
+        return complex_spread(words[0], complex_with(function, args, kwargs, complex_real),
+                              complex_with(function, args, kwargs, complex_imag), real)
     if words[0] == "product":
         return complex_product(function, args, kwargs, int(words[1]), int(words[2]))
     if words[0] == "phase":
         size = ops.ComplexAbs()(tensors[0])
         scaled = complex_with(function, args, kwargs, lambda z: size)
         ratio = ops.where(size > 0, scaled / ops.where(size > 0, size, ops.ones_like(size)), ops.zeros_like(size))
-        return tensors[0] * ops.Complex()(ratio, ops.zeros_like(ratio))
-    return {"isclose": complex_isclose, "lerp": complex_lerp, "logsumexp": complex_logsumexp,
-            "logaddexp": complex_logaddexp, "logcumsumexp": complex_logcumsumexp}[how](*args, **kwargs)
+        return tensors[0] * complex_of(ratio, ops.zeros_like(ratio))
+    raise ValueError(f"no complex way named {how!r}")
 
 
-def complex_with(function, args, kwargs, part):
-    """function called with each complex tensor argument (also inside a list or tuple) replaced by part(it)."""
+def complex_real(z):
+    """z's real part (ops.real refuses an empty tensor)."""
+    return ops.real(z) if z.size else ops.zeros(z.shape, mindspore.float32 if z.dtype == mindspore.complex64 else mindspore.float64)
+
+
+def complex_imag(z):
+    """z's imaginary part (ops.imag refuses an empty tensor)."""
+    return ops.imag(z) if z.size else ops.zeros(z.shape, mindspore.float32 if z.dtype == mindspore.complex64 else mindspore.float64)
+
+
+def complex_of(re, im):
+    """re + i im, of float32 parts complex64, of float64 parts complex128 (ops.Complex refuses empty parts)."""
+    if re.size:
+        return ops.Complex()(re, im)
+    return ops.zeros(re.shape, mindspore.complex64 if re.dtype == mindspore.float32 else mindspore.complex128)
+
+
+def complex_draw(function, how, *args, **kwargs):
+    """torch.randn / torch.rand with a complex dtype=, which MindSpore's refuse: each part drawn in the real
+    dtype (uniform on [0, 1), or normal of variance 1/2 as PyTorch draws a complex normal)."""
+    real = mindspore.float32 if kwargs.pop("dtype") == mindspore.complex64 else mindspore.float64
+    scale = 0.5 ** 0.5 if how == "normal draws" else 1.0
+    return complex_of(function(*args, dtype=real, **kwargs) * scale, function(*args, dtype=real, **kwargs) * scale)
+
+
+def complex_with(function, args, kwargs, part, numbers=False):
+    """function called with each complex tensor argument (also inside a list or tuple) replaced by part(it);
+    numbers=True: Python float and complex numbers too (a function linear in its data: scatter's value)."""
     def swap(value):
         if isinstance(value, mindspore.Tensor) and value.is_complex():
             return part(value)
+        if numbers and isinstance(value, (float, complex)):
+            return complex(value).imag if part is complex_imag else complex(value).real
         if isinstance(value, (list, tuple)):
             return type(value)(swap(v) for v in value)
         return value
@@ -59,7 +94,7 @@ def complex_join(re, im, real):
     if isinstance(re, (tuple, list)):
         return type(re)(complex_join(a, b, real) for a, b in zip(re, im))
     if isinstance(re, mindspore.Tensor) and ops.is_floating_point(re):
-        return ops.Complex()(re.astype(real), im.astype(real))
+        return complex_of(re.astype(real), im.astype(real))
     return re
 
 
@@ -67,7 +102,7 @@ def complex_real_part(out):
     """out with its complex tensors replaced by their real parts, through tuples."""
     if isinstance(out, (tuple, list)):
         return type(out)(complex_real_part(o) for o in out)
-    return ops.real(out) if isinstance(out, mindspore.Tensor) and out.is_complex() else out
+    return complex_real(out) if isinstance(out, mindspore.Tensor) and out.is_complex() else out
 
 
 def complex_spread(how, re, im, real):
@@ -102,6 +137,10 @@ def complex_product(function, args, kwargs, first, second):
         factor = scale.get("alpha", scale.get("value")) if n == first else None if n == second else scale.get("beta")
         if factor is not None:
             values[slot] = values[slot] * mindspore.Tensor(factor, values[slot].dtype)
+    if len(slots) <= second:  # a factor not complex (trapz with dx=): linear in the complex tensors
+        return complex_join(complex_with(function, args, kwargs, complex_real, numbers=True),
+                            complex_with(function, args, kwargs, complex_imag, numbers=True),
+                            complex_real(values[slots[0]]).dtype)
     a, b = values[slots[first]], values[slots[second]]
 
     def call(x, pair):  # f with the other complex tensors as x (a part, or zeros) and the factors as pair
@@ -113,10 +152,10 @@ def complex_product(function, args, kwargs, first, second):
             else:
                 new_kwargs[slot[1]] = value
         return kernel_call(function, new_args, new_kwargs)
-    zero = lambda z: ops.zeros_like(ops.real(z))
-    re = call(ops.real, (ops.real(a), ops.real(b))) - call(zero, (ops.imag(a), ops.imag(b)))
-    im = call(ops.imag, (ops.real(a), ops.imag(b))) + call(zero, (ops.imag(a), ops.real(b)))
-    return ops.Complex()(re, im.astype(re.dtype))
+    zero = lambda z: ops.zeros_like(complex_real(z))
+    re = call(complex_real, (complex_real(a), complex_real(b))) - call(zero, (complex_imag(a), complex_imag(b)))
+    im = call(complex_imag, (complex_real(a), complex_imag(b))) + call(zero, (complex_imag(a), complex_real(b)))
+    return complex_of(re, im.astype(re.dtype))
 
 
 def complex_isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -131,7 +170,7 @@ def complex_isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def complex_nan(z):
-    return ops.logical_or(ops.isnan(ops.real(z)), ops.isnan(ops.imag(z)))
+    return ops.logical_or(ops.isnan(complex_real(z)), ops.isnan(complex_imag(z)))
 
 
 def complex_lerp(input, end, weight):
@@ -146,9 +185,9 @@ def complex_lerp(input, end, weight):
 
 def complex_logsumexp(input, dim, keepdim=False):
     """torch.logsumexp for complex: log(sum(exp(z - m))) + m, m the largest real part where finite."""
-    m = ops.amax(ops.real(input), dim, keepdims=True)
+    m = ops.amax(complex_real(input), dim, keepdims=True)
     m = ops.where(ops.isinf(m), ops.zeros_like(m), m)
-    m = ops.Complex()(m, ops.zeros_like(m))
+    m = complex_of(m, ops.zeros_like(m))
     out = ops.log(ops.sum(ops.exp(input - m), dim, keepdim=True)) + m
     return out if keepdim else out.squeeze(dim)
 
@@ -159,15 +198,15 @@ def complex_logaddexp(input, other):
     import numpy
     shape = tuple(numpy.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
     input, other = ops.broadcast_to(input, shape), ops.broadcast_to(other, shape)
-    larger = ops.real(other) < ops.real(input)
+    larger = complex_real(other) < complex_real(input)
     high, low = ops.where(larger, input, other), ops.where(larger, other, input)
     one = ops.ones_like(high)
     return high + ops.log(one + ops.exp(low - high))
 
 
-def complex_logcumsumexp(input, dim):
+def complex_logcumsumexp(input, axis):
     """torch.logcumsumexp for complex: logaddexp of the running result with each next element, in order."""
-    steps = list(ops.unbind(input, dim))
+    steps = list(ops.unbind(input, axis))
     for k in range(1, len(steps)):
         steps[k] = complex_logaddexp(steps[k - 1], steps[k])
-    return ops.stack(steps, dim) if steps else input
+    return ops.stack(steps, axis) if steps else input

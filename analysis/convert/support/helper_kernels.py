@@ -14,16 +14,16 @@ import mindspore
 
 def kernel_dtypes(function, casts, *args, **kwargs):
     """function(*args, **kwargs) (function: a callable, or the name of a method of the first argument)
-    where casts pairs a dtype MindSpore's kernel refuses with one it takes (or, for a complex dtype, the
-    way complex_kernel computes it from real kernels): when the first tensor argument
+    where casts pairs a dtype MindSpore's kernel refuses with one it takes (a complex dtype: with
+    (complex_kernel, how) or (a composition,), which compute the call from real kernels): when the first tensor argument
     has a refused dtype, the tensor arguments of that dtype go in as the other one, and the outputs of that
     other dtype come back in the first (index outputs keep theirs). Any other dtype calls it as it is."""
     tensors = [a for a in args if isinstance(a, mindspore.Tensor)] + \
         [v for v in kwargs.values() if isinstance(v, mindspore.Tensor)]
     for refused, taken in casts:
         if tensors and tensors[0].dtype == refused:
-            if isinstance(taken, str):  # complex: no dtype to go through, a composition (helper_complex.py)
-                return complex_kernel(function, taken, args, kwargs)
+            if isinstance(taken, tuple):  # complex: no dtype to go through, real kernels (helper_complex.py)
+                return taken[0](*args, **kwargs) if len(taken) == 1 else taken[0](function, taken[1], args, kwargs)
             args = [a.astype(taken) if isinstance(a, mindspore.Tensor) and a.dtype == refused else a for a in args]
             kwargs = {k: v.astype(taken) if isinstance(v, mindspore.Tensor) and v.dtype == refused else v
                       for k, v in kwargs.items()}
