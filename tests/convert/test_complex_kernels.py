@@ -46,10 +46,9 @@ CASES = [
         d = z.std(1, keepdim=True)
         e = torch.std_mean(z, 0)
         f = torch.var_mean(z64, 1)
-        g = torch.nn.functional.l1_loss(z, w)
         """),
     ("tests of complex values", """
-        y = torch.tensor([complex(float('inf'), 1), complex(1, float('nan')), 1 + 1j])
+        y = torch.tensor([complex(float('inf'), 1), complex(1, float('nan')), 1 + 1j], dtype=torch.complex128)
         a = torch.isinf(y)
         b = y.isnan()
         c = torch.isfinite(y)
@@ -123,7 +122,7 @@ def test_complex_draws_are_complex_with_pytorchs_spread(tmp_path):
     script = body + textwrap.dedent("""
         import numpy as np
         u, n, m = u.asnumpy(), n.asnumpy(), m.asnumpy()
-        assert u.dtype == np.complex128 and n.dtype == np.complex128 and m.dtype == np.complex64, (u.dtype, n.dtype, m.dtype)
+        assert (u.dtype, n.dtype, m.dtype) == (np.complex128, np.complex128, np.complex64), (u.dtype, n.dtype, m.dtype)
         assert 0 <= u.real.min() and u.imag.max() < 1 and abs(u.imag.mean() - 0.5) < 0.02, u
         for draw in (n, m):
             assert abs(draw.real.var() - 0.5) < 0.03 and abs(draw.imag.var() - 0.5) < 0.03, draw.var()
@@ -145,7 +144,8 @@ def test_a_complex_dtype_names_its_way_in_the_bridge():
     assert "a = kernel_dtypes(ops.tril, ((mindspore.complex128, (complex_kernel, 'parts')), " \
         "(mindspore.complex64, (complex_kernel, 'parts'))), x)" in text
     assert "b = kernel_dtypes(\"std\", ((mindspore.complex128, (complex_kernel, 'deviation'))," in text
-    assert "(mindspore.complex64, (complex_kernel, 'product 1 2'))" in text and "(mindspore.int16, mindspore.int32)" in text
+    assert "(mindspore.complex64, (complex_kernel, 'product 1 2'))" in text
+    assert "(mindspore.int16, mindspore.int32)" in text
     assert "def complex_kernel(" in text and "def complex_product(" in text
     assert "def complex_isclose(" not in text  # compositions come only with the calls that use them
     text = _convert("a = torch.isclose(x, y)\n")
@@ -157,6 +157,6 @@ def test_the_table_keeps_complex_ways_apart_from_casts(monkeypatch):
     monkeypatch.setattr(kernel_dtypes, "_override", {"tril": {"complex64": "parts", "int8": "int16"}})
     text = _convert("a = torch.tril(x)\n")
     assert "((mindspore.complex64, (complex_kernel, 'parts')), (mindspore.int8, mindspore.int16))" in text
-    assert "complex_kernel" in text
+    assert "def complex_kernel(" in text
     monkeypatch.setattr(kernel_dtypes, "_override", {"tril": {"int8": "int16"}})
-    assert "complex_kernel" not in _convert("a = torch.tril(x)\n")
+    assert "def complex_kernel(" not in _convert("a = torch.tril(x)\n")

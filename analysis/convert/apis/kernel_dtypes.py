@@ -60,7 +60,8 @@ def _casts(ctx: ConversionContext, casts: dict[str, str]) -> cst.BaseExpression:
             return cst.Tuple([cst.Element(cst.Name(helpers.use(ctx, f"complex_{name}")))])
         return cst.Tuple([cst.Element(cst.Name(helpers.use(ctx, "complex_kernel"))),
                           cst.Element(cst.SimpleString(repr(name)))])
-    return cst.Tuple([cst.Element(cst.Tuple([cst.Element(dtype(a)), cst.Element(taken(a, b))])) for a, b in casts.items()])
+    return cst.Tuple([cst.Element(cst.Tuple([cst.Element(dtype(a)), cst.Element(taken(a, b))]))
+                      for a, b in casts.items()])
 
 
 def _bridged(ctx: ConversionContext, original: cst.Call, api: str, casts: dict[str, str],

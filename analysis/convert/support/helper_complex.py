@@ -1,9 +1,10 @@
 """Complex tensors where MindSpore's CPU kernel has no complex dtype (issue 29). The kernel dtype bridge
 (helper_kernels.kernel_dtypes) hands a call whose first tensor is complex64 or complex128 to complex_kernel(),
 which computes it with the real kernel on the real and imaginary parts (float32 or float64), or to a
-composition with the complex arithmetic MindSpore has (mul, matmul, exp, log). Which API goes which way is data (knowledge/data/
-kernel_dtypes.json, written by `python -m analysis.verify.kernel_bridge`, which keeps a way only where the
-results equal PyTorch's on its OpInfo samples). Same rules as helper_source.py: copied as it stands."""
+composition with the complex arithmetic MindSpore has (mul, matmul, exp, log). Which API goes which way is
+data (knowledge/data/kernel_dtypes.json, written by `python -m analysis.verify.kernel_bridge`, which keeps a
+way only where the results equal PyTorch's on its OpInfo samples). Same rules as helper_source.py: copied as
+it stands."""
 import mindspore
 from mindspore import ops
 
@@ -11,7 +12,7 @@ from mindspore import ops
 def complex_kernel(function, how, args, kwargs):
     """function(*args, **kwargs) (function: a callable, or the name of a method of the first argument) for
     complex tensors, `how` saying which identity computes it from kernels MindSpore has:
-    parts        linear in its complex tensors (rearrangements, scatters, trace, lerp): f(re) + i f(im)
+    parts        linear in its complex tensors (rearrangements, scatters, trace): f(re) + i f(im)
     magnitude    a real result MindSpore returns in a complex dtype (abs, l1_loss): its real part
     variance     var (and var_mean): the parts' variances add; a mean comes back complex
     deviation    std (and std_mean): the square root of that sum
@@ -52,12 +53,16 @@ def complex_kernel(function, how, args, kwargs):
 
 def complex_real(z):
     """z's real part (ops.real refuses an empty tensor)."""
-    return ops.real(z) if z.size else ops.zeros(z.shape, mindspore.float32 if z.dtype == mindspore.complex64 else mindspore.float64)
+    if z.size:
+        return ops.real(z)
+    return ops.zeros(z.shape, mindspore.float32 if z.dtype == mindspore.complex64 else mindspore.float64)
 
 
 def complex_imag(z):
     """z's imaginary part (ops.imag refuses an empty tensor)."""
-    return ops.imag(z) if z.size else ops.zeros(z.shape, mindspore.float32 if z.dtype == mindspore.complex64 else mindspore.float64)
+    if z.size:
+        return ops.imag(z)
+    return ops.zeros(z.shape, mindspore.float32 if z.dtype == mindspore.complex64 else mindspore.float64)
 
 
 def complex_of(re, im):
@@ -138,9 +143,8 @@ def complex_product(function, args, kwargs, first, second):
         if factor is not None:
             values[slot] = values[slot] * mindspore.Tensor(factor, values[slot].dtype)
     if len(slots) <= second:  # a factor not complex (trapz with dx=): linear in the complex tensors
-        return complex_join(complex_with(function, args, kwargs, complex_real, numbers=True),
-                            complex_with(function, args, kwargs, complex_imag, numbers=True),
-                            complex_real(values[slots[0]]).dtype)
+        return complex_join(complex_with(function, args, kwargs, complex_real),
+                            complex_with(function, args, kwargs, complex_imag), complex_real(values[slots[0]]).dtype)
     a, b = values[slots[first]], values[slots[second]]
 
     def call(x, pair):  # f with the other complex tensors as x (a part, or zeros) and the factors as pair
