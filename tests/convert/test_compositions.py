@@ -171,6 +171,8 @@ def test_every_case_converts_without_a_marker_or_torch():
 # the kernel dtype bridge's casts (knowledge/data/kernel_dtypes.json) as the converted calls spell them
 BOOL_AS_UINT8 = "((mindspore.bool_, mindspore.uint8),)"
 MEDIAN_CASTS = "((mindspore.float16, mindspore.float32), (mindspore.int8, mindspore.int16), (mindspore.uint8, mindspore.int16))"
+# complex tensors through real kernels, real and imaginary parts apart (support/helper_complex.py)
+BY_PARTS = "((mindspore.complex128, (complex_kernel, 'parts')), (mindspore.complex64, (complex_kernel, 'parts')))"
 
 
 def test_forms_mindspore_computes_otherwise_become_local_helpers():
@@ -187,10 +189,10 @@ def test_forms_mindspore_computes_otherwise_become_local_helpers():
         """)
     assert marks == []
     # max and median also go through the kernel dtype bridge (their CPU kernels refuse bool, float16, int8)
-    for line in ("a = diag(v, 1)", f"b = kernel_dtypes(max_all, {BOOL_AS_UINT8}, x)",
+    for line in (f"a = kernel_dtypes(diag, {BY_PARTS}, v, 1)", f"b = kernel_dtypes(max_all, {BOOL_AS_UINT8}, x)",
                  f"c = kernel_dtypes(median_all, {MEDIAN_CASTS}, x)", "d = copysign(x, y)",
                  f"e = kernel_dtypes(repeat_interleave_index, {BOOL_AS_UINT8}, r)", "f = bucketize(v, b, right=True)", "g = narrow(x, 0, -1, 1)",
-                 "h = masked_scatter(x, mask, source)", "loss = MultiLabelMarginLoss(reduction='sum')"):
+                 f"h = kernel_dtypes(masked_scatter, {BY_PARTS}, x, mask, source)", "loss = MultiLabelMarginLoss(reduction='sum')"):
         assert line in text, line
     for definition in ("def diag(input, diagonal=0):", "def max_all(input):", "def median_all(input):",
                        "class MultiLabelMarginLoss(nn.Cell):", "def multilabel_margin_loss("):

@@ -39,7 +39,7 @@ def test_norms_and_tensor_solves_go_to_local_functions_unmarked():
     for line in ("a = linalg_vector_norm(x, ord=3.5, dim=(0, 1), keepdim=True)",
                  'b = linalg_matrix_norm(A, ord="nuc")', "c = linalg_matrix_norm(A, 2, (0, 2), True)",
                  'd = linalg_norm(A, ord=float("inf"), dim=(0, 1))', "e = linalg_tensorinv(T, ind=3)",
-                 "f = linalg_tensorsolve(T, B, dims=(0, 2))", "g = normalize(t, p=1, dim=-1)",
+                 "f = linalg_tensorsolve(T, B, dims=(0, 2))", "(complex_kernel, 'phase'))), t, p=1, dim=-1)",
                  "h = linspace(-1.0, 1.0, n, dtype=x.dtype)"):
         assert line in text, line
 

@@ -26,7 +26,7 @@ DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "kernel_dtyp
 HELPER = "kernel_dtypes"
 # methods Python lists and numpy arrays have too (names.sort(), a.round(2)): bridged only on a known tensor, so
 # such calls keep their plain form (kernel_dtypes would run them unchanged, but less readably)
-SHARED_METHODS = SHARED_NAMES | {"sort"}
+SHARED_METHODS = SHARED_NAMES | {"sort", "scatter"}  # ax.scatter: a plot
 _override: dict | None = None  # the probe converts with tables it is trying
 
 
