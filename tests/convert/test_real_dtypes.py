@@ -157,13 +157,17 @@ def test_real_dtype_cases_give_pytorchs_values_in_its_dtypes():
 @pytest.mark.parametrize("call,expected", [
     ("torch.topk(x, 3)", "int64_indices(topk(x, 3))"),
     ("x.topk(1, -1, True, True)", "int64_indices(topk(x, 1, -1, True, True))"),
-    ("torch.addbmm(m, a, b, beta=0.5)", "addbmm(m, a, b, beta=0.5)"),
-    ("m.baddbmm(a, b)", "baddbmm(m, a, b)"),
+    ("torch.addbmm(m, a, b, beta=0.5)",
+     "kernel_dtypes(addbmm, ((mindspore.complex128, (complex_kernel, 'product 1 2')), (mindspore.complex64, (complex_kernel, 'product 1 2'))), m, a, b, beta=0.5)"),
+    ("m.baddbmm(a, b)",
+     "kernel_dtypes(baddbmm, ((mindspore.complex128, (complex_kernel, 'product 1 2')), (mindspore.complex64, (complex_kernel, 'product 1 2'))), m, a, b)"),
     ("torch.searchsorted(s, v, sorter=o)", "searchsorted(s, v, sorter=o)"),
-    ("x.lerp(y, 0.5)", "lerp(x, y, 0.5)"),
+    ("x.lerp(y, 0.5)",
+     "kernel_dtypes(lerp, ((mindspore.complex128, (complex_lerp,)), (mindspore.complex64, (complex_lerp,))), x, y, 0.5)"),
     ("torch.mvlgamma(x, p=2)", "mvlgamma(x, p=2)"),
     ("x.histc(10)", "histc(x, 10)"),
-    ("torch.var_mean(x, dim=0)", "empty_mean_nan(ops.var_mean, x, axis=0, ddof=1)"),
+    ("torch.var_mean(x, dim=0)",
+     "kernel_dtypes(empty_mean_nan, ((mindspore.complex128, (complex_kernel, 'variance')), (mindspore.complex64, (complex_kernel, 'variance'))), ops.var_mean, x, axis=0, ddof=1)"),
 ])
 def test_real_dtype_forms_become_helpers(call, expected):
     text = convert_source(f"import torch\nout = {call}\n", path="example.py").text

@@ -87,10 +87,12 @@ def convert_line(line: str) -> tuple[str, list[str]]:
     ("y = F.mse_loss(a, b, size_average=False)", "y = ops.mse_loss(a, b, reduction='sum')"),
     ("y = F.mse_loss(a, b, reduce=None)", "y = ops.mse_loss(a, b)"),
     # through empty_mean_nan (PyTorch's mean of an empty input is NaN), the arguments as MindSpore's
-    ("y = torch.var_mean(x, 1)", "y = empty_mean_nan(ops.var_mean, x, 1, ddof=1)"),
+    ("y = torch.var_mean(x, 1)",
+     "y = kernel_dtypes(empty_mean_nan, ((mindspore.complex128, (complex_kernel, 'variance')), (mindspore.complex64, (complex_kernel, 'variance'))), ops.var_mean, x, 1, ddof=1)"),
     ("y = torch.ones(2, 3)", "y = ops.ones((2, 3))"),
     # the dim/correction form reaches a Var kernel MindSpore's CPU lacks: axis/ddof instead
-    ("y = t.var(1, unbiased=False)", "y = t.var(axis=1, ddof=0)"),
+    ("y = t.var(1, unbiased=False)",
+     """y = kernel_dtypes("var", ((mindspore.complex128, (complex_kernel, 'variance')), (mindspore.complex64, (complex_kernel, 'variance'))), t, axis=1, ddof=0)"""),
 ])
 def test_calls_are_written_in_mindspores_names_and_order(line, expected):
     text, marks = convert_line(line)
