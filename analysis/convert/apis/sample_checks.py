@@ -43,7 +43,7 @@ DTYPE_CLASSES = {**{n: "int" for n in ("int8", "int16", "int32", "int64", "uint8
                  **{n: "complex" for n in ("complex64", "complex128", "cfloat", "cdouble")}}
 # creation functions whose result is the default float dtype unless `dtype=` says otherwise
 DEFAULT_FLOAT = {"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.eye", "torch.linspace",
-                 "torch.logspace"}
+                 "torch.logspace", "torch.range"}  # (torch.range is float even of ints, unlike arange)
 INTEGER_RESULTS = {"torch.randint", "torch.randperm"}
 
 
@@ -84,7 +84,7 @@ def _created_class(call: cst.Call, api: str) -> str | None:
     name = api.rsplit(".", 1)[-1]
     is_layer = api.startswith("torch.nn.") and not api.startswith("torch.nn.functional.") and name[:1].isupper()
     creates = is_layer or api in DEFAULT_FLOAT or api in INTEGER_RESULTS or api in (
-        "torch.arange", "torch.range", "torch.full", "torch.tensor")
+        "torch.arange", "torch.full", "torch.tensor")
     if not creates:
         return None
     if keyword is not None:
@@ -94,7 +94,7 @@ def _created_class(call: cst.Call, api: str) -> str | None:
         return "float32"  # a cast layer (net.double()) is checked on the cast (layer_cast)
     if api in INTEGER_RESULTS:
         return "int"
-    if api in ("torch.arange", "torch.range") and positional:
+    if api == "torch.arange" and positional:
         classes = {_literal_class(v) for v in positional}
         return "float32" if "float32" in classes else "int" if classes == {"int"} else None
     if api == "torch.full" and len(positional) >= 2:
