@@ -209,9 +209,23 @@ def pass_rates(snippets: list[Snippet], verdicts: dict[str, str]) -> dict[str, d
     return rates
 
 
-def block_value_problems(cases: list[tuple[str, str]]) -> list[str]:
+def dtype_problems(expected, actual, where: str, only: set[str] | None = None) -> list[str]:
+    """Each output in exactly PyTorch's dtype (compare.difference checks the dtype's class only); `only`:
+    the dtype names held to that (None: all)."""
+    if isinstance(expected, list):
+        if not isinstance(actual, list) or len(actual) != len(expected):
+            return [f"{where}: {type(actual).__name__} where PyTorch gives a sequence of {len(expected)}"]
+        return [p for i, (e, a) in enumerate(zip(expected, actual)) for p in dtype_problems(e, a, f"{where}[{i}]", only)]
+    if isinstance(expected, np.ndarray) and (only is None or expected.dtype.name in only) and \
+            (not isinstance(actual, np.ndarray) or actual.dtype != expected.dtype):
+        return [f"{where}: dtype {getattr(actual, 'dtype', type(actual))} where PyTorch gives {expected.dtype}"]
+    return []
+
+
+def block_value_problems(cases: list[tuple[str, str]], exact_dtypes: bool | set[str] = False) -> list[str]:
     """Run each (name, PyTorch source) case in torch and its conversion in MindSpore, statement
-    by statement (analysis.verify's block runners), and list every value that differs or fails."""
+    by statement (analysis.verify's block runners), and list every value that differs or fails;
+    with `exact_dtypes`, also every output not in PyTorch's exact dtype (True: all; a set: those names)."""
     from analysis.verify.blocks import prepare
     from analysis.verify.compare import difference
     from analysis.verify.workers import run_all
@@ -232,4 +246,7 @@ def block_value_problems(cases: list[tuple[str, str]]) -> list[str]:
                 problem = difference(value, got[1].get(var))
                 if problem:
                     problems.append(f"{name}: {var}: {problem}")
+                elif exact_dtypes:
+                    only = None if exact_dtypes is True else exact_dtypes
+                    problems += dtype_problems(value, got[1].get(var), f"{name}: {var}", only)
     return problems

@@ -11,10 +11,11 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 
 from analysis.convert import convert_source
+
+from .harness import block_value_problems
 from analysis.convert.apis import kernel_dtypes
 
 HEADER = "import torch\n"
@@ -78,37 +79,9 @@ def _source(block: str, setup: str = SETUP) -> str:
     return HEADER + textwrap.dedent(setup).lstrip("\n") + textwrap.dedent(block).lstrip("\n")
 
 
-def _dtype_problems(expected, actual, where: str) -> list[str]:
-    """Each output must come back in exactly PyTorch's dtype (the harness's comparison checks its class only)."""
-    if isinstance(expected, list):
-        return [p for i, (e, a) in enumerate(zip(expected, actual)) for p in _dtype_problems(e, a, f"{where}[{i}]")]
-    if isinstance(expected, np.ndarray) and (not isinstance(actual, np.ndarray) or actual.dtype != expected.dtype):
-        return [f"{where}: dtype {getattr(actual, 'dtype', type(actual))} where PyTorch gives {expected.dtype}"]
-    return []
-
-
 @pytest.mark.slow
 def test_complex_calls_give_pytorchs_values_and_dtypes():
-    from analysis.verify.blocks import prepare
-    from analysis.verify.compare import difference
-    from analysis.verify.workers import run_all
-
-    prepared = [prepare(_source(block)) for _, block in CASES]
-    converted = [convert_source(p, path="example.py").text for p in prepared]
-    torch_runs = run_all("torch", "chunks", prepared, workers=1, timeout=120)
-    ms_runs = run_all("mindspore", "chunks", converted, workers=1, timeout=120)
-    problems = []
-    for (name, _), (tok, tres), (mok, mres) in zip(CASES, torch_runs, ms_runs):
-        assert tok and all(r[0] == "ok" for r in tres.values()), (name, tres)
-        for chunk, (_, expected) in tres.items():
-            got = mres.get(chunk) if mok else None
-            if got is None or got[0] != "ok":
-                problems.append(f"{name}: statement {chunk}: {got}")
-                continue
-            for var, value in expected.items():
-                problem = difference(value, got[1].get(var))
-                problems += [f"{name}: {var}: {problem}"] if problem else \
-                    _dtype_problems(value, got[1].get(var), f"{name}: {var}")
+    problems = block_value_problems([(name, _source(block)) for name, block in CASES], exact_dtypes=True)
     assert not problems, "\n".join(problems)
 
 
