@@ -269,3 +269,30 @@ def test_randint_into_a_float_dtype_draws_integers_of_that_dtype(tmp_path):
         assert f"{shape} {dtype}" in rows[name], rows[name]
         low, high = (float(v) for v in rows[name].rsplit(" ", 2)[1:])
         assert bounds[name][0] <= low <= high <= bounds[name][1]
+
+
+def test_finfo_of_the_default_dtype_is_marked_where_the_file_changes_it():
+    # torch.finfo() reads the default float dtype: float32 unless the file calls set_default_dtype, however spelled
+    plain = convert_source("import torch\neps = torch.finfo().eps\n", path="e.py")
+    changed = convert_source("import torch\ntorch.set_default_dtype(torch.float64)\neps = torch.finfo().eps\n",
+                             path="e.py")
+    assert "numpy.finfo(numpy.float32)" in plain.text and not plain.unconverted
+    assert any("numpy.finfo" in u.action for u in changed.unconverted), changed.text
+
+
+def test_stated_dtype_classes():
+    import libcst as cst
+
+    from analysis.convert.apis.stated_dtypes import dtype_class, expression_class
+    from analysis.convert.core.context import ConversionContext
+    from analysis.convert.core.imports import gather_aliases
+
+    assert [dtype_class(n) for n in ("long", "mindspore.uint8", "cdouble", "half", "double", "bool")] == \
+        ["int", "int", "complex", "float16", "float64", "bool"]
+    for source, expected in (("torch.range(0, 3)", "float32"), ("torch.arange(0, 3)", "int"),
+                             ("torch.tensor([1, 2.5])", "float32"), ("torch.full((2,), True)", "bool"),
+                             ("x.cfloat()", "complex"), ("torch.zeros(2, dtype=torch.long)", "int"), ("x", None),
+                             ("torch.zeros(2, dtype=dt)", None)):
+        module = cst.parse_module(f"import torch\ny = {source}\n")
+        ctx = ConversionContext.create(target="classic", ms_version="2.10.0", aliases=gather_aliases(module))
+        assert expression_class(ctx, module.body[1].body[0].value) == expected, source

@@ -20,7 +20,7 @@ import libcst as cst
 from ..core.context import ConversionContext
 from ..support import helpers
 from .exact_forms import SHARED_NAMES, tensor_receiver
-from .sample_checks import expression_class
+from .stated_dtypes import dtype_class, expression_class
 
 DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "kernel_dtypes.json"
 HELPER = "kernel_dtypes"
@@ -77,16 +77,10 @@ def _is_bridged(ctx: ConversionContext, new: cst.Call) -> bool:
     return isinstance(new.func, cst.Name) and new.func.value == ctx.helpers.get(HELPER, ("",))[0]
 
 
-def _class_of(name: str) -> str:
-    """A dtype name's class in the sample verdicts' terms (analysis/verify/samples.py's dtype_class)."""
-    name = name.rsplit(".", 1)[-1]
-    return "int" if name.startswith(("int", "uint")) else "complex" if name.startswith("complex") else name
-
-
 def _never_refused(ctx: ConversionContext, tensor: cst.BaseExpression | None, casts: dict[str, str]) -> bool:
     """The code says the input's dtype class (x.float(), torch.tensor([1.5])) and the kernel refuses none of it."""
     known = expression_class(ctx, tensor) if tensor is not None else None
-    return known is not None and all(_class_of(refused) != known for refused in casts)
+    return known is not None and all(dtype_class(refused) != known for refused in casts)
 
 
 # complex ways that are compositions with PyTorch's signature (helper_complex.py's complex_<name>); the other

@@ -9,14 +9,11 @@ import libcst as cst
 
 from ..core import rules
 from ..core.names import resolve
+from ..apis.stated_dtypes import TORCH_DTYPES
 from ..support import helpers
 
-# torch dtype -> numpy type name, for the literal spellings
-NUMPY_TYPES = {
-    "float16": "float16", "half": "float16", "float32": "float32", "float": "float32", "float64": "float64",
-    "double": "float64", "int8": "int8", "uint8": "uint8", "int16": "int16", "short": "int16", "int32": "int32",
-    "int": "int32", "int64": "int64", "long": "int64", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
-}
+# torch dtype -> numpy type name, for the literal spellings (numpy has finfo/iinfo for these; not bool, complex)
+NUMPY_TYPES = {k: v for k, v in TORCH_DTYPES.items() if v != "bool" and not v.startswith("complex")}
 DEFAULT = {"finfo": "float32"}  # torch.finfo() is the default float dtype's (float32 unless the file changes it)
 
 
@@ -27,7 +24,7 @@ def info(ctx, original: cst.Call, updated: cst.Call, qualified: str, entry):
         ctx.mark(original, rules.API_UNMAPPED, qualified, f"write numpy.{kind}(<numpy dtype>)")
         return updated
     if not args:
-        if kind not in DEFAULT or "torch.set_default_dtype" in ctx.aliases.values():
+        if kind not in DEFAULT or ctx.default_dtype_set:
             ctx.mark(original, rules.API_UNMAPPED, qualified, f"write numpy.{kind}(<numpy dtype>)")
             return updated
         dtype_text = f"{ctx.ms('numpy.' + DEFAULT[kind])}"
