@@ -36,21 +36,13 @@ def _call_text(name: str, args: list, kwargs: dict) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _converted_source(call: str) -> str:
-    import os
-
     from analysis.convert.engine import convert_source
+    from analysis.verify.sample_verdicts import lenient_mode
 
-    # lenient: the sample verdicts' notes (a dtype class this argument never sees) are no reason to refuse it;
-    # parity checks the numbers itself
-    before = os.environ.get("PORTING_STRICT_DTYPES")
-    os.environ["PORTING_STRICT_DTYPES"] = "0"
-    try:
+    # the sample verdicts' notes (a dtype class this argument never sees) are no reason to refuse it: parity
+    # checks the numbers itself
+    with lenient_mode():
         result = convert_source(f"import torch.nn as nn\nlayer = {call}\n", path="layer_argument.py")
-    finally:
-        if before is None:
-            os.environ.pop("PORTING_STRICT_DTYPES")
-        else:
-            os.environ["PORTING_STRICT_DTYPES"] = before
     if result.unconverted or "torch" in result.text:
         raise ValueError(f"the converter leaves {call} unconverted; give this argument's MindSpore counterpart "
                          "by hand")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -52,8 +53,21 @@ def load() -> dict:
     return json.loads(PATH.read_text(encoding="utf-8")).get("apis", {})
 
 
+_LENIENT = {"depth": 0}
+
+
 def lenient() -> bool:
-    return os.environ.get("PORTING_STRICT_DTYPES") == "0"
+    return _LENIENT["depth"] > 0 or os.environ.get("PORTING_STRICT_DTYPES") == "0"
+
+
+@contextmanager
+def lenient_mode():
+    """Lenient mode for the conversions inside the block, whatever the environment says."""
+    _LENIENT["depth"] += 1
+    try:
+        yield
+    finally:
+        _LENIENT["depth"] -= 1
 
 
 def unverified(api: str, forms: tuple[str, ...], dtype_class: str | None = None) -> str | None:
