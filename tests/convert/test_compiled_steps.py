@@ -145,6 +145,32 @@ for epoch in range(6):
     optimizer.param_groups[0]['lr'] *= 1.5
 weight = model[0].weight.detach().numpy()
 """,
+    # resizing inside the forward (bilinear by a factor, nearest to a size): the resize's index plan is
+    # computed from sizes in NumPy, which graph mode cannot run, so it must be a constant of the graph
+    "upsampling_in_the_forward": """# compare: losses, weight
+import torch.nn.functional as F
+class Upsampler(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = fill(nn.Linear(4, 4))
+        self.head = fill(nn.Linear(6, 2))
+    def forward(self, inputs):
+        grid = torch.tanh(self.inner(inputs)).reshape(3, 4, 2, 2)
+        grid = F.interpolate(grid, scale_factor=2, mode="bilinear", align_corners=False)
+        grid = F.interpolate(grid, size=(3, 2), mode="nearest")
+        return self.head(grid.reshape(12, 6))
+model = Upsampler()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.2)
+criterion = nn.MSELoss()
+losses = []
+for step in range(4):
+    loss = criterion(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+weight = model.inner.weight.detach().numpy()
+""",
 }
 
 
@@ -422,3 +448,53 @@ def test_a_name_that_is_a_group_in_one_place_and_a_plain_dict_in_another_is_left
         "curr_lr = 0.05\n", "curr_lr = 0.05\ndef scaled(param_group):\n    param_group['lr'] = 2\n    return param_group\n")
     result = convert_source(HEAD + body)
     assert "ops.assign" not in result.text and "compiled_step" not in result.text
+
+
+def test_a_forward_that_resizes_compiles(tmp_path, monkeypatch):
+    # the slow test above compares its losses and weights with PyTorch's; this one checks the step ran
+    # as a graph rather than through compiled_step's op-by-op fallback
+    text = _convert("upsampling_in_the_forward")
+    assert "@compiled_step\ndef train_step(training_modes):" in text
+    monkeypatch.chdir(tmp_path)  # MindSpore writes rank_0/ into the working directory
+    import importlib
+    import sys
+
+    import re
+
+    (tmp_path / "converted_upsampler.py").write_text(re.sub(r"\bfill\(", "(", text))  # the harness's weight fill
+    monkeypatch.syspath_prepend(str(tmp_path))  # the compiler reads the step's module by name
+    monkeypatch.delitem(sys.modules, "converted_upsampler", raising=False)
+    namespace = vars(importlib.import_module("converted_upsampler"))
+    assert len(namespace["losses"]) == 4 and namespace["train_step"].op_by_op is False
+
+
+def test_a_step_graph_mode_refuses_runs_op_by_op_and_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # MindSpore writes rank_0/ into the working directory
+    import mindspore
+    import numpy as np
+    from mindspore import nn
+
+    from analysis.convert.support.helper_training import compiled_step
+
+    layer = nn.Dense(3, 1)
+    optimizer = nn.SGD(layer.trainable_params(), learning_rate=0.1)
+    x = mindspore.Tensor(np.ones((4, 3), np.float32))
+
+    def forward():
+        import math  # an import statement: graph mode refuses to compile it
+
+        return (layer(x) * math.pi).mean()
+
+    grad_fn = mindspore.value_and_grad(forward, None, optimizer.parameters)
+
+    def train_step():
+        loss, grads = grad_fn()
+        optimizer(grads)
+        return loss
+
+    step = compiled_step(train_step)
+    first = step().asnumpy().item()
+    assert step.op_by_op is True
+    assert "train_step did not compile as a graph" in capsys.readouterr().err
+    second = step().asnumpy().item()
+    assert second < first  # the fallback still trains: the gradients were applied

@@ -1897,17 +1897,25 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         shape[axis] = -1
         total = None
         for where, weight in zip(index, weights):
-            term = ops.gather(out, mindspore.Tensor(where, mindspore.int64), axis)
-            term = term if weight is None else term * mindspore.Tensor(weight).reshape(tuple(shape))
+            term = ops.gather(out, where, axis)
+            term = term if weight is None else term * weight.reshape(tuple(shape))
             total = term if total is None else total + term
         out = total
     return out.astype(input.dtype)
 
 
+@mindspore.constexpr
 def interpolate_plan(mode, size_in, size_out, scale, align_corners, wide):
     """The input indices and their weights (None: taken as they are) giving each output position along
-    one axis, as PyTorch's CPU upsampling kernels compute them (float32 arithmetic unless `wide`)."""
+    one axis, as PyTorch's CPU upsampling kernels compute them (float32 arithmetic unless `wide`), as
+    tensors. A constant of the graph when interpolate runs inside a compiled step (its arguments are
+    sizes and settings, known when the graph compiles): graph mode cannot run NumPy itself."""
     import numpy as np
+
+    def tensors(index, weights):
+        return (tuple(mindspore.Tensor(i.astype(np.int64)) for i in index),
+                tuple(None if w is None else mindspore.Tensor(w) for w in weights))
+
     dst = np.arange(size_out)
     if mode in ("nearest", "nearest-exact"):  # float32 scale whatever the dtype, as PyTorch's kernels
         step = np.float32(1.0 / scale) if scale else np.float32(size_in) / np.float32(size_out)
@@ -1915,7 +1923,7 @@ def interpolate_plan(mode, size_in, size_out, scale, align_corners, wide):
             src = np.floor(dst.astype(np.float32) * step)
         else:
             src = np.floor(((dst + 0.5) * np.float64(step)).astype(np.float32))
-        return [np.minimum(src.astype(np.int64), size_in - 1)], [None]
+        return tensors([np.minimum(src.astype(np.int64), size_in - 1)], [None])
     real = np.float64 if wide else np.float32
     if align_corners:
         step = real((size_in - 1) / (size_out - 1)) if size_out > 1 else real(0)
@@ -1928,14 +1936,14 @@ def interpolate_plan(mode, size_in, size_out, scale, align_corners, wide):
         low = source.astype(np.int64)
         high = np.where(low < size_in - 1, low + 1, low)
         part = np.clip(source - low, 0, 1).astype(real)
-        return [low, high], [(1 - part).astype(real), part]
+        return tensors([low, high], [(1 - part).astype(real), part])
     base = np.floor(source)
     t = (source - base).astype(real)
     a = real(-0.75)
     near = lambda x: ((a + 2) * x - (a + 3)) * x * x + 1  # noqa: E731 (cubic convolution, |x| <= 1)
     far = lambda x: ((a * x - 5 * a) * x + 8 * a) * x - 4 * a  # noqa: E731 (1 < |x| < 2)
     index = [np.clip(base.astype(np.int64) - 1 + k, 0, size_in - 1) for k in range(4)]
-    return index, [w.astype(real) for w in (far(t + 1), near(t), near(1 - t), far(2 - t))]
+    return tensors(index, [w.astype(real) for w in (far(t + 1), near(t), near(1 - t), far(2 - t))])
 
 
 class AdaptiveAvgPool1d(nn.Cell):
