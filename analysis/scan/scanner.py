@@ -14,6 +14,7 @@ import libcst as cst
 from analysis.scan.index import ProjectIndex, is_torch_name, resolve_relative, torch_base_kind
 from analysis.scan.model_transforms import LAYER_CONTAINERS, is_transform
 from analysis.scan.receivers import ForeignTable, foreign_table, is_foreign
+from analysis.scan.shadows import local_names
 from analysis.scan.thirdparty import torch_bound
 from analysis.scan.types import (
     DATASET,
@@ -106,6 +107,7 @@ class _Func:
     in_forward: bool
     env: dict = field(default_factory=dict)
     imports: dict = field(default_factory=dict)
+    local: set = field(default_factory=set)  # names it binds itself: they hide an outer import (shadows.py)
 
 
 class Scanner:
@@ -187,6 +189,8 @@ class Scanner:
         for func in reversed(self.funcs):
             if name in func.imports:
                 return func.imports[name]
+            if name in func.local:
+                return None  # def collate_fn(data): data is the argument, not torch.utils.data
         return self.imports.get(name)
 
     def lookup_value(self, name: str) -> tuple[str, float] | None:
@@ -421,7 +425,7 @@ class Scanner:
         self.visit(node.params)
         if node.returns is not None:
             self.visit(node.returns)
-        func = _Func(node.name.value, is_forward)
+        func = _Func(node.name.value, is_forward, local=local_names(node))
         # What the parameters hold: annotated tensors, forward inputs, self attributes.
         params = node.params
         for i, param in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):

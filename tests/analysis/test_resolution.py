@@ -5,6 +5,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from analysis.convert import convert_source
 from analysis.findings import UseStatus
 from analysis.scan import analyze_source
 from tests.analysis.rule_cases import CASES
@@ -35,6 +36,22 @@ def test_alias_resolution(source, expected):
 def test_function_local_import_does_not_leak():
     source = "def f():\n    import torch.nn as nn\n    return nn.ReLU()\nclass nn:\n    ReLU = int\ny = nn.ReLU()\n"
     assert apis(source).count("torch.nn.ReLU") == 1
+
+
+def test_a_parameter_or_local_variable_hides_an_import_of_the_same_name():
+    # collate_fn(data) sorts the list it is given, whatever `import torch.utils.data as data` says outside
+    source = ("import torch\nimport torch.utils.data as data\nimport torch.nn.functional as F\n"
+              "def collate_fn(data):\n    data.sort(key=len)\n    return data\n"
+              "def load(path):\n    data = read(path)\n    return data.DataLoader\n"
+              "def alias():\n    F = torch.nn.functional\n    return F.relu(1)\n"
+              "def outer():\n    global data\n    return data.DataLoader([1])\n")
+    found = apis(source)
+    assert not any(a.startswith("torch.utils.data.") and a != "torch.utils.data.DataLoader" for a in found)
+    assert found.count("torch.utils.data.DataLoader") == 1  # only where `global data` reaches the module
+    assert "torch.nn.functional.relu" in found  # an alias rebound inside still resolves
+    converted = convert_source(source)
+    assert "data.sort(key=len)" in converted.text
+    assert [u.line for u in converted.unconverted if u.torch_api.startswith("torch.utils.data.")] == [15]
 
 
 def test_unrelated_names_are_not_torch():

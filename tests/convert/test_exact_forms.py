@@ -248,11 +248,15 @@ def test_methods_other_libraries_share_are_converted_only_on_tensors():
         c = t.round(decimals=2)
         d = t.float().scatter(1, idx, 2.0)
         e = torch.ones(3).round(decimals=-1)
+        u = torch.tensor(raw)
+        f = u.round(decimals=2)
         """))
     assert "a = np.array([1.234]).round(decimals=2)" in result.text and "b = values.round(decimals=2)" in result.text
     assert "ax.scatter(xs, ys, sizes)" in result.text
-    # t's dtype is not known here: round goes through the kernel bridge (MindSpore's Round refuses int8/uint8)
-    assert "kernel_dtypes(round_decimals, " in result.text and "d = scatter(t.float(), 1, idx, 2.0)" in result.text
+    # t holds float32 (its literal says so): plain; u's dtype is not known: round goes through the kernel
+    # bridge (MindSpore's Round refuses int8/uint8)
+    assert "c = round_decimals(t, 2)" in result.text and "f = kernel_dtypes(round_decimals, " in result.text
+    assert "d = scatter(t.float(), 1, idx, 2.0)" in result.text
     assert "e = round_decimals(ops.ones(3), -1)" in result.text
     # numpy's array is never a torch tensor (scan/receivers.py): only values.round, of unknown type, is marked
     assert {u.line for u in result.unconverted if u.torch_api == "torch.Tensor.round"} == {5}

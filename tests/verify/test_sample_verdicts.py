@@ -109,6 +109,18 @@ def test_the_dtype_the_code_states_narrows_the_marker(stored):
     assert ints.unconverted and "int inputs" in ints.unconverted[0].action
 
 
+def test_a_variable_every_assignment_of_which_states_the_dtype_narrows_the_marker(stored):
+    def marked_lines(source):
+        return [u.line for u in convert_source("import torch\n" + source, path="e.py").unconverted]
+
+    assert marked_lines("x = torch.randn(5)\na = torch.diff(x)\nb = x.diff()\n") == []
+    assert marked_lines("n = torch.tensor([3, 1])\na = torch.diff(n)\n") == [3]  # int: its samples failed
+    assert marked_lines("x = torch.tensor([3, 1])\nx = x.float()\na = torch.diff(x)\n") == [4]  # int, then float
+    assert marked_lines("x = torch.randn(5)\ndef f(x):\n    return torch.diff(x)\n") == [4]  # a parameter too
+    assert marked_lines("x = torch.randn(5)\nx = model(x)\na = torch.diff(x)\n") == [4]  # any class
+    assert marked_lines("x = torch.randn(5)\nfor x in batches:\n    a = torch.diff(x)\n") == [4]
+
+
 def test_suspended_verdicts_say_nothing(stored):
     sample_verdicts.suspend()
     try:

@@ -5,10 +5,13 @@ verdicts' (analysis/verify/samples.py): bool, int, float16, float32, float64, co
 verdicts' markers (sample_checks.py) and the kernel dtype bridge (kernel_dtypes.py)."""
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
+from ..core.bound import bindings
 from ..core.context import ConversionContext
-from ..core.names import resolve
+from ..core.names import dotted, resolve
 
 # every spelling of a torch dtype after `torch.` -> its canonical name
 TORCH_DTYPES = {
@@ -90,15 +93,41 @@ def _created_class(call: cst.Call, api: str) -> str | None:
     return None
 
 
-def expression_class(ctx: ConversionContext, node: cst.BaseExpression) -> str | None:
-    """The dtype class of a tensor expression where the code alone says it: a creation call, or a cast
-    method (x.float()); None (any) otherwise, and wherever the file changes the default float dtype."""
-    if ctx.default_dtype_set or not isinstance(node, cst.Call):
+def _call_class(node: cst.BaseExpression, aliases: dict[str, str]) -> str | None:
+    """A creation call's or a cast method's class (see expression_class)."""
+    if not isinstance(node, cst.Call):
         return None
     if isinstance(node.func, cst.Attribute) and not node.args and node.func.attr.value in CAST_METHODS:
         return CAST_METHODS[node.func.attr.value]
-    api = resolve(node.func, ctx.aliases)
+    api = resolve(node.func, aliases)
     return _created_class(node, api) if api else None
+
+
+def _assigned_class(value: ast.AST, aliases: dict[str, str]) -> str | None:
+    return _call_class(cst.parse_expression(ast.unparse(value)), aliases) if isinstance(value, ast.Call) else None
+
+
+def _variable_class(ctx: ConversionContext, node: cst.BaseExpression) -> str | None:
+    """The class of a variable (a name, self.x) every assignment of which, anywhere in the file, states the
+    same class (x = torch.randn(3); x = x.float()); None where any binding says nothing (a parameter, a loop
+    target, x = x + y, x = model(x)): the map errs towards knowing nothing, as core/bound.py does."""
+    key = dotted(node)
+    if key is None or ctx.tree is None:
+        return None
+    if ctx.stated_classes is None:
+        ctx.stated_classes = bindings(ctx.tree, ctx.aliases, kind=_assigned_class, self_returning=False)
+    return ctx.stated_classes.get(key)
+
+
+def expression_class(ctx: ConversionContext, node: cst.BaseExpression) -> str | None:
+    """The dtype class of a tensor expression where the code alone says it: a creation call, a cast
+    method (x.float()), or a variable all of whose assignments are such calls of one class; None (any)
+    otherwise, and wherever the file changes the default float dtype."""
+    if ctx.default_dtype_set:
+        return None
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        return _variable_class(ctx, node)
+    return _call_class(node, ctx.aliases)
 
 
 def known_dtype_class(ctx: ConversionContext, call: cst.Call, api: str) -> str | None:

@@ -40,8 +40,10 @@ def _returns_itself(value: ast.AST, key: str) -> bool:
         and value.func.attr in SELF_RETURNING and _dotted(value.func.value) == key
 
 
-def bindings(tree: ast.Module | None, aliases: dict[str, str]) -> dict[str, str]:
-    """name or dotted attribute -> the kind of value every assignment to it binds."""
+def bindings(tree: ast.Module | None, aliases: dict[str, str], kind=kind_of,
+             self_returning: bool = True) -> dict[str, str]:
+    """name or dotted attribute -> the kind of value every assignment to it binds (`kind` says what a
+    value is; `self_returning`: `net = net.to(...)` keeps net's kind, as it does for a network)."""
     if tree is None:
         return {}
     seen: dict[str, list[str | None]] = {}
@@ -62,10 +64,10 @@ def bindings(tree: ast.Module | None, aliases: dict[str, str]) -> dict[str, str]
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 key = _dotted(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
-                if key and _returns_itself(node.value, key):
+                if key and self_returning and _returns_itself(node.value, key):
                     continue  # net = net.to(torch.float64): still the same network
                 if key:
-                    seen.setdefault(key, []).append(kind_of(node.value, aliases))
+                    seen.setdefault(key, []).append(kind(node.value, aliases))
                 else:
                     unknown(target)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):

@@ -36,6 +36,7 @@ class ConversionContext:
     marks: list[list[str]] = field(default_factory=list)  # MIGRATE comments per open statement
     uses_scheduler: bool = False  # the file builds LR schedulers: optimizers go experimental
     default_dtype_set: bool = False  # the file calls set_default_dtype: float32 is not every creation's default
+    stated_classes: dict | None = None  # variable -> dtype class every assignment states (stated_dtypes.py), lazily
     uses_param_groups: bool = False  # the file reads or writes optimizer.param_groups: optimizers go experimental
     group_names: set[str] = field(default_factory=set)  # variables bound by iterating param_groups (grouplr.py)
     group_lr_only: bool = False  # every param_groups write is a group's lr, assigned into its Parameter

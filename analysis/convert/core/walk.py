@@ -36,6 +36,7 @@ class WalkState(cst.CSTTransformer):
         self.loops: list[cst.CSTNode] = []  # open for/while statements
         self.loop_bodies: set[int] = set()  # bodies of for/while statements (their else: runs once)
         self.scopes: list[tuple[cst.CSTNode, int]] = []  # open function definitions / the module, len(loops) on entry
+        self.outer_aliases: list[dict[str, str]] = []  # ctx.aliases of the enclosing scopes (cells.py)
         self.train_before: dict[int, list[str | None]] = {}  # loop -> networks to switch to training mode before it
         self.hoist_before: dict[int, list[cst.BaseStatement]] = {}  # loop -> training-step functions defined before it
         self.layer_lists: dict[str, list[tuple[str, LayerRecord]]] = {}  # `name = [layers...]` -> their records

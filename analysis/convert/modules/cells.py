@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from analysis.scan.shadows import local_names
+
 from ..core import rules
 from ..core.names import code, resolve
 from ..core.walk import GRAD_CONTEXTS, WalkState
@@ -21,6 +23,11 @@ class CellRewrites(WalkState):
         self.skip.add(id(node.name))
         self.functions.append(node.name.value)
         self.scopes.append((node, len(self.loops)))
+        # inside, a parameter or local variable named like an import is not the module (def f(data): ...)
+        self.outer_aliases.append(self.ctx.aliases)
+        hidden = local_names(node) & self.ctx.aliases.keys()
+        if hidden:
+            self.ctx.aliases = {name: q for name, q in self.ctx.aliases.items() if name not in hidden}
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.skip.add(id(node.name))
@@ -78,6 +85,7 @@ class CellRewrites(WalkState):
         return updated.with_changes(bases=bases)
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
+        self.ctx.aliases = self.outer_aliases.pop()  # decorators are read in the enclosing scope
         self.functions.pop()
         self.scopes.pop()
         decorators = []
