@@ -1,0 +1,344 @@
+"""Conversion measured on calls we never tuned on: the per-API tests of another converter,
+PaddlePaddle/PaConvert (a PyTorch->Paddle converter), whose `tests/test_<api>.py` files each hold
+PyTorch snippets and the names of the variables its test compares.
+
+    python bench/heldout_calls.py [--tests-dir DIR] [--files N] [--workers 2] [--json OUT] [--silent OUT]
+
+The test files are public code: they are kept outside the repository (default: environment HELDOUT_DIR,
+else /work/heldout/paconvert/tests) and only verdicts are written here, never their code.
+
+How it measures:
+1. The sample (bench/heldout_sample.py): torch's documented public APIs (torch, torch.Tensor, torch.nn
+   layers, torch.nn.functional, torch.linalg, torch.fft, torch.special), shuffled with a fixed seed; each is
+   mapped to PaConvert's file name and the files were fetched in that order (a name with no file is
+   skipped). The first `--files` files present in the folder, in that order, are the sample.
+2. Each test file is parsed with `ast` (never imported or run): per test function, the snippet
+   (`pytorch_code = textwrap.dedent(<string>)`), the names it compares (`obj.run(pytorch_code, [...])`)
+   and check_value=False. A loop over a literal list around an f-string snippet is unrolled.
+3. The snippet is instrumented like a docstring example (analysis/verify/blocks.py: random constructors
+   give fixed values in both frameworks), with one last record of the compared names. PyTorch runs it;
+   the converter converts it (default mode, and lenient mode: PORTING_STRICT_DTYPES=0); MindSpore runs
+   the conversion; both in worker processes with a timeout, in a temporary cwd.
+4. Verdict per case: **excluded** (PyTorch itself raised, or the names were not all set); **same** (every
+   compared name has the same shape, dtype class and values within tolerances by dtype:
+   analysis/verify/compare.py; by shape and dtype only where the values are random: a random API, a
+   layer whose weights start random, or the test's own check_value=False); **marked** (otherwise, and the
+   converter left a marker in the snippet, or the analyzer leaves the case's API call for a person:
+   manual / review / unresolved); **silent** (otherwise: reported converted, but the conversion raises
+   or computes something else).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.docstring_examples import LEFT_FOR_A_PERSON, RANDOM_INIT  # noqa: E402
+from bench.heldout_sample import SEED, candidates, test_file  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_JSON = ROOT / "bench" / "heldout_calls.json"
+DEFAULT_DIR = Path(os.environ.get("HELDOUT_DIR", "/work/heldout/paconvert/tests"))
+FAMILIES = ("torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "others")
+FINAL = 10 ** 6  # the chunk number of the last record: the compared names' final values
+
+
+# --- reading PaConvert's test files (never executed) -------------------------------------------------
+
+def _api_of(tree: ast.Module) -> str | None:
+    """The API a test file is about: `obj = APIBase("torch.x")` (or a subclass of it)."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.args \
+                and isinstance(node.value.args[0], ast.Constant) and isinstance(node.value.args[0].value, str) \
+                and node.value.args[0].value.startswith("torch"):
+            return node.value.args[0].value
+    return None
+
+
+def _snippet(value: ast.expr, names: dict) -> str | None:
+    """The text of `textwrap.dedent(<str or f-string>)`; an f-string's fields are filled from `names`."""
+    import textwrap
+
+    if isinstance(value, ast.Call) and value.args:
+        value = value.args[0]
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return textwrap.dedent(value.value)
+    if isinstance(value, ast.JoinedStr):
+        parts = []
+        for part in value.values:
+            if isinstance(part, ast.Constant):
+                parts.append(str(part.value))
+            elif isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name) \
+                    and part.value.id in names:
+                parts.append(str(names[part.value.id]))
+            else:
+                return None
+        return textwrap.dedent("".join(parts))
+    return None
+
+
+def _run_options(call: ast.Call) -> dict | None:
+    """obj.run(pytorch_code, ["a", "b"], check_value=False, ...) -> its names and options."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "run" and len(call.args) >= 2):
+        return None
+    try:
+        names = ast.literal_eval(call.args[1])
+    except ValueError:
+        return None
+    options = {}
+    for keyword in call.keywords:
+        try:
+            options[keyword.arg] = ast.literal_eval(keyword.value)
+        except ValueError:
+            continue
+    return {"names": list(names), "check_value": options.get("check_value", True) is not False,
+            "unsupport": bool(options.get("unsupport", False))}
+
+
+def _walk(statements: list, names: dict, out: list, state: dict) -> None:
+    for node in statements:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target = node.targets[0].id
+            if target == "pytorch_code":
+                state["code"] = _snippet(node.value, names)
+            else:
+                try:
+                    names[target] = ast.literal_eval(node.value)
+                except ValueError:
+                    pass
+        elif isinstance(node, ast.For) and isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Name) \
+                and isinstance(names.get(node.iter.id), (list, tuple)):
+            for value in names[node.iter.id]:  # unrolled: one case per value
+                _walk(node.body, {**names, node.target.id: value}, out, {**state, "suffix": f"[{value}]"})
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            options = _run_options(node.value)
+            if options and state.get("code"):
+                out.append({"code": state["code"], "suffix": state.get("suffix", ""), **options})
+
+
+def read_cases(path: Path) -> list[dict]:
+    """The cases of one test file: api, test (function name, a loop value in brackets, #n for a second
+    run in one function), code, names, check_value, unsupport."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    api = _api_of(tree)
+    cases = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or "test" not in node.name:
+            continue
+        found: list = []
+        _walk(node.body, {}, found, {})
+        seen = Counter()
+        for case in found:
+            test = node.name + case.pop("suffix")
+            seen[test] += 1
+            cases.append({"api": api, "test": test + (f"#{seen[test]}" if seen[test] > 1 else ""),
+                          "file": path.name, **case})
+    return cases
+
+
+def sample_files(tests_dir: Path, limit: int | None) -> tuple[list[Path], int]:
+    """The test files of the sample, in the sample's order (the first `limit` present), and the rank in
+    the shuffled list of the last one taken."""
+    present = {p.name: p for p in tests_dir.glob("test_*.py")}
+    files, last = [], 0
+    for rank, api in enumerate(candidates(), 1):
+        name = Path(test_file(api)).name
+        if name in present and not (limit and len(files) == limit):
+            files.append(present[name])
+            last = rank
+    return files, last
+
+
+# --- running and judging ------------------------------------------------------------------------------
+
+def family(api: str) -> str:
+    for prefix in ("torch.nn.functional", "torch.Tensor", "torch.nn"):
+        if api.startswith(prefix + "."):
+            return prefix
+    return "torch" if api.count(".") == 1 else "others"  # torch.linalg, torch.fft, torch.special...
+
+
+def random_api(api: str) -> bool:
+    from analysis.verify.generate import RANDOM_WORDS
+
+    name = api.rsplit(".", 1)[-1]
+    return any(word in name for word in RANDOM_WORDS) and not name.startswith("normalize")
+
+
+def instrument(code: str, names: list[str]) -> str | None:
+    """The snippet as numbered chunks (blocks.prepare) plus a last record of the compared names."""
+    from analysis.verify.blocks import prepare
+
+    prepared = prepare(code)
+    if prepared is None:
+        return None
+    return prepared + f"_record({FINAL}" + "".join(f", {n}={n}" for n in names) + ")\n"
+
+
+def left_for_a_person(prepared: str, api: str) -> str:
+    """The analyzer's status for the case's API when it leaves the call for a person ('' otherwise)."""
+    from analysis.scan import analyze_source
+
+    try:
+        report = analyze_source(prepared, "case.py")
+    except Exception:
+        return ""
+    for finding in report.findings:
+        if finding.torch_api == api and finding.status.value in LEFT_FOR_A_PERSON:
+            return finding.status.value
+    return ""
+
+
+def convert(prepared: str, lenient: bool) -> tuple[str, list[str]]:
+    from analysis.convert import convert_source
+    from analysis.verify.sample_verdicts import lenient_mode
+
+    if lenient:
+        with lenient_mode():
+            result = convert_source(prepared, path="case.py")
+    else:
+        result = convert_source(prepared, path="case.py")
+    return result.text, [f"{u.line}: {u.rule_id}: {u.action}"[:160] for u in result.unconverted]
+
+
+def first_failure(tres: dict, mres: dict) -> str:
+    """The first statement that ran in PyTorch but raised after conversion (its error), or ''."""
+    for chunk in sorted(tres):
+        if chunk != FINAL and tres[chunk][0] in ("ok", "unrecorded") and mres.get(chunk, ("ok",))[0] == "error":
+            return f"statement {chunk}: {mres[chunk][1]}"
+    return ""
+
+
+def judge(case: dict, tres: dict, mres: dict | None, markers: list[str], person: str) -> tuple[str, str]:
+    from analysis.verify.compare import difference
+
+    final = tres.get(FINAL)
+    if final is None or final[0] != "ok":
+        why = first_failure_torch(tres)
+        return "excluded", f"PyTorch: {why}"[:200]
+    drawn = random_api(case["api"])
+    values = case["check_value"] and not drawn and not RANDOM_INIT.search(case["prepared"])
+    problem = ""
+    if mres is None:
+        problem = "the conversion did not run"
+    elif mres.get(FINAL, ("error", ""))[0] != "ok":
+        problem = first_failure(tres, mres) or str(mres.get(FINAL, ("error", "not recorded"))[1])
+    else:
+        for name, value in final[1].items():
+            gap = difference(value, mres[FINAL][1].get(name), values=values, distribution=drawn)
+            if gap:
+                problem = f"{name}: {gap}"
+                break
+    if not problem:
+        return "same", ""
+    if markers or person:
+        return "marked", problem if markers else f"the analyzer says {person}; {problem}"
+    return "silent", problem
+
+
+def first_failure_torch(tres: dict) -> str:
+    for chunk in sorted(tres):
+        if tres[chunk][0] == "error":
+            return str(tres[chunk][1])
+    return "the compared names were not all set"
+
+
+def measure(tests_dir: Path, limit: int | None, workers: int, log=print) -> dict:
+    from analysis.verify.workers import run_all
+
+    start = time.monotonic()
+    files, looked = sample_files(tests_dir, limit)
+    cases = [case for path in files for case in read_cases(path)]
+    log(f"{len(files)} test files ({looked} candidates of the shuffled list), {len(cases)} cases")
+    for case in cases:
+        case["prepared"] = instrument(case["code"], case["names"])
+    cases = [c for c in cases if c["prepared"] is not None]
+    for case in cases:
+        case["person"] = left_for_a_person(case["prepared"], case["api"])
+        case["text"], case["markers"] = convert(case["prepared"], lenient=False)
+        case["lenient_text"], case["lenient_markers"] = convert(case["prepared"], lenient=True)
+    log(f"({time.monotonic() - start:.0f} s) converted; running PyTorch")
+    torch_runs = run_all("torch", "chunks", [c["prepared"] for c in cases], workers=workers, timeout=60)
+    texts = sorted({c["text"] for c in cases} | {c["lenient_text"] for c in cases})
+    log(f"({time.monotonic() - start:.0f} s) running MindSpore ({len(texts)} distinct conversions)")
+    ms_runs = dict(zip(texts, run_all("mindspore", "chunks", texts, workers=workers, timeout=90)))
+    again = [t for t, run in ms_runs.items() if run is not None and not run[0] and str(run[1]).startswith("Timeout")]
+    if again:  # a busy machine is no verdict: once more, alone and longer
+        for text, run in zip(again, run_all("mindspore", "chunks", again, workers=1, timeout=300)):
+            ms_runs[text] = run
+    rows = []
+    for case, torch_run in zip(cases, torch_runs):
+        tres = torch_run[1] if torch_run and torch_run[0] else {}
+        row = {"api": case["api"], "family": family(case["api"]), "test": case["test"]}
+        for mode, text, markers in (("verdict", case["text"], case["markers"]),
+                                    ("lenient", case["lenient_text"], case["lenient_markers"])):
+            run = ms_runs.get(text)
+            mres = run[1] if run and run[0] else None
+            verdict, reason = judge(case, tres, mres, markers, case["person"])
+            row[mode] = verdict
+            row["reason" if mode == "verdict" else "lenient_reason"] = reason[:200]
+        if row["lenient_reason"] == row["reason"]:
+            row.pop("lenient_reason")
+        row["markers"] = case["markers"][:2]
+        rows.append(row)
+    return {"rows": rows, "files": [p.name for p in files], "candidates_looked_up": looked,
+            "seconds": round(time.monotonic() - start)}
+
+
+def rates(rows: list[dict], key: str) -> dict:
+    counts = Counter(r[key] for r in rows)
+    n = len(rows) - counts.get("excluded", 0)
+    return {"cases": n, **{k: counts.get(k, 0) for k in ("same", "marked", "silent")},
+            "excluded": counts.get("excluded", 0),
+            "same_rate": round(counts.get("same", 0) / n, 3) if n else None,
+            "silent_rate": round(counts.get("silent", 0) / n, 3) if n else None}
+
+
+def summarize(rows: list[dict], key: str) -> dict:
+    out = {fam: rates([r for r in rows if r["family"] == fam], key) for fam in FAMILIES}
+    out["all"] = rates(rows, key)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tests-dir", type=Path, default=DEFAULT_DIR, help="PaConvert's tests/ (fetched copies)")
+    parser.add_argument("--files", type=int, default=None, help="only the first N files of the sample")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    parser.add_argument("--silent", type=Path, default=Path("/tmp/heldout-silent.txt"),
+                        help="the silent cases with their reasons (no code), grouped by reason")
+    args = parser.parse_args()
+    if not args.tests_dir.is_dir():
+        parser.error(f"no test folder at {args.tests_dir} (set --tests-dir or HELDOUT_DIR)")
+    result = measure(args.tests_dir, args.files, args.workers)
+    rows = result["rows"]
+    summary = {"default": summarize(rows, "verdict"), "lenient": summarize(rows, "lenient")}
+    for mode, table in summary.items():
+        for fam, row in table.items():
+            print(f"{mode:8} {fam:20} {row}")
+    silent = sorted((r for r in rows if r["verdict"] == "silent"), key=lambda r: (r["reason"], r["api"]))
+    args.silent.write_text("".join(f"{r['api']}  {r['test']}  {r['reason']}\n" for r in silent), encoding="utf-8")
+    import mindspore
+    import torch
+
+    report = {"torch": torch.__version__, "mindspore": mindspore.__version__, "seed": SEED,
+              "source": "PaddlePaddle/PaConvert tests/ (per-API test files)", "files": len(result["files"]),
+              "candidates_looked_up": result["candidates_looked_up"], "seconds": result["seconds"],
+              "summary": summary,
+              "cases": [{k: r[k] for k in ("api", "family", "test", "verdict", "lenient", "reason", "lenient_reason")
+                         if k in r} for r in rows]}
+    args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(f"{result['seconds']} s; silent cases listed in {args.silent}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
