@@ -24,7 +24,7 @@ from .modules import containers, layercalls, layers, pretrained, receivers, stat
 from .modules import transposed  # transposed convs (issue 15)
 from .modules import weight_norms  # weight normalisation, which MindSpore lacks
 from .modules.layermap import NOT_LAYERS, self_path
-from .tensors import methods, numeric_info, outargs, scatter
+from .tensors import absent_methods, methods, numeric_info, outargs, scatter
 from .training import idioms, optimizers
 from .training import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
 
@@ -119,7 +119,8 @@ class CallRewrites(WalkState):
             if new is not None:
                 return new
             if isinstance(original.func, cst.Attribute) and id(original) not in self.folded:
-                new = containers.traversal(ctx, original, updated) or methods.method_call(ctx, original, updated)
+                new = containers.traversal(ctx, original, updated) or methods.method_call(ctx, original, updated) \
+                    or absent_methods.mark(ctx, original, updated)
                 if new is not None:
                     new = relayout(updated, new) if isinstance(new, cst.Call) and _same_arguments(updated, new) \
                         else new

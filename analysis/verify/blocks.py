@@ -59,10 +59,13 @@ class _Randoms(ast.NodeTransformer):
         return node
 
 
-def prepare(block: str) -> str | None:
-    """The instrumented module (see the module's docstring), or None when the block does not parse."""
+def prepare(block: str, keep_randoms: bool = False) -> str | None:
+    """The instrumented module (see the module's docstring), or None when the block does not parse.
+    keep_randoms: leave the random constructors as written (the call being measured is one of them)."""
     try:
-        tree = _Randoms().visit(ast.parse(block))
+        tree = ast.parse(block)
+        if not keep_randoms:
+            tree = _Randoms().visit(tree)
     except (SyntaxError, ValueError, RecursionError):
         return None
     out = [HEADER.rstrip("\n")]

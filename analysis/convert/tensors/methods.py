@@ -18,7 +18,7 @@ from ..core import rules
 from ..core.context import ConversionContext
 from ..core.names import code, dotted, resolve, without_calls
 from ..data import checkpoints
-from . import inplace, scatter
+from . import absent_methods, inplace, scatter
 
 DEVICE_WORDS = ("device", "cuda", "cpu", "gpu", "rank")
 
@@ -213,6 +213,10 @@ def _known_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
         return updated
     updated = _float_arguments(updated, name)
     new = _mapped_method(ctx, original, updated, name)
+    if new is None and ctx.classic.get(f"torch.Tensor.{name}") is None:
+        marked = absent_methods.mark(ctx, original, updated)  # a torch tensor's method MindSpore's Tensor lacks
+        if marked is not None:
+            return marked
     if new is None and updated is not original and code(updated) != code(original):
         new = updated
     return finish(new)
@@ -325,7 +329,7 @@ def relevant_methods(classic) -> frozenset[str]:
               if entry.torch.startswith("torch.Tensor.") and entry.torch.count(".") == 2}
     refused = {name.rsplit(".", 1)[1] for name in classic.manual if name.startswith("torch.Tensor.")}
     return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic) | frozenset(refused) | frozenset(scatter.METHODS) \
-        | exact_forms.METHODS
+        | exact_forms.METHODS | absent_methods.names()
 
 
 # Methods numpy arrays have too, which the table sends to a MindSpore function: on a receiver not known
