@@ -243,7 +243,8 @@ REFUSED_VALUES = {
                                "(PyTorch's steps; float16 in float32)"),
 }
 # Arguments MindSpore's method takes as a Python float only: method -> (keyword, position)
-FLOAT_ARGUMENTS = {"fill_diagonal_": ("fill_value", 0)}
+# (keyword, position) pairs; MindSpore's Cauchy refuses median=0 / sigma=1 as ints (a TypeError)
+FLOAT_ARGUMENTS = {"fill_diagonal_": (("fill_value", 0),), "cauchy_": (("median", 0), ("sigma", 1))}
 
 
 def _refused_value(call: cst.Call, name: str) -> str | None:
@@ -262,12 +263,12 @@ def _float_arguments(call: cst.Call, name: str) -> cst.Call:
     spec = FLOAT_ARGUMENTS.get(name)
     if spec is None:
         return call
-    keyword, position = spec
     positional = [a for a in call.args if a.keyword is None and not a.star]
+    floats = {keyword for keyword, _ in spec}
+    picked = {id(positional[position]) for _, position in spec if len(positional) > position}
     args = []
     for arg in call.args:
-        if (arg.keyword is not None and arg.keyword.value == keyword) or \
-                (arg.keyword is None and len(positional) > position and arg is positional[position]):
+        if (arg.keyword is not None and arg.keyword.value in floats) or (arg.keyword is None and id(arg) in picked):
             value = arg.value
             if isinstance(value, cst.Integer):
                 value = cst.Float(f"{value.evaluated_value}.0")
