@@ -51,6 +51,8 @@ def test_a_parameter_or_local_variable_hides_an_import_of_the_same_name():
     assert "torch.nn.functional.relu" in found  # an alias rebound inside still resolves
     converted = convert_source(source)
     assert "data.sort(key=len)" in converted.text
+    # nor is it a tensor's sort: key= is no keyword of PyTorch's (apis/tensor_keywords.py), so no marker either
+    assert not [u for u in converted.unconverted if u.line == 5]
     assert [u.line for u in converted.unconverted if u.torch_api.startswith("torch.utils.data.")] == [15]
 
 

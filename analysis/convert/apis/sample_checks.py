@@ -10,6 +10,7 @@ import libcst as cst
 from ..core import rules
 from ..core.context import ConversionContext
 from .stated_dtypes import expression_class, known_dtype_class
+from .tensor_keywords import foreign_keyword
 
 
 def _last_positional(call: cst.Call):
@@ -80,5 +81,7 @@ def method(ctx: ConversionContext, original: cst.Call) -> None:
     receiver = func.value
     if isinstance(receiver, cst.Name) and (receiver.value == "self" or receiver.value in ctx.aliases):
         return
+    if foreign_keyword(original, func.attr.value):
+        return  # items.sort(key=len), a.std(ddof=1): a keyword PyTorch's method does not take, another type's method
     api = f"torch.Tensor.{func.attr.value}"
     _check(ctx, original, api, expression_class(ctx, receiver))
