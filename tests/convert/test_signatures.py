@@ -138,3 +138,13 @@ def test_a_call_whose_verdict_says_broken_stays_marked(tmp_path, monkeypatch):
 
     with disabled():  # the verification converts with the hook off: its verdicts never feed on these markers
         assert convert_line(line)[1] == []
+
+
+def test_a_flag_given_none_is_written_false(tmp_path, monkeypatch):
+    # PyTorch tests the flag for truth: nn.Linear(2, 3, bias=None) has no bias; MindSpore's Dense refuses None
+    text = convert_source("import torch.nn as nn\nlayer = nn.Linear(2, 3, bias=None)\n").text
+    assert "layer = nn.Dense(2, 3, has_bias=False)" in text
+    monkeypatch.chdir(tmp_path)  # MindSpore writes rank_0/ into the working directory
+    namespace: dict = {}
+    exec(compile(text, "converted.py", "exec"), namespace)
+    assert [p.name for p in namespace["layer"].trainable_params()] == ["weight"]

@@ -292,6 +292,10 @@ def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset
                 plan.problems.append(f"{text}: {row.note}" if row is not None and row.note else text)
             continue
         text = code(arg.value).strip()
+        if text == "None" and defaults.get(tname) in ("True", "False"):
+            # a flag PyTorch tests for truth (nn.Linear(2, 2, bias=None) has no bias); MindSpore's wants a bool
+            arg, text = arg.with_changes(value=cst.Name("False")), "False"
+            plan.notes.append(f"{tname}=None -> {tname}=False (PyTorch reads the flag's truth)")
         # the tables flag the tensor operand's dtype support as "differs", not a change of meaning, however it is passed
         if row is not None and row.relation == "differs" and tname not in ("input", "x", "other") \
                 and not same_literal(text, defaults.get(tname)) and not (sig.pad_mode and tname == "padding"):
