@@ -16,6 +16,7 @@ from ..apis.signatures import fix_commas, parameter_names, plan_with_signature
 from ..apis.verdict_hook import known_broken, spelled
 from ..core import rules
 from ..core.context import ConversionContext
+from ..core.layout import keyword_index
 from ..core.names import code, dotted, resolve, without_calls
 from ..data import checkpoints
 from . import absent_methods, inplace, scatter
@@ -58,13 +59,28 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
     name = _method(updated)
     if name is None or resolve(original.func, ctx.aliases) is not None:
         return None
-    for exact in (scatter.method, exact_forms.method):  # forms MindSpore lacks on CPU, written with local helpers
+    for exact in (scatter.method, exact_forms.method, _split_axis):  # forms MindSpore lacks on CPU
         new = exact(ctx, original, updated, name)
         if new is not None:
             return new
     return inplace.method(ctx, original, updated, name,
                           lambda c, o, u, n: _mapped_method(c, o, u, n, ambiguous=frozenset()),
                           lambda finish: _known_method(ctx, original, updated, name, finish))
+
+
+def _split_axis(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str) -> cst.Call | None:
+    """x.split(size, dim=d) -> x.split(size, axis=d). MindSpore 2.10 reads dim= as its other overload, whose
+    SplitTensor kernel CPU lacks in a compiled graph (a compiled training step over nanoGPT's attention,
+    `qkv.split(n_embd, dim=2)`, failed to build); axis= is the classic Split, the same pieces. A str's
+    split has no dim=, so the keyword says it is a tensor's."""
+    index = keyword_index(list(updated.args), "dim") if name == "split" else None
+    if index is None:
+        return None
+    args = list(updated.args)
+    args[index] = args[index].with_changes(keyword=cst.Name("axis"))
+    ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.split", "mindspore.Tensor.split",
+               "split(..., dim=) -> split(..., axis=): CPU has no kernel for the dim= overload in a compiled graph")
+    return updated.with_changes(args=args)
 
 
 def _known_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, finish):
