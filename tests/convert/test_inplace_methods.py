@@ -80,7 +80,7 @@ def test_methods_that_mutate_stay():
 
 def test_what_cannot_be_written_is_marked():
     source = ("import torch\nx = torch.zeros(3)\nx[1:].add_(1)\nmake().mul_(2)\nx[0].uniform_()\n"
-              "x.eq_(x)\np = torch.nn.Parameter(torch.zeros(3))\nlr = 0.1\n"
+              "x.unsqueeze_(0)\np = torch.nn.Parameter(torch.zeros(3))\nlr = 0.1\n"
               "with torch.no_grad():\n    p.data.add_(p.grad, alpha=-lr)\n")
     result = convert_source(source)
     marked = {u.line: u.action for u in result.unconverted}

@@ -35,6 +35,12 @@ HINTS = {
                    "takes int32 indices only (and has no bool or complex kernel)",
 }
 
+# in-place methods whose out-of-place form differs only in dtype (bool, or the ints' promotion): PyTorch
+# keeps x's dtype, so the value is cast back, x.assign_value(x.lt(y).astype(x.dtype))
+SAME_DTYPE = frozenset({"eq_", "ne_", "not_equal_", "lt_", "le_", "gt_", "ge_", "less_", "less_equal_", "greater_",
+                        "greater_equal_", "logical_and_", "logical_or_", "logical_xor_", "logical_not_",
+                        "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_"})
+
 # In-place methods that work as they are on MindSpore (or change no values)
 KEEP = frozenset({"copy_", "requires_grad_", "share_memory_", "retain_grad_", "fill_diagonal_", "scatter_",
                   "cauchy_"})  # the last three: the mapping tables' own entries (_mapped() below)
@@ -154,7 +160,7 @@ def _rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
     if kind == "grad" or _mentions_grad(a.value for a in updated.args):
         return _mark_grad(ctx, original, updated, name)
     if name not in FRESH:
-        if row is None or row.get("tensor") == "unprobed" or not row.get("out_of_place_ok"):
+        if name not in SAME_DTYPE and (row is None or row.get("tensor") == "unprobed" or not row.get("out_of_place_ok")):
             hint = HINTS.get(name) or f"write x.assign_value(x.{(row or {}).get('out_of_place', name[:-1])}(...))"
             ctx.mark(original, rules.TENSOR_METHOD, api,
                      f"{_status(row or {}, name)} and its out-of-place form was not measured equal to PyTorch's: "
@@ -179,7 +185,7 @@ def _rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
             value = value.with_changes(args=[value.args[0].with_changes(
                 comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), *value.args[1:]])
         return _write_back(ctx, original, updated, receiver, value, name, function.rsplit(".", 1)[1], kind)
-    base = row.get("out_of_place") or name[:-1]
+    base = (row or {}).get("out_of_place") or name[:-1]
     entry = ctx.classic.get(f"torch.Tensor.{base}")
     out_of_place = updated.with_changes(func=updated.func.with_changes(attr=cst.Name(base)))  # type: ignore[union-attr]
     marks = len(ctx.unconverted)
@@ -195,6 +201,9 @@ def _rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
                      "x.assign_value(...)")
             return updated
         value = out_of_place
+    if name in SAME_DTYPE:
+        value = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("astype")),
+                         args=[cst.Arg(value=cst.Attribute(value=receiver, attr=cst.Name("dtype")))])
     return _write_back(ctx, original, updated, receiver, value, name, base, kind)
 
 
