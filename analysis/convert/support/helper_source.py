@@ -1793,6 +1793,15 @@ def adaptive_avg_pool3d(input, output_size):
     return ops.adaptive_avg_pool3d(input, output_size)
 
 
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """F.adaptive_max_pool3d with ops.adaptive_max_pool3d, which refuses None in output_size (PyTorch keeps
+    the input's size there) and returns int32 indices (PyTorch's are int64)."""
+    size = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 3
+    size = tuple(input.shape[i - 3] if s is None else s for i, s in enumerate(size))
+    out = ops.adaptive_max_pool3d(input, size, return_indices)
+    return (out[0], out[1].astype(mindspore.int64)) if return_indices else out
+
+
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """F.avg_pool3d with ops.avg_pool3d, whose stride defaults to 1 (not to kernel_size), whose padding

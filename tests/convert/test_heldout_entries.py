@@ -1,0 +1,92 @@
+"""Calls the tables left unmapped (the converter wrote "no MindSpore counterpart" and kept torch) that
+MindSpore 2.10 computes the same on CPU: F.huber_loss, torch.special.softmax/round/multigammaln,
+torch.linalg.diagonal/det, torch.cov, torch.channel_shuffle, and F.adaptive_max_pool3d through a helper
+(None in output_size, int64 indices). The script runs with PyTorch, its conversion with MindSpore; every
+result compares by shape, dtype and value. A form MindSpore cannot take (round's decimals) stays marked."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analysis.convert import convert_source
+from tests.convert.test_inplace_fill import _run  # runs a script in its own folder, returns its RESULT
+
+SOURCE = '''
+import json
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+rng = np.random.default_rng(11)
+x = torch.tensor((rng.standard_normal((3, 4)) * 3).astype(np.float32))
+t = torch.tensor(rng.standard_normal((3, 4)).astype(np.float32))
+row = torch.tensor(rng.standard_normal(4).astype(np.float64))
+cube = torch.tensor(rng.standard_normal((2, 3, 4)).astype(np.float64))
+square = torch.tensor(rng.standard_normal((2, 3, 3)).astype(np.float32))
+image = torch.tensor(rng.standard_normal((1, 2, 5, 6, 7)).astype(np.float32))
+out = {}
+out["huber"] = F.huber_loss(x, t)
+out["huber_sum"] = F.huber_loss(x, t, reduction="sum", delta=0.5)
+out["huber_none"] = F.huber_loss(input=x, target=t, reduction="none", delta=2.0)
+out["huber_pos"] = F.huber_loss(x, t, "mean", 1.5)
+out["softmax"] = torch.special.softmax(x, 0)
+out["softmax_kw"] = torch.special.softmax(x, dim=1, dtype=torch.float64)
+out["round"] = torch.special.round(x)
+out["round_half"] = torch.special.round(torch.tensor([0.5, 1.5, 2.5, -0.5]))
+out["diag"] = torch.linalg.diagonal(cube)
+out["diag_kw"] = torch.linalg.diagonal(cube, offset=1, dim1=0, dim2=2)
+out["diag_A"] = torch.linalg.diagonal(A=cube, dim1=-1, dim2=-2)
+out["det"] = torch.linalg.det(square)
+out["det_A"] = torch.linalg.det(A=square[0])
+out["cov"] = torch.cov(x)
+out["cov_kw"] = torch.cov(input=x.double(), correction=0)
+out["cov_row"] = torch.cov(row)
+out["shuffle"] = torch.channel_shuffle(image[0].reshape(1, 2, 5, 42).repeat(1, 2, 1, 1), 2)
+out["mvlgamma"] = torch.special.multigammaln(x.abs() + 2, 2)
+out["mvlgamma_kw"] = torch.special.multigammaln(input=x.abs() + 3, p=3)
+out["amp"] = F.adaptive_max_pool3d(image, 2)
+out["amp_none"] = F.adaptive_max_pool3d(image, (None, 3, 2))
+values, indices = F.adaptive_max_pool3d(image[0], (2, 3, 4), return_indices=True)
+out["amp_values"] = values
+out["amp_indices"] = indices
+out["amp_kw"] = F.adaptive_max_pool3d(input=image, output_size=(5, 1, None))
+
+
+def record(v):
+    a = v.detach().numpy() if hasattr(v, "detach") else v.asnumpy()
+    return [str(a.dtype), list(a.shape), a.astype(np.float64).round(5).tolist()]
+
+
+print("RESULT " + json.dumps({k: record(v) for k, v in out.items()}))
+'''
+
+
+def test_unmapped_calls_are_converted():
+    result = convert_source(SOURCE)
+    assert "import torch" not in result.text
+    assert not result.unconverted, [u.action for u in result.unconverted]
+    assert "ops.huber_loss(" in result.text and "ops.mvlgamma(" in result.text
+
+
+def test_round_with_decimals_stays_marked():
+    result = convert_source("import torch\nx = torch.ones(3)\ny = torch.special.round(x, decimals=2)\n")
+    assert [u.torch_api for u in result.unconverted] == ["torch.special.round"]
+    assert "scale by 10**decimals" in result.unconverted[0].action
+
+
+def test_huber_loss_with_a_weight_stays_marked():
+    result = convert_source("import torch\nimport torch.nn.functional as F\nx = torch.ones(3)\n"
+                            "w = torch.ones(3)\ny = F.huber_loss(x, x, weight=w)\n")
+    assert [u.torch_api for u in result.unconverted] == ["torch.nn.functional.huber_loss"]
+
+
+@pytest.mark.slow
+def test_converted_values_match_pytorch(tmp_path):
+    torch_out = _run(tmp_path / "torch", SOURCE)
+    ms_out = _run(tmp_path / "ms", convert_source(SOURCE).text)
+    assert set(ms_out) == set(torch_out)
+    for key, (dtype, shape, values) in torch_out.items():
+        got_dtype, got_shape, got = ms_out[key]
+        assert (got_dtype, got_shape) == (dtype, shape), key
+        np.testing.assert_allclose(np.array(got), np.array(values), rtol=1e-4, atol=1e-5, err_msg=key)
+    assert torch_out["amp_indices"][0] == "int64" and torch_out["round_half"][2] == [0.0, 2.0, 2.0, -0.0]
