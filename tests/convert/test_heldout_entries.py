@@ -38,6 +38,7 @@ out["diag_kw"] = torch.linalg.diagonal(cube, offset=1, dim1=0, dim2=2)
 out["diag_A"] = torch.linalg.diagonal(A=cube, dim1=-1, dim2=-2)
 out["det"] = torch.linalg.det(square)
 out["det_A"] = torch.linalg.det(A=square[0])
+out["det_empty"] = torch.linalg.det(torch.zeros(2, 0, 0))
 out["cov"] = torch.cov(x)
 out["cov_kw"] = torch.cov(input=x.double(), correction=0)
 out["cov_row"] = torch.cov(row)
@@ -65,7 +66,7 @@ def test_unmapped_calls_are_converted():
     result = convert_source(SOURCE)
     assert "import torch" not in result.text
     assert not result.unconverted, [u.action for u in result.unconverted]
-    assert "ops.huber_loss(" in result.text and "ops.mvlgamma(" in result.text
+    assert "ops.huber_loss(" in result.text and "ops.mvlgamma(" in result.text and "linalg_det(" in result.text
 
 
 def test_round_with_decimals_stays_marked():

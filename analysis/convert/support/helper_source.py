@@ -1802,6 +1802,13 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     return (out[0], out[1].astype(mindspore.int64)) if return_indices else out
 
 
+def linalg_det(A):
+    """torch.linalg.det with ops.det, whose kernel refuses a 0x0 matrix (its determinant is 1)."""
+    if A.shape[-1] == 0:
+        return ops.ones(A.shape[:-2], A.dtype)
+    return ops.det(A)
+
+
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """F.avg_pool3d with ops.avg_pool3d, whose stride defaults to 1 (not to kernel_size), whose padding
