@@ -2,10 +2,16 @@
 PaddlePaddle/PaConvert (a PyTorch->Paddle converter), whose `tests/test_<api>.py` files each hold
 PyTorch snippets and the names of the variables its test compares.
 
-    python bench/heldout_calls.py [--tests-dir DIR] [--files N] [--workers 2] [--json OUT] [--silent OUT]
+    python bench/heldout_calls.py [--half dev|test] [--tests-dir DIR] [--files N] [--workers 2] [--json OUT]
+                                  [--silent OUT]
 
-The test files are public code: they are kept outside the repository (default: environment HELDOUT_DIR,
-else /work/heldout/paconvert/tests) and only verdicts are written here, never their code.
+The test files are public code: they are kept outside the repository and only verdicts are written here,
+never their code. Two halves, each a folder of files fetched in the sample's order (below):
+- dev (environment HELDOUT_DIR, else /work/heldout/paconvert/tests): the first 184 files (candidates 1-216
+  of the shuffled list), the half the converter's fixes were made against;
+- test (environment HELDOUT_TEST_DIR, else /work/heldout/paconvert/tests_test): the files that come next in
+  the same order, fetched after the fixes and measured once, with nothing changed for them.
+The JSON keeps one report per half (its "halves" key); a run replaces its own half's report only.
 
 How it measures:
 1. The sample (bench/heldout_sample.py): torch's documented public APIs (torch, torch.Tensor, torch.nn
@@ -54,7 +60,8 @@ from bench.heldout_sample import SEED, candidates, test_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_JSON = ROOT / "bench" / "heldout_calls.json"
-DEFAULT_DIR = Path(os.environ.get("HELDOUT_DIR", "/work/heldout/paconvert/tests"))
+HALF_DIRS = {"dev": Path(os.environ.get("HELDOUT_DIR", "/work/heldout/paconvert/tests")),
+             "test": Path(os.environ.get("HELDOUT_TEST_DIR", "/work/heldout/paconvert/tests_test"))}
 FAMILIES = ("torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "others")
 FINAL = 10 ** 6  # the chunk number of the last record: the compared names' final values
 ANALYZER_ONLY = "no marker in the code, the analyzer says "  # a reason's start: marked in the report only
@@ -160,14 +167,20 @@ def read_cases(path: Path, sampled: str | None = None) -> list[dict]:
 def sample_files(tests_dir: Path, limit: int | None) -> tuple[list[tuple[Path, str]], int]:
     """The test files of the sample, in the sample's order (the first `limit` present), and the rank in
     the shuffled list of the last one taken."""
+    files, _, last = sample_ranks(tests_dir, limit)
+    return files, last
+
+
+def sample_ranks(tests_dir: Path, limit: int | None) -> tuple[list[tuple[Path, str]], int, int]:
+    """sample_files() with the rank of the first file taken too (a later half starts past 1)."""
     present = {p.name: p for p in tests_dir.glob("test_*.py")}
-    files, last = [], 0
+    files, first, last = [], 0, 0
     for rank, api in enumerate(candidates(), 1):
         name = Path(test_file(api)).name
         if name in present and not (limit and len(files) == limit):
             files.append((present[name], api))
-            last = rank
-    return files, last
+            first, last = first or rank, rank
+    return files, first, last
 
 
 # --- running and judging ------------------------------------------------------------------------------
@@ -277,7 +290,7 @@ def measure(tests_dir: Path, limit: int | None, workers: int, log=print) -> dict
     from analysis.verify.workers import run_all
 
     start = time.monotonic()
-    files, looked = sample_files(tests_dir, limit)
+    files, first, looked = sample_ranks(tests_dir, limit)
     cases = [case for path, api in files for case in read_cases(path, api)]
     log(f"{len(files)} test files ({looked} candidates of the shuffled list), {len(cases)} cases")
     for case in cases:
@@ -312,7 +325,7 @@ def measure(tests_dir: Path, limit: int | None, workers: int, log=print) -> dict
         row["markers"] = case["markers"][:2]
         rows.append(row)
     return {"rows": rows, "files": [p.name for p, _ in files], "candidates_looked_up": looked,
-            "seconds": round(time.monotonic() - start)}
+            "first_candidate": first, "seconds": round(time.monotonic() - start)}
 
 
 def rates(rows: list[dict], key: str) -> dict:
@@ -335,15 +348,25 @@ def summarize(rows: list[dict], key: str) -> dict:
     return out
 
 
+def with_half(old: dict, name: str, half: dict, versions: dict) -> dict:
+    """The report with one half's measurement put in (the other half's kept as it was)."""
+    return {**versions, "seed": SEED, "source": "PaddlePaddle/PaConvert tests/ (per-API test files)",
+            "halves": {**old.get("halves", {}), name: half}}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tests-dir", type=Path, default=DEFAULT_DIR, help="PaConvert's tests/ (fetched copies)")
+    parser.add_argument("--half", choices=sorted(HALF_DIRS), default="dev",
+                        help="which half of the sample (its folder, and its key in the JSON)")
+    parser.add_argument("--tests-dir", type=Path, default=None,
+                        help="the half's fetched test files (default: the half's folder, see above)")
     parser.add_argument("--files", type=int, default=None, help="only the first N files of the sample")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     parser.add_argument("--silent", type=Path, default=Path("/tmp/heldout-silent.txt"),
                         help="the silent cases with their reasons (no code), grouped by reason")
     args = parser.parse_args()
+    args.tests_dir = args.tests_dir or HALF_DIRS[args.half]
     if not args.tests_dir.is_dir():
         parser.error(f"no test folder at {args.tests_dir} (set --tests-dir or HELDOUT_DIR)")
     result = measure(args.tests_dir, args.files, args.workers)
@@ -360,12 +383,13 @@ def main() -> int:
     import mindspore
     import torch
 
-    report = {"torch": torch.__version__, "mindspore": mindspore.__version__, "seed": SEED,
-              "source": "PaddlePaddle/PaConvert tests/ (per-API test files)", "files": len(result["files"]),
-              "candidates_looked_up": result["candidates_looked_up"], "seconds": result["seconds"],
-              "summary": summary,
-              "cases": [{k: r[k] for k in ("api", "family", "test", "verdict", "lenient", "reason", "lenient_reason")
-                         if k in r} for r in rows]}
+    half = {"files": len(result["files"]), "first_candidate": result["first_candidate"],
+            "candidates_looked_up": result["candidates_looked_up"], "seconds": result["seconds"],
+            "summary": summary,
+            "cases": [{k: r[k] for k in ("api", "family", "test", "verdict", "lenient", "reason", "lenient_reason")
+                       if k in r} for r in rows]}
+    old = json.loads(args.json.read_text(encoding="utf-8")) if args.json.exists() else {}
+    report = with_half(old, args.half, half, {"torch": torch.__version__, "mindspore": mindspore.__version__})
     args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(f"{result['seconds']} s; silent cases listed in {args.silent}")
     return 0

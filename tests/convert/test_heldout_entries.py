@@ -1,7 +1,8 @@
 """Calls the tables left unmapped (the converter wrote "no MindSpore counterpart" and kept torch) that
-MindSpore 2.10 computes the same on CPU: F.huber_loss, torch.special.softmax/round/multigammaln,
-torch.linalg.diagonal/det, torch.cov, torch.channel_shuffle, and F.adaptive_max_pool3d through a helper
-(None in output_size, int64 indices). The script runs with PyTorch, its conversion with MindSpore; every
+MindSpore 2.10 computes the same on CPU: F.huber_loss, torch.special.softmax/round,
+torch.linalg.diagonal, torch.cov, torch.channel_shuffle; and through helpers F.adaptive_max_pool3d
+(None in output_size, int64 indices), torch.linalg.det (0x0) and torch.special.multigammaln (PyTorch's formula
+below (p-1)/2). The script runs with PyTorch, its conversion with MindSpore; every
 result compares by shape, dtype and value. A form MindSpore cannot take (round's decimals) stays marked."""
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ out["cov_row"] = torch.cov(row)
 out["shuffle"] = torch.channel_shuffle(image[0].reshape(1, 2, 5, 42).repeat(1, 2, 1, 1), 2)
 out["mvlgamma"] = torch.special.multigammaln(x.abs() + 2, 2)
 out["mvlgamma_kw"] = torch.special.multigammaln(input=x.abs() + 3, p=3)
+out["mvlgamma_low"] = torch.special.multigammaln(torch.tensor([0.34, 1.5, 0.73, -0.3]), 2)
 out["amp"] = F.adaptive_max_pool3d(image, 2)
 out["amp_none"] = F.adaptive_max_pool3d(image, (None, 3, 2))
 values, indices = F.adaptive_max_pool3d(image[0], (2, 3, 4), return_indices=True)
@@ -66,7 +68,7 @@ def test_unmapped_calls_are_converted():
     result = convert_source(SOURCE)
     assert "import torch" not in result.text
     assert not result.unconverted, [u.action for u in result.unconverted]
-    assert "ops.huber_loss(" in result.text and "ops.mvlgamma(" in result.text and "linalg_det(" in result.text
+    assert "ops.huber_loss(" in result.text and "multigammaln(" in result.text and "linalg_det(" in result.text
 
 
 def test_round_with_decimals_stays_marked():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.heldout_calls import FINAL, family, instrument, read_cases, sample_files  # noqa: E402
+from bench.heldout_calls import FINAL, family, instrument, read_cases, sample_files, sample_ranks, with_half  # noqa: E402
 from bench.heldout_sample import candidates  # noqa: E402
 from bench.heldout_sample import test_file as paconvert_file  # noqa: E402 (not collected as a test)
 
@@ -94,3 +94,14 @@ def test_the_sample_order_is_the_seeds_and_files_follow_it(tmp_path):
     files, last = sample_files(tmp_path, None)
     assert [api for _, api in files] == [order[3], order[7]] and last == 8
     assert family("torch.linalg.det") == "others" and family("torch.Tensor.abs") == "torch.Tensor"
+
+
+def test_a_later_half_starts_past_the_first_candidate_and_keeps_the_other_half(tmp_path):
+    order = candidates()
+    for api in (order[300], order[220]):
+        (tmp_path / Path(paconvert_file(api)).name).write_text(FILE, encoding="utf-8")
+    files, first, last = sample_ranks(tmp_path, None)
+    assert [api for _, api in files] == [order[220], order[300]] and (first, last) == (221, 301)
+    report = with_half({"halves": {"dev": {"files": 184}}}, "test", {"files": 2}, {"torch": "t"})
+    assert report["halves"] == {"dev": {"files": 184}, "test": {"files": 2}} and report["torch"] == "t"
+    assert with_half(report, "dev", {"files": 3}, {})["halves"]["test"] == {"files": 2}

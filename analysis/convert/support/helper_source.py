@@ -1809,6 +1809,13 @@ def linalg_det(A):
     return ops.det(A)
 
 
+def multigammaln(input, p):
+    """torch.special.multigammaln as PyTorch computes it, p(p-1)/4 log(pi) + sum_j lgamma(input - j/2); MindSpore's
+    mvlgamma gives other values where input <= (p-1)/2, which PyTorch computes all the same."""
+    halves = ops.arange(p).astype(input.dtype) / 2
+    return ops.lgamma(input.unsqueeze(-1) - halves).sum(-1) + p * (p - 1) / 4 * 1.1447298858494002  # log(pi)
+
+
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """F.avg_pool3d with ops.avg_pool3d, whose stride defaults to 1 (not to kernel_size), whose padding
