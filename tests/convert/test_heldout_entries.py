@@ -1,8 +1,8 @@
 """Calls the tables left unmapped (the converter wrote "no MindSpore counterpart" and kept torch) that
 MindSpore 2.10 computes the same on CPU: F.huber_loss, torch.special.softmax/round,
 torch.linalg.diagonal, torch.cov, torch.channel_shuffle; and through helpers F.adaptive_max_pool3d
-(None in output_size, int64 indices), torch.linalg.det (0x0) and torch.special.multigammaln (PyTorch's formula
-below (p-1)/2). The script runs with PyTorch, its conversion with MindSpore; every
+(None in output_size, int64 indices), torch.linalg.det (0x0), torch.special.multigammaln (PyTorch's formula
+below (p-1)/2) and torch.quantile / x.quantile (no Quantile kernel on CPU: sorted and picked). The script runs with PyTorch, its conversion with MindSpore; every
 result compares by shape, dtype and value. A form MindSpore cannot take (round's decimals) stays marked."""
 from __future__ import annotations
 
@@ -53,6 +53,13 @@ values, indices = F.adaptive_max_pool3d(image[0], (2, 3, 4), return_indices=True
 out["amp_values"] = values
 out["amp_indices"] = indices
 out["amp_kw"] = F.adaptive_max_pool3d(input=image, output_size=(5, 1, None))
+out["quantile"] = torch.quantile(x, 0.3)
+out["quantile_dim"] = x.quantile(torch.tensor([0.1, 0.5, 0.9]), 1, True)
+out["quantile_kw"] = torch.quantile(cube, q=0.75, dim=-1, interpolation="midpoint")
+out["quantile_nearest"] = cube.quantile(0.4, dim=0, interpolation="nearest")
+out["quantile_all_kept"] = torch.quantile(input=cube, q=torch.tensor([0.5, 1.0], dtype=torch.float64), keepdim=True)
+out["quantile_nan"] = torch.quantile(torch.tensor([[1.0, float("nan"), 3.0], [4.0, 5.0, 6.0]]), 0.5, dim=1,
+                                     interpolation="lower")
 
 
 def record(v):
@@ -69,6 +76,7 @@ def test_unmapped_calls_are_converted():
     assert "import torch" not in result.text
     assert not result.unconverted, [u.action for u in result.unconverted]
     assert "ops.huber_loss(" in result.text and "multigammaln(" in result.text and "linalg_det(" in result.text
+    assert "quantile(x, 0.3)" in result.text and ".quantile(" not in result.text
 
 
 def test_round_with_decimals_stays_marked():

@@ -1816,6 +1816,35 @@ def multigammaln(input, p):
     return ops.lgamma(input.unsqueeze(-1) - halves).sum(-1) + p * (p - 1) / 4 * 1.1447298858494002  # log(pi)
 
 
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """torch.quantile by sorting and picking (MindSpore 2.10 has no Quantile kernel on CPU): PyTorch's ranks
+    q * (n - 1), the five interpolations, NaN where a reduced slice holds one, the quantiles first in the
+    result and none for a scalar q."""
+    x = input.reshape(-1) if dim is None else input
+    axis = 0 if dim is None else dim % x.ndim
+    qs = q.astype(x.dtype) if isinstance(q, mindspore.Tensor) else mindspore.tensor(q, x.dtype)
+    ranks = qs.reshape(-1) * (x.shape[axis] - 1)
+    ordered = ops.sort(x.movedim(axis, -1), axis=-1)[0]
+    below, above = ops.floor(ranks), ops.ceil(ranks)
+    if interpolation == "nearest":
+        below = above = ops.round(ranks)
+    low = ops.gather(ordered, below.astype(mindspore.int64), axis=-1)
+    high = ops.gather(ordered, above.astype(mindspore.int64), axis=-1)
+    if interpolation == "lower":
+        out = low
+    elif interpolation == "higher":
+        out = high
+    elif interpolation == "midpoint":
+        out = (low + high) / 2
+    else:
+        out = low + (high - low) * (ranks - below)
+    out = ops.where(ops.isnan(ordered).any(-1, keep_dims=True), ops.full_like(out, float("nan")), out)
+    out = out.movedim(-1, 0)
+    if keepdim:
+        out = out.unsqueeze(axis + 1) if dim is not None else out.reshape(out.shape[:1] + (1,) * input.ndim)
+    return out.squeeze(0) if qs.ndim == 0 else out
+
+
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """F.avg_pool3d with ops.avg_pool3d, whose stride defaults to 1 (not to kernel_size), whose padding
