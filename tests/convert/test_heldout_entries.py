@@ -2,7 +2,8 @@
 MindSpore 2.10 computes the same on CPU: F.huber_loss, torch.special.softmax/round,
 torch.linalg.diagonal, torch.cov, torch.channel_shuffle; and through helpers F.adaptive_max_pool3d
 (None in output_size, int64 indices), torch.linalg.det (0x0), torch.special.multigammaln (PyTorch's formula
-below (p-1)/2) and torch.quantile / x.quantile (no Quantile kernel on CPU: sorted and picked). The script runs with PyTorch, its conversion with MindSpore; every
+below (p-1)/2), torch.quantile / x.quantile (no Quantile kernel on CPU: sorted and picked) and
+torch.nextafter / x.nextafter / x.nextafter_ (one step of the bits; MindSpore's float32 kernel returns its input). The script runs with PyTorch, its conversion with MindSpore; every
 result compares by shape, dtype and value. A form MindSpore cannot take (round's decimals) stays marked."""
 from __future__ import annotations
 
@@ -58,16 +59,26 @@ out["quantile_dim"] = x.quantile(torch.tensor([0.1, 0.5, 0.9]), 1, True)
 out["quantile_kw"] = torch.quantile(cube, q=0.75, dim=-1, interpolation="midpoint")
 out["quantile_nearest"] = cube.quantile(0.4, dim=0, interpolation="nearest")
 out["quantile_all_kept"] = torch.quantile(input=cube, q=torch.tensor([0.5, 1.0], dtype=torch.float64), keepdim=True)
+near = torch.tensor([1.0, -2.0, 0.0, -0.0, 5.0, 1e-45, -1e-45, 3.4028235e38, float("inf"), float("nan")])
+toward = torch.tensor([0.0, -3.0, 1.0, -1.0, 5.0, -1.0, 1.0, float("inf"), 0.0, 1.0])
+out["next"] = torch.nextafter(near, toward)
+out["next_method"] = near.double().nextafter(toward.double())
+out["next_broadcast"] = torch.nextafter(torch.tensor([[1.0], [2.0]]), torch.tensor([0.0, 5.0]))
+stepped = torch.tensor([1.0, -2.0, 0.0, -0.0, 5.0, 3.4028235e38])  # MindSpore's clone() flushes subnormals
+stepped.nextafter_(torch.tensor([0.0, -3.0, 1.0, -1.0, 5.0, float("inf")]))
+out["next_in_place"] = stepped
 out["quantile_nan"] = torch.quantile(torch.tensor([[1.0, float("nan"), 3.0], [4.0, 5.0, 6.0]]), 0.5, dim=1,
                                      interpolation="lower")
 
 
-def record(v):
+def record(key, v):
     a = v.detach().numpy() if hasattr(v, "detach") else v.asnumpy()
+    if key.startswith("next"):  # one step of the last bit: compared as the bits themselves
+        return [str(a.dtype), list(a.shape), np.ascontiguousarray(a).tobytes().hex()]
     return [str(a.dtype), list(a.shape), a.astype(np.float64).round(5).tolist()]
 
 
-print("RESULT " + json.dumps({k: record(v) for k, v in out.items()}))
+print("RESULT " + json.dumps({k: record(k, v) for k, v in out.items()}))
 '''
 
 
@@ -77,6 +88,7 @@ def test_unmapped_calls_are_converted():
     assert not result.unconverted, [u.action for u in result.unconverted]
     assert "ops.huber_loss(" in result.text and "multigammaln(" in result.text and "linalg_det(" in result.text
     assert "quantile(x, 0.3)" in result.text and ".quantile(" not in result.text
+    assert "stepped.assign_value(nextafter(stepped, " in result.text
 
 
 def test_round_with_decimals_stays_marked():
@@ -99,5 +111,8 @@ def test_converted_values_match_pytorch(tmp_path):
     for key, (dtype, shape, values) in torch_out.items():
         got_dtype, got_shape, got = ms_out[key]
         assert (got_dtype, got_shape) == (dtype, shape), key
-        np.testing.assert_allclose(np.array(got), np.array(values), rtol=1e-4, atol=1e-5, err_msg=key)
+        if key.startswith("next"):
+            assert got == values, key
+        else:
+            np.testing.assert_allclose(np.array(got), np.array(values), rtol=1e-4, atol=1e-5, err_msg=key)
     assert torch_out["amp_indices"][0] == "int64" and torch_out["round_half"][2] == [0.0, 2.0, 2.0, -0.0]

@@ -1845,6 +1845,25 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return out.squeeze(0) if qs.ndim == 0 else out
 
 
+def nextafter(input, other):
+    """torch.nextafter as one step of the value's bits toward other, the bits read as integers ordered like
+    the floats (MindSpore 2.10's nextafter returns float32 values unchanged on CPU, and its comparisons read
+    subnormals as zero); other float dtypes go to ops.nextafter."""
+    ints = {mindspore.float32: mindspore.int32, mindspore.float64: mindspore.int64}.get(input.dtype)
+    if ints is None:
+        return ops.nextafter(input, other)
+    shape = (input + other.astype(input.dtype)).shape  # the broadcast shape
+    x, y = ops.broadcast_to(input, shape), ops.broadcast_to(other.astype(input.dtype), shape)
+    lowest = -2 ** (31 if ints == mindspore.int32 else 63)  # the bits of -0.0
+    xb, yb = x.view(ints), y.view(ints)
+    xo = ops.where(xb >= 0, xb, lowest - xb)  # ordered like the floats, both zeros at 0
+    yo = ops.where(yb >= 0, yb, lowest - yb)
+    stepped = xo + ops.where(yo > xo, 1, -1).astype(ints)
+    stepped = ops.where((stepped > 0) | ((stepped == 0) & (xb >= 0)), stepped, lowest - stepped).view(input.dtype)
+    out = ops.where(xo == yo, y, stepped)
+    return ops.where(ops.isnan(x) | ops.isnan(y), ops.full_like(out, float("nan")), out)
+
+
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """F.avg_pool3d with ops.avg_pool3d, whose stride defaults to 1 (not to kernel_size), whose padding
