@@ -3,7 +3,8 @@ MindSpore 2.10 computes the same on CPU: F.huber_loss, torch.special.softmax/rou
 torch.linalg.diagonal, torch.cov, torch.channel_shuffle; and through helpers F.adaptive_max_pool3d
 (None in output_size, int64 indices), torch.linalg.det (0x0), torch.special.multigammaln (PyTorch's formula
 below (p-1)/2), torch.quantile / x.quantile (no Quantile kernel on CPU: sorted and picked) and
-torch.nextafter / x.nextafter / x.nextafter_ (one step of the bits; MindSpore's float32 kernel returns its input). The script runs with PyTorch, its conversion with MindSpore; every
+torch.nextafter / x.nextafter / x.nextafter_ (one step of the bits; MindSpore's float32 kernel returns its input);
+x.histogram goes to torch.histogram's helper. The script runs with PyTorch, its conversion with MindSpore; every
 result compares by shape, dtype and value. A form MindSpore cannot take (round's decimals) stays marked."""
 from __future__ import annotations
 
@@ -67,6 +68,11 @@ out["next_broadcast"] = torch.nextafter(torch.tensor([[1.0], [2.0]]), torch.tens
 stepped = torch.tensor([1.0, -2.0, 0.0, -0.0, 5.0, 3.4028235e38])  # MindSpore's clone() flushes subnormals
 stepped.nextafter_(torch.tensor([0.0, -3.0, 1.0, -1.0, 5.0, float("inf")]))
 out["next_in_place"] = stepped
+counts, edges = x.histogram(bins=4, range=(-3.0, 3.0))
+out["hist"], out["hist_edges"] = counts, edges
+weighted, _ = cube.reshape(-1).histogram(torch.tensor([-2.0, 0.0, 0.5, 2.5], dtype=torch.float64), weight=cube.reshape(-1).abs(),
+                                         density=True)
+out["hist_weighted"] = weighted
 out["quantile_nan"] = torch.quantile(torch.tensor([[1.0, float("nan"), 3.0], [4.0, 5.0, 6.0]]), 0.5, dim=1,
                                      interpolation="lower")
 
@@ -88,7 +94,7 @@ def test_unmapped_calls_are_converted():
     assert not result.unconverted, [u.action for u in result.unconverted]
     assert "ops.huber_loss(" in result.text and "multigammaln(" in result.text and "linalg_det(" in result.text
     assert "quantile(x, 0.3)" in result.text and ".quantile(" not in result.text
-    assert "stepped.assign_value(nextafter(stepped, " in result.text
+    assert "stepped.assign_value(nextafter(stepped, " in result.text and ".histogram(" not in result.text
 
 
 def test_round_with_decimals_stays_marked():
