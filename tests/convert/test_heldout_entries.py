@@ -64,6 +64,7 @@ near = torch.tensor([1.0, -2.0, 0.0, -0.0, 5.0, 1e-45, -1e-45, 3.4028235e38, flo
 toward = torch.tensor([0.0, -3.0, 1.0, -1.0, 5.0, -1.0, 1.0, float("inf"), 0.0, 1.0])
 out["next"] = torch.nextafter(near, toward)
 out["next_method"] = near.double().nextafter(toward.double())
+out["next_half"] = torch.nextafter(near.half(), toward.half())
 out["next_broadcast"] = torch.nextafter(torch.tensor([[1.0], [2.0]]), torch.tensor([0.0, 5.0]))
 stepped = torch.tensor([1.0, -2.0, 0.0, -0.0, 5.0, 3.4028235e38])  # MindSpore's clone() flushes subnormals
 stepped.nextafter_(torch.tensor([0.0, -3.0, 1.0, -1.0, 5.0, float("inf")]))

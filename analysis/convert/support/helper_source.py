@@ -1847,14 +1847,15 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 def nextafter(input, other):
     """torch.nextafter as one step of the value's bits toward other, the bits read as integers ordered like
-    the floats (MindSpore 2.10's nextafter returns float32 values unchanged on CPU, and its comparisons read
-    subnormals as zero); other float dtypes go to ops.nextafter."""
-    ints = {mindspore.float32: mindspore.int32, mindspore.float64: mindspore.int64}.get(input.dtype)
+    the floats (MindSpore 2.10's nextafter returns float32 values unchanged on CPU and refuses float16, and its
+    comparisons read subnormals as zero); other dtypes go to ops.nextafter."""
+    ints = {mindspore.float16: mindspore.int16, mindspore.float32: mindspore.int32,
+            mindspore.float64: mindspore.int64}.get(input.dtype)
     if ints is None:
         return ops.nextafter(input, other)
     shape = (input + other.astype(input.dtype)).shape  # the broadcast shape
     x, y = ops.broadcast_to(input, shape), ops.broadcast_to(other.astype(input.dtype), shape)
-    lowest = -2 ** (31 if ints == mindspore.int32 else 63)  # the bits of -0.0
+    lowest = -2 ** {mindspore.int16: 15, mindspore.int32: 31, mindspore.int64: 63}[ints]  # the bits of -0.0
     xb, yb = x.view(ints), y.view(ints)
     xo = ops.where(xb >= 0, xb, lowest - xb)  # ordered like the floats, both zeros at 0
     yo = ops.where(yb >= 0, yb, lowest - yb)
