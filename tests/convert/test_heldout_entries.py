@@ -4,7 +4,8 @@ torch.linalg.diagonal, torch.cov, torch.channel_shuffle; and through helpers F.a
 (None in output_size, int64 indices), torch.linalg.det (0x0), torch.special.multigammaln (PyTorch's formula
 below (p-1)/2), torch.quantile / x.quantile (no Quantile kernel on CPU: sorted and picked) and
 torch.nextafter / x.nextafter / x.nextafter_ (one step of the bits; MindSpore's float32 kernel returns its input);
-x.histogram goes to torch.histogram's helper. The script runs with PyTorch, its conversion with MindSpore; every
+x.histogram goes to torch.histogram's helper; x.gcd and narrow_copy, which the tables lack, map to MindSpore's
+gcd and narrow. The script runs with PyTorch, its conversion with MindSpore; every
 result compares by shape, dtype and value. A form MindSpore cannot take (round's decimals) stays marked."""
 from __future__ import annotations
 
@@ -74,6 +75,14 @@ out["hist"], out["hist_edges"] = counts, edges
 weighted, _ = cube.reshape(-1).histogram(torch.tensor([-2.0, 0.0, 0.5, 2.5], dtype=torch.float64), weight=cube.reshape(-1).abs(),
                                          density=True)
 out["hist_weighted"] = weighted
+ints = torch.tensor(np.array([[12, 18, 7, 0], [5, 10, 15, 20]], dtype=np.int32))
+out["gcd_method"] = ints.gcd(torch.tensor(np.array([[8, 6, 7, 5], [3, 4, 5, 6]], dtype=np.int32)))
+out["gcd_kw"] = ints.long().gcd(other=torch.tensor(np.array([4, 4, 4, 4])))
+grid = torch.arange(24.0).reshape(2, 3, 4)
+out["narrow"] = grid.narrow_copy(1, 1, 2)
+out["narrow_kw"] = grid.narrow_copy(dim=-1, start=torch.tensor(2), length=1)
+out["narrow_fn"] = torch.narrow_copy(grid[0], 0, 0, 2)
+out["narrow_back"] = grid.narrow_copy(-1, torch.tensor(-2), 1)
 out["quantile_nan"] = torch.quantile(torch.tensor([[1.0, float("nan"), 3.0], [4.0, 5.0, 6.0]]), 0.5, dim=1,
                                      interpolation="lower")
 

@@ -1,4 +1,4 @@
-"""In-place comparisons, logical and integer-bitwise methods (x.lt_(y), x.logical_or_(y), n.bitwise_xor_(m))
+"""In-place comparisons, logical and integer-bitwise methods (x.lt_(y), x.logical_or_(y), n.bitwise_xor_(m), n.gcd_(m))
 keep x's dtype in PyTorch: x holds 0/1 (or the bits) in its own dtype afterwards. MindSpore has none of
 them in place and the out-of-place forms return bool, so the conversion writes the out-of-place value
 cast back: x.assign_value(x.lt(y).astype(x.dtype)). Both frameworks run; x's values and dtype compare."""
@@ -32,6 +32,15 @@ out["xor"] = [n.numpy().tolist(), str(n.dtype).split(".")[-1].lower()]
 g = torch.tensor(np.array([12, 18, 7, 0], dtype=np.int32))
 g.bitwise_and_(torch.tensor(np.array([10, 6, 7, 5], dtype=np.int32)))
 out["and"] = [g.numpy().tolist(), str(g.dtype).split(".")[-1].lower()]
+d = torch.tensor(np.array([12, 18, 7, 0], dtype=np.int64))
+d.gcd_(torch.tensor(np.array([8, 6, 7, 5], dtype=np.int64)))
+out["gcd"] = [d.numpy().tolist(), str(d.dtype).split(".")[-1].lower()]
+m = torch.tensor(np.array([4, 6, 7, 0], dtype=np.int32))
+m.lcm_(torch.tensor(np.array([6, 4, 7, 5], dtype=np.int32)))
+out["lcm"] = [m.numpy().tolist(), str(m.dtype).split(".")[-1].lower()]
+s8 = torch.tensor(np.array([-2, -7, 31], dtype=np.int32))
+s8.bitwise_left_shift_(torch.tensor(np.array([1, 0, 3], dtype=np.int32)))
+out["shift"] = [s8.numpy().tolist(), str(s8.dtype).split(".")[-1].lower()]
 f = torch.tensor(base)
 f.logical_not_()
 out["not"] = [f.numpy().tolist(), str(f.dtype).split(".")[-1].lower()]
@@ -62,3 +71,4 @@ def test_in_place_comparisons_match_pytorch(tmp_path):
     ms_out = _run(tmp_path / "ms", result.text)
     assert ms_out == torch_out
     assert torch_out["lt_"][0] == [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]] and torch_out["xor"][0] == [5, 8, 0, 7]
+    assert torch_out["gcd"][0] == [4, 6, 7, 5] and torch_out["lcm"][0] == [12, 12, 7, 0]

@@ -35,11 +35,13 @@ HINTS = {
                    "takes int32 indices only (and has no bool or complex kernel)",
 }
 
-# in-place methods whose out-of-place form differs only in dtype (bool, or the ints' promotion): PyTorch
-# keeps x's dtype, so the value is cast back, x.assign_value(x.lt(y).astype(x.dtype))
+# in-place methods written back cast to x's dtype, x.assign_value(x.lt(y).astype(x.dtype)): comparisons and
+# logical ones give bool where PyTorch keeps x's dtype; the integer ones (bitwise, shifts, gcd, lcm) went unprobed
+# (the probe fills float tensors), their out-of-place forms keep the ints' dtype and the cast is a no-op
 SAME_DTYPE = frozenset({"eq_", "ne_", "not_equal_", "lt_", "le_", "gt_", "ge_", "less_", "less_equal_", "greater_",
                         "greater_equal_", "logical_and_", "logical_or_", "logical_xor_", "logical_not_",
-                        "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_"})
+                        "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_", "bitwise_left_shift_",
+                        "bitwise_right_shift_", "gcd_", "lcm_"})
 
 # In-place methods that work as they are on MindSpore (or change no values)
 KEEP = frozenset({"copy_", "requires_grad_", "share_memory_", "retain_grad_", "fill_diagonal_", "scatter_",
