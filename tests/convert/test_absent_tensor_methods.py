@@ -17,14 +17,14 @@ HEADER = "import torch\n"
 
 # (name, PyTorch block, start of the marked statement, variable it assigns): the receiver is a bound name or a torch call
 ABSENT = [
-    ("bound_name", "grid = torch.linspace(0.0, 1.0, 7)\nmiddle = grid.narrow_copy(0, 2, 3)\n",
+    ("bound_name", "grid = torch.linspace(0.0, 1.0, 7)\nmiddle = grid.resolve_conj()\n",
      "middle = ", "middle"),
     ("torch_call_receiver", "picked = torch.arange(5.0).take_along_dim(torch.tensor([4, 1]))\n",
      "picked = ", "picked"),
     ("keyword_arguments", "w = torch.full((2, 2), -1.5)\nplain = w.resolve_neg()\nsame = w.is_same_size(other=w)\n",
      "same = ", "same"),
     # MindSpore's namesake exists but takes axis=/keepdims=: a TypeError as written
-    ("keyword_the_namesake_lacks", "s = torch.tensor([[4.0, 1.0], [2.0, 8.0]])\nq = s.quantile(0.25, dim=0, keepdim=True)\n",
+    ("keyword_the_namesake_lacks", "s = torch.tensor([[4.0, 1.0], [2.0, 8.0]])\nq = s.nanquantile(0.25, dim=0, keepdim=True)\n",
      "q = ", "q"),
 ]
 

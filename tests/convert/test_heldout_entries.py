@@ -132,3 +132,13 @@ def test_converted_values_match_pytorch(tmp_path):
         else:
             np.testing.assert_allclose(np.array(got), np.array(values), rtol=1e-4, atol=1e-5, err_msg=key)
     assert torch_out["amp_indices"][0] == "int64" and torch_out["round_half"][2] == [0.0, 2.0, 2.0, -0.0]
+
+
+def test_a_method_of_the_files_own_class_stays_a_method():
+    # the helpers take a tensor first: a class of the file's own with a method of that name keeps its call
+    source = ("import torch\nclass Window:\n    def quantile(self, q):\n        return q\n    def gcd(self, a, b):\n"
+              "        return a\nwin = Window()\na = win.quantile(0.5)\nb = win.gcd(2, 3)\n"
+              "x = torch.tensor([4, 6])\nc = x.gcd(torch.tensor([2, 4]))\nd = x.float().quantile(0.5)\n")
+    text = convert_source(source).text
+    assert "a = win.quantile(0.5)" in text and "b = win.gcd(2, 3)" in text
+    assert "c = kernel_dtypes(\"gcd\"" in text and "quantile(x.float(), 0.5)" in text.replace("ms_quantile", "quantile")

@@ -125,11 +125,25 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, e
     text = code(receiver)
     if text in ("self", "cls") or text.startswith("self.") or layer_call(ctx, updated):
         return None
+    from .exact_forms import tensor_receiver  # (imported here: exact_forms imports this module's neighbours)
+
+    if updated.func.attr.value in own_methods(ctx) and not tensor_receiver(ctx, original.func.value):  # type: ignore[union-attr]
+        return None  # win.narrow_copy(2, 3) where the file's own class defines narrow_copy
     if getattr(receiver, "lpar", None):
         receiver = receiver.with_changes(lpar=[], rpar=[])  # now an argument: its parentheses are redundant
     first = cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if updated.args
                     else cst.MaybeSentinel.DEFAULT)
     return helper_call(ctx, original, updated.with_changes(args=[first, *updated.args]), entry.torch, entry)
+
+
+def own_methods(ctx: ConversionContext) -> frozenset[str]:
+    """Names of the methods the file's own classes define (read once per file)."""
+    found = ctx.__dict__.get("_own_methods")
+    if found is None:
+        classes = [node for node in ast.walk(ctx.tree) if isinstance(node, ast.ClassDef)] if ctx.tree else []
+        found = ctx.__dict__["_own_methods"] = frozenset(
+            item.name for node in classes for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return found
 
 
 def layer_call(ctx: ConversionContext, call: cst.Call) -> bool:

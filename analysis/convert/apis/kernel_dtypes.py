@@ -121,10 +121,13 @@ def method(ctx: ConversionContext, original: cst.Call, new: cst.BaseExpression) 
     func = original.func
     if not isinstance(func, cst.Attribute) or not isinstance(new, cst.Call) or _is_bridged(ctx, new):
         return new
+    from .composed import own_methods
+
     casts = casts_for(f"torch.Tensor.{func.attr.value}")
     receiver = func.value
     if not casts or (isinstance(receiver, cst.Name) and (receiver.value == "self" or receiver.value in ctx.aliases)) \
-            or (func.attr.value in SHARED_METHODS and not tensor_receiver(ctx, receiver)) \
+            or ((func.attr.value in SHARED_METHODS or func.attr.value in own_methods(ctx))
+                and not tensor_receiver(ctx, receiver)) \
             or _never_refused(ctx, receiver, casts):
         return new
     api = f"torch.Tensor.{func.attr.value}"
