@@ -10,7 +10,8 @@ never their code. Two halves, each a folder of files fetched in the sample's ord
 - dev (environment HELDOUT_DIR, else /work/heldout/paconvert/tests): the first 184 files (candidates 1-216
   of the shuffled list), the half the converter's fixes were made against;
 - test (environment HELDOUT_TEST_DIR, else /work/heldout/paconvert/tests_test): the files that come next in
-  the same order, fetched after the fixes and measured once, with nothing changed for them.
+  the same order (121 files, candidates 217-353), fetched after the fixes and measured once, with nothing
+  changed for them.
 The JSON keeps one report per half (its "halves" key); a run replaces its own half's report only.
 
 How it measures:
