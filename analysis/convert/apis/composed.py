@@ -20,6 +20,7 @@ import libcst as cst
 from analysis.knowledge.mapping import ApiEntry, signature_parameters
 
 from ..core import rules
+from ..core.bound import tensor_receiver
 from ..core.context import ConversionContext
 from ..core.names import code
 from ..support import helpers
@@ -125,8 +126,6 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, e
     text = code(receiver)
     if text in ("self", "cls") or text.startswith("self.") or layer_call(ctx, updated):
         return None
-    from .exact_forms import tensor_receiver  # (imported here: exact_forms imports this module's neighbours)
-
     if updated.func.attr.value in own_methods(ctx) and not tensor_receiver(ctx, original.func.value):  # type: ignore[union-attr]
         return None  # win.narrow_copy(2, 3) where the file's own class defines narrow_copy
     if getattr(receiver, "lpar", None):

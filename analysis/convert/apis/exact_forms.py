@@ -18,7 +18,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..core import rules
-from ..core.bound import SIZE
+from ..core.bound import SIZE, tensor_receiver
 from ..core.context import ConversionContext
 from ..core.names import code, dotted, resolve
 from ..support import helpers
@@ -58,25 +58,6 @@ def bind(args, positional: tuple[str, ...], keyword_only: tuple[str, ...] = ()) 
 # method names numpy arrays or pandas objects share with PyTorch's tensors: converted only where the
 # receiver is known to be a tensor (numpy's a.round(decimals=2) is no tensor call)
 SHARED_NAMES = frozenset({"round"})
-
-
-def tensor_receiver(ctx: ConversionContext, node: cst.BaseExpression) -> bool:
-    """Whether node is known to be a PyTorch tensor: a torch function's result (torch.tensor(...),
-    torch.randn(...)), a tensor method's result on one, or a name every assignment binds to a torch
-    function's result (bound.py); classes (nn.Linear) and torch.Size are no tensors."""
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-            and resolve(node.func, ctx.aliases) is None:
-        node = node.func.value  # x.float().round(...): the tensor the chain starts from
-    if isinstance(node, cst.Call):
-        kind = resolve(node.func, ctx.aliases)
-    else:
-        name = dotted(node)
-        kind = ctx.bound.get(name) if name else None
-    if not kind or not kind.startswith("torch.") or kind == SIZE:
-        return False
-    if kind.rsplit(".", 1)[1][:1].isupper() or kind.startswith(("torch.optim.", "torch.utils.", "torch.cuda.")):
-        return False
-    return not kind.startswith("torch.nn.") or kind.startswith("torch.nn.functional.")
 
 
 def helper_call(ctx: ConversionContext, original: cst.Call, helper: str, values: list[cst.BaseExpression],

@@ -19,7 +19,8 @@ import libcst as cst
 
 from ..core.context import ConversionContext
 from ..support import helpers
-from .exact_forms import SHARED_NAMES, tensor_receiver
+from ..core.bound import tensor_receiver
+from .exact_forms import SHARED_NAMES
 from .stated_dtypes import dtype_class, expression_class
 
 DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "kernel_dtypes.json"

@@ -9,7 +9,9 @@ from __future__ import annotations
 import ast
 
 from . import astwalk
-from .names import dotted_ast as _dotted, resolve_text
+import libcst as cst
+
+from .names import dotted, dotted_ast as _dotted, resolve, resolve_text
 
 SIZE = "torch.Size"  # x.size() / x.shape: a tuple after conversion
 INSTANCE = "instance:"  # prefix: an instance of a class the file calls by a plain name
@@ -83,3 +85,22 @@ def bindings(tree: ast.Module | None, aliases: dict[str, str], kind=kind_of,
                 seen.setdefault(name, []).append(None)
     return {key: kinds[0] for key, kinds in seen.items()
             if kinds[0] is not None and all(kind == kinds[0] for kind in kinds)}
+
+
+def tensor_receiver(ctx, node: cst.BaseExpression) -> bool:
+    """Whether node is known to be a PyTorch tensor: a torch function's result (torch.tensor(...),
+    torch.randn(...)), a tensor method's result on one, or a name every assignment binds to a torch
+    function's result (bound.py); classes (nn.Linear) and torch.Size are no tensors."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and resolve(node.func, ctx.aliases) is None:
+        node = node.func.value  # x.float().round(...): the tensor the chain starts from
+    if isinstance(node, cst.Call):
+        kind = resolve(node.func, ctx.aliases)
+    else:
+        name = dotted(node)
+        kind = ctx.bound.get(name) if name else None
+    if not kind or not kind.startswith("torch.") or kind == SIZE:
+        return False
+    if kind.rsplit(".", 1)[1][:1].isupper() or kind.startswith(("torch.optim.", "torch.utils.", "torch.cuda.")):
+        return False
+    return not kind.startswith("torch.nn.") or kind.startswith("torch.nn.functional.")

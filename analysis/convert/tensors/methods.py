@@ -15,6 +15,7 @@ from ..apis.mapped import dtype_name
 from ..apis.signatures import fix_commas, parameter_names, plan_with_signature
 from ..apis.verdict_hook import known_broken, spelled
 from ..core import rules
+from ..core.bound import tensor_receiver
 from ..core.context import ConversionContext
 from ..core.layout import keyword_index
 from ..core.names import code, dotted, resolve, without_calls
@@ -376,7 +377,7 @@ def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call
         if receiver_text in ("self", "cls") or receiver_text.startswith("self.") or not entry.torch_signature \
                 or len(updated.args) > len(parameter_names(entry.torch_signature)):
             return None
-        if name in NUMPY_METHODS and not exact_forms.tensor_receiver(ctx, _receiver(original)):
+        if name in NUMPY_METHODS and not tensor_receiver(ctx, _receiver(original)):
             return exact_forms.helper_call(ctx, original, NUMPY_METHODS[name], [_receiver(updated), *(a.value for a in updated.args)],
                                            api=entry.torch, why="a tensor's or a numpy array's, decided when it runs",
                                            rule_id=rules.TENSOR_METHOD)

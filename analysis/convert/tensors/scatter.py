@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..apis.exact_forms import bind, tensor_receiver
+from ..apis.exact_forms import bind
+from ..core.bound import tensor_receiver
 from ..apis.signatures import fix_commas
 from ..core import rules
 from ..core.context import ConversionContext
