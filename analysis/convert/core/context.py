@@ -70,6 +70,7 @@ class ConversionContext:
     dropped: dict[int, tuple[str, str, str]] = field(default_factory=dict)  # statement -> (rule, api, note): removed
     accumulation: dict[int, object] = field(default_factory=dict)  # loop body / block -> accumulation.Plan
     statement_marks: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)  # statement -> marks
+    inert_contexts: set[str] = field(default_factory=set)  # names bound only to nullcontext()/autocast (inert.py)
     autocast_decorators: set[int] = field(default_factory=set)  # @autocast(...) calls the definition drops
     step_notes: dict[int, str] = field(default_factory=dict)  # backward()/step() call -> its mark when left
     hoisted: dict[int, list] = field(default_factory=dict)

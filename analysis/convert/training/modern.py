@@ -23,7 +23,7 @@ import libcst as cst
 
 from ..core import rules
 from ..core.names import code, resolve
-from . import accumulation, grouplr, paramgroups
+from . import accumulation, grouplr, inert, paramgroups
 
 AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
                       "torch.amp.autocast_mode.autocast"})
@@ -82,6 +82,8 @@ def prepare(ctx, module: cst.Module, source: str) -> cst.Module:
             ctx.outline = None  # `g['lr'] = lr` holds no torch: the walk must visit it
     if "autocast" in source:
         module.visit(_Decorators(ctx))
+    if ("nullcontext" in source or "autocast" in source) and "backward" in source:
+        inert.plan(ctx, tree if tree is not None else _parse(source))  # `with ctx:` a compiled forward drops
     return module
 
 

@@ -31,7 +31,7 @@ from ..core.names import code, resolve
 from ..core.result import Change
 from ..support import helpers
 from ..apis import loop_draws
-from . import hoist
+from . import hoist, inert
 from .steps import (STEP_METHODS, _free_reads, assigned_names, definite_writes, expr_call, is_zero_grad, plan_steps,
                     read_counts, read_names, split_region)
 
@@ -454,12 +454,17 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
                         f"{', '.join(sorted(stale))}, computed in an earlier step, carries no gradient into this "
                         f"one ({plan.loss}): compute it inside this step from inputs kept for it")
         statements = loop_draws.inside_graph(ctx, recomputed + statements)
+        # `with ctx:` over nullcontext()/autocast: the step's statements without it (a graph takes no `with`)
+        statements, contexts = inert.unwrap(ctx, statements) if frame is not None else (statements, [])
         log += [(assigned_names(s), s) for s in statements]
         log += [(assigned_names(body[i]), None) for i in (*seg.after, *range(plan.back + 1, plan.last + 1))]
         between = range(plan.back + 1, plan.step)
         opts = (plan.opt, *plan.others)
-        hoisted = frame is not None and id(original) not in ctx.accumulation and not set(opts) & frame.varying \
-            and all(id(expr_call(body[i])) in ctx.clip_rewrites for i in between)
+        # a gradient accumulation's micro-step: the compiled step returns the grads, the loop sums them
+        accumulating = id(original) in ctx.accumulation
+        hoisted = frame is not None and not set(opts) & frame.varying \
+            and all(id(expr_call(body[i])) in ctx.clip_rewrites for i in between) \
+            and not (accumulating and (len(opts) > 1 or plan.step != plan.back + 1))
         # a network the loop builds again (a fold's fresh model) would be an argument: the step stays in the loop
         if hoisted and not hoist.networks_built_in(ctx, hoist.forward_params(statements, seg.params, frame)):
             params_list = hoist.forward_params(statements, seg.params, frame)
@@ -495,8 +500,11 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
             blocker = blocker or hoist.name_clash(ctx, statements) or _state_clash(opts)
             prefixes += [] if blocker else _state_prefixes(ctx, opts)
             step = [f"{outputs}, grads = {grad_name}({params})"]
-            step += [ctx.clip_rewrites[id(expr_call(body[i]))] for i in between]
-            step += [*applied, f"return {returned}"]
+            if accumulating:
+                step += [f"return {returned}, grads"]
+            else:
+                step += [ctx.clip_rewrites[id(expr_call(body[i]))] for i in between]
+                step += [*applied, f"return {returned}"]
             # compiled as mindspore.jit would, at a tenth of its fixed cost per call (helper_training.py)
             decorator = "" if blocker else f"@{helpers.use(ctx, 'compiled_step')}\n"
             modes = "" if blocker else hoist.modes_argument(ctx, statements)
@@ -506,13 +514,22 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
                                            + "".join(f"    {line}\n" for line in step))
             ctx.hoisted.setdefault(id(original), []).extend(
                 [*(cst.parse_statement(line) for line in prefixes), forward, grad_line, step_def])
-            new_body.append(cst.parse_statement(f"{returned} = {step_name}({call_args})").with_changes(leading_lines=lead))
-            new_body += [body[i] for i in seg.after]
+            if accumulating:  # `opt(grads)` becomes the sum (accumulation.after_step)
+                new_body.append(cst.parse_statement(f"{returned}, grads = {step_name}({call_args})")
+                                .with_changes(leading_lines=lead))
+                new_body += [body[i] for i in seg.after]
+                new_body += [cst.parse_statement(line) for line in applied]
+            else:
+                new_body.append(cst.parse_statement(f"{returned} = {step_name}({call_args})").with_changes(leading_lines=lead))
+                new_body += [body[i] for i in seg.after]
             done = plan.last + 1
             where = kept[originals[n].back] if n < len(originals) else original
             renamed = [line.split("(")[1].split(",")[0] if "prefix_optimizer_state" in line else line.split(".update_")[0]
                        for line in prefixes]
             how = ("compiled as one graph (compiled_step)" + (
+                f"; {', '.join(f'with {c}' for c in contexts)} dropped inside it (a null context once converted: it "
+                "changes nothing the block computes, and a graph takes no with statement)" if contexts else "") + (
+                "; it returns the gradients, which the loop sums (gradient accumulation)" if accumulating else "") + (
                 f"; parameter names of {', '.join(renamed)} prefixed with each network's or optimizer's name first "
                 "(one graph refuses two parameters of the same name); checkpoints saved from them carry the prefix"
                 if prefixes else "") if not blocker else f"not compiled: {blocker}; it runs op by op")
