@@ -171,6 +171,48 @@ for step in range(4):
     losses.append(loss.item())
 weight = model.inner.weight.detach().numpy()
 """,
+    # nanoGPT's forward: in `with ctx:`, ctx a nullcontext on CPU and autocast elsewhere (converted to a
+    # nullcontext too): the block computes the same without it
+    "forward_in_a_null_context": """# compare: losses, weight
+from contextlib import nullcontext
+device_type = "cpu"
+ctx = nullcontext() if device_type == "cpu" else torch.amp.autocast(device_type=device_type, dtype=torch.bfloat16)
+model = fill(nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)))
+optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
+criterion = nn.MSELoss()
+losses = []
+for step in range(4):
+    with ctx:
+        outputs = model(x * (1.0 + 0.1 * step))
+        loss = criterion(outputs, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+weight = model[0].weight.detach().numpy()
+""",
+    # nanoGPT's step: micro-batches whose scaled losses' gradients add up, clipped, then AdamW
+    "gradient_accumulation_in_a_null_context": """# compare: losses, weight
+import contextlib
+ctx = contextlib.nullcontext()
+model = fill(nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)))
+optimizer = torch.optim.AdamW(model.parameters(), lr=0.05, weight_decay=0.1)
+criterion = nn.MSELoss()
+micro_steps = 3
+losses = []
+for step in range(4):
+    for micro in range(micro_steps):
+        xb, yb = x[micro * 4:(micro + 1) * 4] * (1.0 + 0.1 * step), y[micro * 4:(micro + 1) * 4]
+        with ctx:
+            loss = criterion(model(xb), yb)
+            loss = loss / micro_steps
+        loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 0.05)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    losses.append(loss.item())
+weight = model[0].weight.detach().numpy()
+""",
 }
 
 
@@ -498,3 +540,51 @@ def test_a_step_graph_mode_refuses_runs_op_by_op_and_says_so(tmp_path, monkeypat
     assert "train_step did not compile as a graph" in capsys.readouterr().err
     second = step().asnumpy().item()
     assert second < first  # the fallback still trains: the gradients were applied
+
+
+def test_a_forward_in_a_null_context_compiles_without_the_with():
+    # a graph takes no `with`; a null context (autocast converts to one) changes nothing the block
+    # computes, so the step's forward holds the block's statements and compiles
+    result = convert_source(HEAD + SNIPPETS["forward_in_a_null_context"])
+    text = result.text
+    ast.parse(text)
+    forward = text[text.index("def forward_fn("):text.index("grad_fn =")]
+    assert "with ctx" not in forward and "    outputs = model(x * (1.0 + 0.1 * step))\n" in forward
+    assert "@compiled_step\ndef train_step(step, training_modes):" not in text  # the counter is read: not compiled
+    body = SNIPPETS["forward_in_a_null_context"].replace("x * (1.0 + 0.1 * step)", "x")
+    result = convert_source(HEAD + body)
+    assert "@compiled_step\ndef train_step(training_modes):" in result.text
+    note = next(c.description for c in result.changes if c.mindspore_api == "mindspore.value_and_grad")
+    assert "with ctx dropped inside it" in note
+
+
+def test_a_with_over_anything_else_keeps_the_step_uncompiled():
+    # ctx bound to something else somewhere in the file (here: torch.no_grad()) may change the block
+    for rebinding in ("ctx = torch.no_grad()\n", "def f(ctx):\n    return ctx\n", "for ctx in []:\n    pass\n"):
+        body = SNIPPETS["forward_in_a_null_context"].replace("x * (1.0 + 0.1 * step)", "x") \
+            .replace("model = fill(", rebinding + "model = fill(")
+        result = convert_source(HEAD + body)
+        assert "compiled_step" not in result.text and "with ctx:" in result.text, rebinding
+        note = next(c.description for c in result.changes if c.mindspore_api == "mindspore.value_and_grad")
+        assert "not compiled: it holds a with statement" in note, rebinding
+
+
+def test_gradient_accumulations_micro_step_compiles_and_returns_its_grads():
+    text = _convert("gradient_accumulation_in_a_null_context")
+    loop = text.index("for step in range(4):")
+    assert text.index("@compiled_step\ndef train_step(xb, yb, training_modes):") < loop
+    step = text[text.index("def train_step("):loop]
+    assert "return loss, grads" in step and "optimizer(" not in step  # applied once, after the micro-steps
+    assert "        loss, grads = train_step(xb, yb, (model.training,))\n" in text
+    assert "accumulated_grads = grads if accumulated_grads is None else" in text
+    # the summed gradients applied by a second compiled step, each its own argument (a tuple passed whole
+    # compiled anew at every call)
+    assert text.index("@compiled_step\ndef apply_grads(*accumulated_grads):\n    return optimizer(accumulated_grads)\n") < loop
+    assert "    accumulated_grads = ops.clip_by_norm(accumulated_grads, 0.05)\n    apply_grads(*accumulated_grads)\n" in text
+
+
+def test_null_context_and_accumulation_steps_train_like_pytorch():
+    names = ("forward_in_a_null_context", "gradient_accumulation_in_a_null_context")
+    snippets = [parse_snippet(name, HEAD + SNIPPETS[name]) for name in names]
+    verdicts = run_corpus(snippets, timeout=600)
+    assert verdicts == {s.name: "" for s in snippets}

@@ -536,7 +536,7 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
             ctx.change(where, rules.TRAIN_LOOP, "torch.Tensor.backward", "mindspore.value_and_grad",
                        f"zero_grad/backward/{'/'.join(f'{o}.step()' for o in opts)} -> {step_name}({params}), defined "
                        f"once before the loop: {name} (the computation from the inputs to {plan.loss}) + value_and_grad"
-                       f" + {'; '.join(applied)}, "
+                       f"{'' if accumulating else ' + ' + '; '.join(applied)}, "
                        f"{how}" + (f"; {', '.join(sorted(assigned_names_of(recomputed)))} recomputed inside it "
                                    "(computed by an earlier step, its gradient must reach this step's parameters)"
                                    if recomputed else ""))
