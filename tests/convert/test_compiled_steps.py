@@ -573,14 +573,23 @@ def test_gradient_accumulations_micro_step_compiles_and_returns_its_grads():
     text = _convert("gradient_accumulation_in_a_null_context")
     loop = text.index("for step in range(4):")
     assert text.index("@compiled_step\ndef train_step(xb, yb, training_modes):") < loop
-    step = text[text.index("def train_step("):loop]
+    step = text[text.index("def train_step("):text.index("def apply_grads(")]
     assert "return loss, grads" in step and "optimizer(" not in step  # applied once, after the micro-steps
     assert "        loss, grads = train_step(xb, yb, (model.training,))\n" in text
     assert "accumulated_grads = grads if accumulated_grads is None else" in text
-    # the summed gradients applied by a second compiled step, each its own argument (a tuple passed whole
-    # compiled anew at every call)
-    assert text.index("@compiled_step\ndef apply_grads(*accumulated_grads):\n    return optimizer(accumulated_grads)\n") < loop
-    assert "    accumulated_grads = ops.clip_by_norm(accumulated_grads, 0.05)\n    apply_grads(*accumulated_grads)\n" in text
+    # the summed gradients clipped and applied by a second compiled step, each its own argument (a tuple
+    # passed whole compiled anew at every call)
+    assert text.index("@compiled_step\ndef apply_grads(*accumulated_grads):\n"
+                      "    accumulated_grads = ops.clip_by_norm(accumulated_grads, 0.05)\n"
+                      "    return optimizer(accumulated_grads)\n") < loop
+    assert "    apply_grads(*accumulated_grads)\n    losses.append(" in text
+    # a clip reading what the loop changes stays in the loop: a graph would keep its first value
+    body = SNIPPETS["gradient_accumulation_in_a_null_context"].replace(
+        "model.parameters(), 0.05)", "model.parameters(), 0.05 * (step + 1))")
+    text = convert_source(HEAD + body).text
+    assert "def apply_grads(*accumulated_grads):\n    return optimizer(accumulated_grads)\n" in text
+    assert ("    accumulated_grads = ops.clip_by_norm(accumulated_grads, 0.05 * (step + 1))\n"
+            "    apply_grads(*accumulated_grads)\n") in text
 
 
 def test_null_context_and_accumulation_steps_train_like_pytorch():

@@ -206,11 +206,17 @@ def test_gradient_accumulation_sums_the_grads_of_the_micro_steps():
     result = convert_source(HEAD + SNIPPETS["gradient_accumulation"])
     text = result.text
     ast.parse(text)
-    assert "    accumulated_grads = None\n    for micro_step in range(steps):\n        def forward_fn():" in text
+    # the micro-step and the application of the sum are compiled steps defined before the loop (the
+    # `with ctx:` over a nullcontext dropped inside the forward)
+    assert text.index("def forward_fn(X, Y):\n    out = model(X)\n") < text.index("for it in range(4):")
+    assert "    accumulated_grads = None\n    for micro_step in range(steps):\n        loss, grads = train_step(" in text
     # the next batch is fetched after the gradient call (the forward reads the current one)
-    assert "loss, grads = grad_fn()\n        X, Y = get_batch(batch)\n        batch += 1\n" in text
-    assert ("        accumulated_grads = ops.clip_by_norm(accumulated_grads, grad_clip)\n"
-            "    optimizer(accumulated_grads)\n") in text
+    assert "loss, grads = train_step(X, Y, (model.training,))\n        X, Y = get_batch(batch)\n        batch += 1\n" in text
+    assert ("def apply_grads(*accumulated_grads):\n    if grad_clip != 0.0:\n"
+            "        accumulated_grads = ops.clip_by_norm(accumulated_grads, grad_clip)\n"
+            "    return optimizer(accumulated_grads)\n") in text
+    assert "        accumulated_grads = grads if accumulated_grads is None else" in text
+    assert "    apply_grads(*accumulated_grads)\n    losses.append(" in text
     assert not result.unconverted
 
 

@@ -35,7 +35,7 @@ from ..core import astwalk, rules
 from ..core.names import code, resolve
 from ..support import helpers
 from .hoist import unique
-from .steps import assigned_names, expr_call, method_receiver, plan_steps
+from .steps import assigned_names, expr_call, method_receiver, plan_steps, read_names
 
 ACC = "accumulated_grads"
 CLIPS = ("torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm", "torch.nn.utils.clip_grad_value_")
@@ -189,9 +189,9 @@ def _is_outer(ctx, block) -> bool:
     return any(isinstance(s, (cst.For, cst.While)) and id(s.body) in ctx.accumulation for s in block.body)
 
 
-def after_step(ctx, original: cst.CSTNode, updated, compiled: bool = False):
+def after_step(ctx, original: cst.CSTNode, updated, frame=None):
     """The loop body: `opt(grads)` -> the sum; the block holding the loop: the sum set to None before
-    the loop, the clipping on the sum, `opt.step()` -> `opt(sum)`. compiled: the block sits in a loop,
+    the loop, the clipping on the sum, `opt.step()` -> `opt(sum)`. frame: the scope's outermost loop around the block (hoist.LoopFrame),
     before which the optimizer's application is written once as a compiled step (ctx.hoisted)."""
     plan_ = ctx.accumulation.get(id(original))
     if plan_ is None:
@@ -203,7 +203,7 @@ def after_step(ctx, original: cst.CSTNode, updated, compiled: bool = False):
         if body == list(updated.body):  # plan() checked the rewrite takes it: never leave a step in the loop
             raise RuntimeError("gradient accumulation: the micro-step was not rewritten")
         return updated.with_changes(body=body)
-    body, seen_loop = [], False
+    body, seen_loop, clips = [], False, []
     for stmt in updated.body:
         if not seen_loop and isinstance(stmt, (cst.For, cst.While)) and f"{ACC} = grads if" in code(stmt):
             seen_loop = True
@@ -213,19 +213,29 @@ def after_step(ctx, original: cst.CSTNode, updated, compiled: bool = False):
         if seen_loop:
             if method_receiver(stmt, "step") == plan_.opt:
                 where = next((s for s in original.body if method_receiver(s, "step") == plan_.opt), original)
-                applied = _compiled_apply(ctx, original, where, plan_.opt) if compiled else plan_.opt
+                # the clipping goes into the compiled step when what it reads stays fixed while the loop runs
+                # (a graph keeps the values of the names it reads as constants: `if grad_clip != 0.0`)
+                inside = frame is not None and not (read_names(clips) - {ACC}) & frame.varying
+                applied = _compiled_apply(ctx, original, where, plan_.opt, clips if inside else []) \
+                    if frame is not None else plan_.opt
+                if applied == plan_.opt or not inside:
+                    body += clips
                 # each gradient its own argument: a tuple passed whole made the graph compile at every call
                 # (measured: 350 ms a call against 2 ms)
-                star = "*" if compiled and applied != plan_.opt else ""
-                body.append(cst.parse_statement(f"{applied}({star}{ACC})").with_changes(leading_lines=stmt.leading_lines))
-                seen_loop = False
+                star = "*" if applied != plan_.opt else ""
+                call = cst.parse_statement(f"{applied}({star}{ACC})")
+                lines = stmt.leading_lines if body and body[-1] in clips or not clips else \
+                    [*clips[0].leading_lines, *stmt.leading_lines]
+                body.append(call.with_changes(leading_lines=lines))
+                seen_loop, clips = False, []
                 continue
-            stmt = stmt.visit(_Clips(ctx))
+            clips.append(stmt.visit(_Clips(ctx)))
+            continue
         body.append(stmt)
     return updated.with_changes(body=body)
 
 
-def _compiled_apply(ctx, block, where, opt: str) -> str:
+def _compiled_apply(ctx, block, where, opt: str, clips: list[cst.BaseStatement]) -> str:
     """The name of a compiled step applying the summed gradients with opt, written before the loop
     (`@compiled_step def apply_grads(*accumulated_grads): return opt(accumulated_grads)`): op by op, an
     optimizer runs a few operators per parameter, as long as the micro-step itself on a small model.
@@ -235,11 +245,14 @@ def _compiled_apply(ctx, block, where, opt: str) -> str:
         return opt
     taken = ctx.step_names if ctx.step_names else ctx.step_names.update(_file_names(ctx)) or ctx.step_names
     name = unique("apply_grads", taken)
-    ctx.hoisted.setdefault(id(block), []).append(cst.parse_statement(
-        f"@{helpers.use(ctx, 'compiled_step')}\ndef {name}(*{ACC}):\n    return {opt}({ACC})\n"))
+    head = cst.parse_statement(f"@{helpers.use(ctx, 'compiled_step')}\ndef {name}(*{ACC}):\n    return {opt}({ACC})\n")
+    inner = [clips[0].with_changes(leading_lines=[]), *clips[1:]] if clips else []
+    ctx.hoisted.setdefault(id(block), []).append(head.with_changes(body=head.body.with_changes(
+        body=[*inner, *head.body.body])))
     ctx.change(where, rules.TRAIN_LOOP, "torch.optim.Optimizer.step", "mindspore.nn.Optimizer",
                f"{opt}.step() after gradient accumulation -> {name}(*{ACC}): the summed gradients applied by one "
-               "compiled graph (compiled_step), defined once before the loop")
+               "compiled graph (compiled_step), defined once before the loop"
+               + ("; the clipping with it" if clips else ""))
     return name
 
 

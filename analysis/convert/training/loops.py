@@ -129,7 +129,7 @@ class LoopRewrites(WalkState):
         frame = hoist.loop_frame(outer) if outer is not None else None
         updated = accumulation.before_step(self.ctx, original, updated)
         updated, stepped = optimizers.rewrite_step(self.ctx, original, updated, scope, in_loop, frame)
-        updated = accumulation.after_step(self.ctx, original, updated, compiled=frame is not None)
+        updated = accumulation.after_step(self.ctx, original, updated, frame)
         hoisted = self.ctx.hoisted.pop(id(original), None)
         if hoisted:
             self.hoist_before.setdefault(id(outer), []).extend(hoisted)
