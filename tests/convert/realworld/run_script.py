@@ -72,6 +72,7 @@ def main() -> None:
                 record(value.asnumpy().item() if hasattr(value, "asnumpy") else value)
                 return result
             run.inner = inner
+            run.recorder = True
             return run
 
         mindspore.value_and_grad = recording_value_and_grad
@@ -100,9 +101,12 @@ def main() -> None:
             if type(self).__name__ != "compiled_step":  # the converter's compiled step (support module)
                 return compile_and_run(self, *a, **k)
             if not getattr(self, "_unwrapped", False):
-                _unwrap_recorders(self.fn)
+                # a step that computes no gradient (the application of accumulated ones) records no loss
+                self._records = _unwrap_recorders(self.fn)
                 self._unwrapped = True
             result = compile_and_run(self, *a, **k)
+            if not self._records:
+                return result
             first = result[0] if isinstance(result, tuple) else result
             record(first.asnumpy().item() if hasattr(first, "asnumpy") else first)
             return result
@@ -122,15 +126,20 @@ def main() -> None:
         json.dump({"losses": losses, "times": times, "cpu_times": cpu_times, "status": status}, f)
 
 
-def _unwrap_recorders(fn) -> None:
-    """Put the plain gradient functions back where fn reads recording ones (its globals, its closure)."""
+def _unwrap_recorders(fn) -> bool:
+    """Put the plain gradient functions back where fn reads recording ones (its globals, its closure);
+    whether it read one. Only recorders: mindspore.ops has an `inner` of its own."""
+    found = False
     for name in fn.__code__.co_names:
         value = fn.__globals__.get(name)
-        if hasattr(value, "inner"):
+        if getattr(value, "recorder", False):
             fn.__globals__[name] = value.inner
+            found = True
     for cell in fn.__closure__ or ():
-        if hasattr(cell.cell_contents, "inner"):
+        if getattr(cell.cell_contents, "recorder", False):
             cell.cell_contents = cell.cell_contents.inner
+            found = True
+    return found
 
 
 if __name__ == "__main__":
