@@ -21,7 +21,9 @@ Only this shape is taken (plan() before the walk): a for/while loop whose body h
 
 The micro-step itself is rewritten by training.rewrite_step: before it runs on the loop body, a
 placeholder `opt.step()` is put after the backward; after it, the `opt(grads)` it wrote becomes the
-accumulation.
+accumulation. Inside an outer loop (a training loop, as nanoGPT's), both halves are compiled steps
+written before it: the micro-step's (hoist.py) returns the loss and the grads, and `apply_grads(*sum)`
+clips and applies the sum.
 """
 from __future__ import annotations
 
@@ -191,8 +193,9 @@ def _is_outer(ctx, block) -> bool:
 
 def after_step(ctx, original: cst.CSTNode, updated, frame=None):
     """The loop body: `opt(grads)` -> the sum; the block holding the loop: the sum set to None before
-    the loop, the clipping on the sum, `opt.step()` -> `opt(sum)`. frame: the scope's outermost loop around the block (hoist.LoopFrame),
-    before which the optimizer's application is written once as a compiled step (ctx.hoisted)."""
+    the loop, the clipping on the sum, `opt.step()` -> `opt(sum)`. frame: the scope's outermost loop
+    around the block (hoist.LoopFrame), before which the application (`opt(sum)`, with the clipping when
+    it reads nothing the loop assigns) is written once as a compiled step (ctx.hoisted)."""
     plan_ = ctx.accumulation.get(id(original))
     if plan_ is None:
         return updated
@@ -218,14 +221,13 @@ def after_step(ctx, original: cst.CSTNode, updated, frame=None):
                 inside = frame is not None and not (read_names(clips) - {ACC}) & frame.varying
                 applied = _compiled_apply(ctx, original, where, plan_.opt, clips if inside else []) \
                     if frame is not None else plan_.opt
-                if applied == plan_.opt or not inside:
-                    body += clips
+                moved = inside and applied != plan_.opt
+                body += [] if moved else clips
                 # each gradient its own argument: a tuple passed whole made the graph compile at every call
                 # (measured: 350 ms a call against 2 ms)
                 star = "*" if applied != plan_.opt else ""
                 call = cst.parse_statement(f"{applied}({star}{ACC})")
-                lines = stmt.leading_lines if body and body[-1] in clips or not clips else \
-                    [*clips[0].leading_lines, *stmt.leading_lines]
+                lines = [*clips[0].leading_lines, *stmt.leading_lines] if moved and clips else stmt.leading_lines
                 body.append(call.with_changes(leading_lines=lines))
                 seen_loop, clips = False, []
                 continue
