@@ -14,9 +14,11 @@ import libcst as cst
 
 from ..core import astwalk
 from ..core.names import resolve, resolve_text
-from . import modern  # its AUTOCAST names, read at call time (modern imports this module)
 
 NULL = "contextlib.nullcontext"
+# torch's autocast context managers (modern.py converts each to contextlib.nullcontext())
+AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
+                      "torch.amp.autocast_mode.autocast"})
 
 
 def plan(ctx, tree: ast.AST) -> None:
@@ -90,7 +92,7 @@ def _inert_name(name: str, imports: dict[str, str], aliases: dict[str, str], arg
     local = imports.get(head)
     if local is not None and (f"{local}.{rest}" if rest else local) == NULL:
         return not args and not keywords  # nullcontext(value) would hand value to `as`
-    return resolve_text(name, aliases) in modern.AUTOCAST
+    return resolve_text(name, aliases) in AUTOCAST
 
 
 def _bound(target: ast.expr) -> list[str]:
@@ -128,4 +130,4 @@ def _inert_cst(ctx, node: cst.BaseExpression) -> bool:
     if not isinstance(node, cst.Call) or node.args:
         return False
     text = cst.Module(body=[]).code_for_node(node.func)
-    return text in (NULL, ctx.spelling.spell(NULL)[0]) or resolve(node.func, ctx.aliases) in modern.AUTOCAST
+    return text in (NULL, ctx.spelling.spell(NULL)[0]) or resolve(node.func, ctx.aliases) in AUTOCAST

@@ -24,9 +24,8 @@ import libcst as cst
 from ..core import rules
 from ..core.names import code, resolve
 from . import accumulation, grouplr, inert, paramgroups
+from .inert import AUTOCAST
 
-AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
-                      "torch.amp.autocast_mode.autocast"})
 SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cpu.amp.GradScaler",
                      "torch.amp.grad_scaler.GradScaler"})
 HALF = frozenset({"torch.float16", "torch.half"})
