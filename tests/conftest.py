@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.parallel import isolate_redis
+
 # The converter's markers from PyTorch's samples (analysis/verify/sample_verdicts.py) change whenever the
 # verdicts are measured again; tests of other conversions read them only where the code states the dtype
 # (lenient mode). tests/verify/test_sample_verdicts.py tests the default (unknown dtype = any class).
 os.environ.setdefault("PORTING_STRICT_DTYPES", "0")
+isolate_redis()  # under xdist, each worker's Celery queues in a Redis database of its own
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_REPO = REPO_ROOT / "samples" / "pytorch_sample"
