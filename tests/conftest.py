@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.parallel import isolate_redis
+from tests.parallel import isolate_redis, slow_files_first, worker_index
 
 # The converter's markers from PyTorch's samples (analysis/verify/sample_verdicts.py) change whenever the
 # verdicts are measured again; tests of other conversions read them only where the code states the dtype
@@ -22,6 +22,12 @@ isolate_redis()  # under xdist, each worker's Celery queues in a Redis database 
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_REPO = REPO_ROOT / "samples" / "pytorch_sample"
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-django's database order, which it keeps within each part
+def pytest_collection_modifyitems(items):
+    if worker_index() is not None:  # collected by an xdist worker: the order the files are handed out in
+        slow_files_first(items)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -5,6 +5,10 @@ Celery's queues, results, broadcast replies and the unacked hash that orphan rec
 live in REDIS_URL's database, so the Celery worker one test starts would take the tasks of a test running
 in the other xdist worker, against the wrong test database. Worker gwN therefore uses database base + N of
 REDIS_URL (gw0 the database named, gw1 the next one). Run alone (no -n, or -n 0) nothing changes.
+
+Files go to the workers in collection order (bin/test passes --no-loadscope-reorder), and under xdist the
+files holding slow tests are collected first: the minutes-long end-to-end files start at once and the
+many quick files fill in behind them, instead of a long file starting last while the other worker idles.
 """
 from __future__ import annotations
 
@@ -50,3 +54,9 @@ def isolate_redis() -> None:
     app = sys.modules.get("workers.celery_app")
     if app is not None and app.app.configured:
         raise RuntimeError("the Celery app read its broker before the xdist worker's Redis database was set")
+
+
+def slow_files_first(items: list) -> None:
+    """Reorder `items` (in place, stably) so that every file with a test marked slow comes first."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import zipfile
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -31,7 +33,9 @@ from tests.conftest import REPO_ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True), pytest.mark.timeout(1800)]
 
-TUTORIAL = REPO_ROOT.parent / "shared" / "realworld" / "pytorch-tutorial"
+# PORTING_REALWORLD: where ../shared/realworld is for a checkout that has it elsewhere (as in
+# test_realworld_file_pages.py)
+TUTORIAL = Path(os.environ.get("PORTING_REALWORLD", REPO_ROOT.parent / "shared" / "realworld")) / "pytorch-tutorial"
 SARIF_SCHEMA = REPO_ROOT / "tests" / "analysis" / "data" / "sarif-schema-2.1.0.json"
 
 
