@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.parallel import isolate_redis, slow_files_first, worker_index
+from tests.parallel import distinct_node_ids, isolate_redis, slow_files_first, worker_index
 
 # The converter's markers from PyTorch's samples (analysis/verify/sample_verdicts.py) change whenever the
 # verdicts are measured again; tests of other conversions read them only where the code states the dtype
@@ -26,6 +26,7 @@ SAMPLE_REPO = REPO_ROOT / "samples" / "pytorch_sample"
 
 @pytest.hookimpl(trylast=True)  # after pytest-django's database order, which it keeps within each part
 def pytest_collection_modifyitems(items):
+    distinct_node_ids(items)
     if worker_index() is not None:  # collected by an xdist worker: the order the files are handed out in
         slow_files_first(items)
 

@@ -6,6 +6,10 @@ live in REDIS_URL's database, so the Celery worker one test starts would take th
 in the other xdist worker, against the wrong test database. Worker gwN therefore uses database base + N of
 REDIS_URL (gw0 the database named, gw1 the next one). Run alone (no -n, or -n 0) nothing changes.
 
+xdist hands out tests by node id, and a test id that two items share runs once: schemathesis gives each
+API operation of tests/api/test_schema_fuzz.py an item of its own under one id, so under xdist 1 of its 29
+operations was fuzzed. Such items get their own name as id (distinct_node_ids).
+
 Files go to the workers in collection order (bin/test passes --no-loadscope-reorder), and under xdist the
 files holding slow tests are collected first: the minutes-long end-to-end files start at once and the
 many quick files fill in behind them, instead of a long file starting last while the other worker idles.
@@ -60,3 +64,18 @@ def slow_files_first(items: list) -> None:
     """Reorder `items` (in place, stably) so that every file with a test marked slow comes first."""
     slow = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow)
+
+
+def distinct_node_ids(items: list) -> None:
+    """Give every item whose node id another item shares an id ending in its own name (the parameters)."""
+    seen: dict[str, int] = {}
+    for item in items:
+        seen[item.nodeid] = seen.get(item.nodeid, 0) + 1
+    for item in items:
+        if seen[item.nodeid] > 1:
+            from _pytest.nodeid import coerce_node_id  # pytest 9 keeps a node's id as a NodeId in _id
+
+            item._id = coerce_node_id(f"{item.parent.nodeid}::{item.name}")
+    ids = [item.nodeid for item in items]
+    if len(set(ids)) != len(ids):
+        raise RuntimeError("two tests still share a node id: xdist would run only one of them")  # pytest changed

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.parallel import NAMED_REDIS_URL, slow_files_first, worker_index, worker_redis_url
+from tests.parallel import NAMED_REDIS_URL, distinct_node_ids, slow_files_first, worker_index, worker_redis_url
 
 
 def test_worker_n_moves_n_databases_up_from_the_one_named():
@@ -42,3 +42,30 @@ def test_files_with_a_slow_test_go_first_and_keep_their_order():
              _item("d.py", "d1", slow=True), _item("b.py", "b3")]
     slow_files_first(items)
     assert [item.name for item in items] == ["b1", "b2", "d1", "b3", "a1", "c1"]
+
+
+class _Item:
+    """What distinct_node_ids reads of a pytest item: its node id (a property over _id), name, parent."""
+
+    def __init__(self, nodeid: str, name: str, parent):
+        self._id, self.name, self.parent = nodeid, name, parent
+
+    @property
+    def nodeid(self) -> str:
+        return str(self._id)
+
+
+def test_items_sharing_a_node_id_get_their_own_names_as_ids():
+    module = SimpleNamespace(nodeid="tests/api/test_fuzz.py")
+    items = [_Item("tests/api/test_fuzz.py::test_x", f"test_x[{op}]", module) for op in ("GET /a", "POST /a")]
+    items.append(_Item("tests/api/test_fuzz.py::test_y", "test_y", module))
+    distinct_node_ids(items)
+    assert [item.nodeid for item in items] == ["tests/api/test_fuzz.py::test_x[GET /a]",
+                                               "tests/api/test_fuzz.py::test_x[POST /a]", "tests/api/test_fuzz.py::test_y"]
+
+
+def test_every_schema_fuzz_operation_is_a_test_of_its_own(request):
+    ids = [item.nodeid for item in request.session.items if "test_schema_fuzz" in item.nodeid]
+    if not ids:
+        pytest.skip("tests/api/test_schema_fuzz.py is not collected in this run")
+    assert len(ids) == len(set(ids)) > 20, ids
