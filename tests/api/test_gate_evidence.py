@@ -187,7 +187,7 @@ def _tar_gz(files: dict[str, bytes]) -> bytes:
     ("empty.tar.gz", _tar_gz({}), "The archive is empty"),
     ("docs.zip", factories.zip_of({"repo/README.md": b"# hi\n", "repo/data.csv": b"1,2\n"}),
      "holds 2 files but no Python file (.py) or notebook (.ipynb)"),
-])
+], ids=["empty.zip", "empty.tar.gz", "docs.zip"])  # a .tar.gz's bytes hold its time: xdist's workers must agree on ids
 def test_an_upload_with_nothing_to_analyse_is_refused_by_form_and_api(world, client, name, data, words):
     before = Run.objects.count()
     client.login(username="alice", password=factories.PASSWORD)
