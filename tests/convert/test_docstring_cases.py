@@ -38,10 +38,11 @@ CASES = [
                     "y = torch.cat((idx, torch.multinomial(probs, num_samples=1)), dim=1)", "pass"),
     ("iinfo", "y = torch.tensor([torch.iinfo(torch.int32).max, torch.iinfo(torch.int8).min])", "pass"),
     ("finfo", "y = torch.tensor([1.0]) * torch.finfo(torch.bfloat16).eps", "marked"),
-    # MindSpore's nextafter leaves float32 values as they are (a one-ulp step is below any tolerance: exact check)
+    # MindSpore's nextafter leaves float32 values as they are; the converter's helper steps the bits (a one-ulp
+    # step is below any tolerance: exact check, the results must differ from the inputs as PyTorch's do)
     ("nextafter", "y = torch.nextafter(torch.tensor([1.0, 2.0]), torch.tensor([2.0, 1.0])) == "
-                  "torch.tensor([1.0, 2.0])", "marked"),
-    ("Tensor.nextafter", "x = torch.tensor([1.0, 2.0])\ny = x.nextafter(torch.tensor([2.0, 1.0])) == x", "marked"),
+                  "torch.tensor([1.0, 2.0])", "pass"),
+    ("Tensor.nextafter", "x = torch.tensor([1.0, 2.0])\ny = x.nextafter(torch.tensor([2.0, 1.0])) == x", "pass"),
     ("sum", "a = torch.linspace(-1, 1, 16).reshape(4, 4)\ny = torch.sum(a, 1)", "pass"),
     # APIs with no one-call counterpart, written as local functions (analysis/convert/apis/composed.py)
     ("allclose", "y = torch.allclose(torch.tensor([10000., 1e-07]), torch.tensor([10000.1, 1e-08]))", "pass"),
