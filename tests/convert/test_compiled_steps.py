@@ -216,6 +216,19 @@ weight = model[0].weight.detach().numpy()
 }
 
 
+def _run_converted(text: str, module: str, tmp_path, monkeypatch) -> dict:
+    """Run converted code as an imported module (the graph compiler reads a step's module by name) from
+    tmp_path (MindSpore writes rank_0/ into the working directory); its globals."""
+    import importlib
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / f"{module}.py").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    return vars(importlib.import_module(module))
+
+
 def _convert(name: str) -> str:
     text = convert_source(HEAD + SNIPPETS[name]).text
     ast.parse(text)
@@ -311,16 +324,10 @@ def test_the_compiled_step_costs_no_more_than_a_mindspore_jit_call(tmp_path, mon
               "    loss.backward()\n    optimizer.step()\n")
     text = convert_source(source).text
     assert "@compiled_step\ndef train_step(xb, yb, training_modes):" in text
-    monkeypatch.chdir(tmp_path)  # MindSpore writes rank_0/ into the working directory
-    import importlib
-    import sys
     import time
 
     import mindspore
-    (tmp_path / "converted_regression.py").write_text(text)
-    monkeypatch.syspath_prepend(str(tmp_path))  # the compiler reads the step's module by name
-    monkeypatch.delitem(sys.modules, "converted_regression", raising=False)
-    namespace = vars(importlib.import_module("converted_regression"))
+    namespace = _run_converted(text, "converted_regression", tmp_path, monkeypatch)
     step, x, y, modes = namespace["train_step"], namespace["x"], namespace["y"], (True,)
     jitted = mindspore.jit(step.fn)
 
@@ -497,16 +504,9 @@ def test_a_forward_that_resizes_compiles(tmp_path, monkeypatch):
     # as a graph rather than through compiled_step's op-by-op fallback
     text = _convert("upsampling_in_the_forward")
     assert "@compiled_step\ndef train_step(training_modes):" in text
-    monkeypatch.chdir(tmp_path)  # MindSpore writes rank_0/ into the working directory
-    import importlib
-    import sys
-
     import re
 
-    (tmp_path / "converted_upsampler.py").write_text(re.sub(r"\bfill\(", "(", text))  # the harness's weight fill
-    monkeypatch.syspath_prepend(str(tmp_path))  # the compiler reads the step's module by name
-    monkeypatch.delitem(sys.modules, "converted_upsampler", raising=False)
-    namespace = vars(importlib.import_module("converted_upsampler"))
+    namespace = _run_converted(re.sub(r"\bfill\(", "(", text), "converted_upsampler", tmp_path, monkeypatch)  # no harness fill
     assert len(namespace["losses"]) == 4 and namespace["train_step"].op_by_op is False
 
 
