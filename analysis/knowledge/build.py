@@ -10,7 +10,8 @@ names, parameter correspondences, signatures, categories); the documentation's
 free-text notes are reduced to a small set of relation codes so every sentence a
 user sees is written by this project (see analysis/knowledge/mapping.py).
 
-The classic table is then overlaid with data/classic_supplement.json: entries this
+The classic table is then overlaid with data/classic_supplement.json (and the files of
+data/classic_supplement/, in name order, each of the same shape): entries this
 project curated by hand (APIs the tables omit, names that do not exist in the
 MindSpore release we target, parameter correspondences the tables leave out), each
 checked against MindSpore on CPU. A supplement entry replaces the table's entry. Its
@@ -30,6 +31,17 @@ from analysis.knowledge.mapping import signature_parameters
 DATA_DIR = Path(__file__).parent / "data"
 TARGETS = ("classic", "mint")
 SUPPLEMENTS = {"classic": DATA_DIR / "classic_supplement.json"}
+# more curated files of the same shape, merged after SUPPLEMENTS in name order: one per family of APIs, so
+# that work on separate families does not edit one file
+SUPPLEMENT_DIRS = {"classic": DATA_DIR / "classic_supplement"}
+
+
+def supplement_files(target: str) -> list[Path]:
+    """The curated files overlaid on `target`'s table, in the order they are merged (a later entry wins)."""
+    main = SUPPLEMENTS.get(target)
+    folder = SUPPLEMENT_DIRS.get(target)
+    extra = sorted(folder.glob("*.json")) if folder is not None and folder.is_dir() else []
+    return ([main] if main is not None else []) + extra
 # optional fields a supplement entry / parameter row may carry into the tables (see mapping.py)
 ENTRY_EXTRAS = ("primitive_inputs", "constant", "passthrough", "fixed", "optional_first", "note", "template",
                 "helper")
@@ -160,11 +172,10 @@ def build(reference_dir: Path, out_dir: Path = DATA_DIR, introspect: bool = True
         digest = hashlib.sha256(source.read_bytes())
         manual: dict[str, str] = {}  # APIs with no counterpart -> what to write instead
         decorators: list[str] = []  # of those, decorators that do nothing outside PyTorch
-        supplement = SUPPLEMENTS.get(target)
-        if supplement is not None:
+        for supplement in supplement_files(target):
             digest.update(supplement.read_bytes())
             curated = json.loads(supplement.read_text(encoding="utf-8"))
-            for name, raw in curated["apis"].items():
+            for name, raw in curated.get("apis", {}).items():
                 apis[name] = _supplement_entry(name, raw)
             for name, raw in curated.get("manual", {}).items():
                 manual[name] = raw["action"]

@@ -14,10 +14,11 @@ import pytest
 
 from analysis.convert import convert_source
 from analysis.knowledge import load_mapping
-from analysis.knowledge.build import DATA_DIR, build
+from analysis.knowledge.build import DATA_DIR, build, supplement_files
 from tests.conftest import REPO_ROOT
 
-SUPPLEMENT = json.loads((DATA_DIR / "classic_supplement.json").read_text(encoding="utf-8"))["apis"]
+SUPPLEMENT = {name: raw for path in supplement_files("classic")
+              for name, raw in json.loads(path.read_text(encoding="utf-8")).get("apis", {}).items()}
 REFERENCE = REPO_ROOT.parent / "shared" / "reference"
 
 
@@ -31,6 +32,28 @@ def convert(source: str):
 def test_build_regenerates_the_committed_tables(tmp_path):
     for path in build(REFERENCE, tmp_path):
         assert path.read_text(encoding="utf-8") == (DATA_DIR / path.name).read_text(encoding="utf-8"), path.name
+
+
+@pytest.mark.skipif(not REFERENCE.exists(), reason="the reference tables are not on this machine")
+def test_a_family_file_in_the_supplement_folder_is_merged_after_the_main_file(tmp_path, monkeypatch):
+    from analysis.knowledge import build as build_module
+
+    folder = tmp_path / "classic_supplement"
+    folder.mkdir()
+    entry = {"mindspore": ["mindspore.ops.inner"], "category": "consistent", "checked": "a test entry",
+             "note": "from the family file"}
+    (folder / "family.json").write_text(json.dumps({"apis": {"torch.dot": entry},
+                                                    "manual": {"torch.some_api": {"action": "by hand"}}}))
+    monkeypatch.setitem(build_module.SUPPLEMENT_DIRS, "classic", folder)
+    assert build_module.supplement_files("classic")[-1] == folder / "family.json"
+    out = tmp_path / "out"
+    out.mkdir()
+    build(REFERENCE, out)
+    payload = json.loads((out / "api_mapping_classic.json").read_text(encoding="utf-8"))
+    assert payload["apis"]["torch.dot"]["note"] == "from the family file"  # it replaced the main file's entry
+    assert payload["manual"]["torch.some_api"] == "by hand"
+    committed = json.loads((DATA_DIR / "api_mapping_classic.json").read_text(encoding="utf-8"))
+    assert payload["source_digest"] != committed["source_digest"]  # the folder's files count in the digest
 
 
 def test_supplement_entries_replace_the_tables_entries():
