@@ -2,17 +2,22 @@
 PaddlePaddle/PaConvert (a PyTorch->Paddle converter), whose `tests/test_<api>.py` files each hold
 PyTorch snippets and the names of the variables its test compares.
 
-    python bench/heldout_calls.py [--half dev|test] [--tests-dir DIR] [--files N] [--workers 2] [--json OUT]
-                                  [--silent OUT]
+    python bench/heldout_calls.py [--half dev|test|test2] [--key NAME] [--tests-dir DIR] [--files N] [--workers 2]
+                                  [--json OUT] [--silent OUT]
 
 The test files are public code: they are kept outside the repository and only verdicts are written here,
-never their code. Two halves, each a folder of files fetched in the sample's order (below):
+never their code. Three parts, each a folder of files fetched in the sample's order (below):
 - dev (environment HELDOUT_DIR, else /work/heldout/paconvert/tests): the first 184 files (candidates 1-216
   of the shuffled list), the half the converter's fixes were made against;
 - test (environment HELDOUT_TEST_DIR, else /work/heldout/paconvert/tests_test): the files that come next in
   the same order (121 files, candidates 217-353), fetched after the fixes and measured once, with nothing
-  changed for them.
-The JSON keeps one report per half (its "halves" key); a run replaces its own half's report only.
+  changed for them;
+- test2 (environment HELDOUT_TEST2_DIR, else /work/heldout/paconvert/tests_test2): the next 120 files in the same
+  order (candidates 354-496), fetched at session 11's start, before that session's converter changes, and
+  measured at its start (key "test2_start") and again at its end (--key test2_end, or --json to a temporary
+  file): a fresh unseen half, as the test half's findings have since been reported.
+The JSON keeps one report per key (its "halves" key; the key is the half's name unless --key names another,
+e.g. test2_start); a run replaces that key's report only.
 
 How it measures:
 1. The sample (bench/heldout_sample.py): torch's documented public APIs (torch, torch.Tensor, torch.nn
@@ -62,7 +67,8 @@ from bench.heldout_sample import SEED, candidates, test_file  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_JSON = ROOT / "bench" / "heldout_calls.json"
 HALF_DIRS = {"dev": Path(os.environ.get("HELDOUT_DIR", "/work/heldout/paconvert/tests")),
-             "test": Path(os.environ.get("HELDOUT_TEST_DIR", "/work/heldout/paconvert/tests_test"))}
+             "test": Path(os.environ.get("HELDOUT_TEST_DIR", "/work/heldout/paconvert/tests_test")),
+             "test2": Path(os.environ.get("HELDOUT_TEST2_DIR", "/work/heldout/paconvert/tests_test2"))}
 FAMILIES = ("torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "others")
 FINAL = 10 ** 6  # the chunk number of the last record: the compared names' final values
 ANALYZER_ONLY = "no marker in the code, the analyzer says "  # a reason's start: marked in the report only
@@ -358,7 +364,9 @@ def with_half(old: dict, name: str, half: dict, versions: dict) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--half", choices=sorted(HALF_DIRS), default="dev",
-                        help="which half of the sample (its folder, and its key in the JSON)")
+                        help="which half of the sample (its folder, and by default its key in the JSON)")
+    parser.add_argument("--key", default=None,
+                        help="the report's key in the JSON (default: the half's name), e.g. test2_start")
     parser.add_argument("--tests-dir", type=Path, default=None,
                         help="the half's fetched test files (default: the half's folder, see above)")
     parser.add_argument("--files", type=int, default=None, help="only the first N files of the sample")
@@ -384,13 +392,13 @@ def main() -> int:
     import mindspore
     import torch
 
-    half = {"files": len(result["files"]), "first_candidate": result["first_candidate"],
+    half = {"half": args.half, "files": len(result["files"]), "first_candidate": result["first_candidate"],
             "candidates_looked_up": result["candidates_looked_up"], "seconds": result["seconds"],
             "summary": summary,
             "cases": [{k: r[k] for k in ("api", "family", "test", "verdict", "lenient", "reason", "lenient_reason")
                        if k in r} for r in rows]}
     old = json.loads(args.json.read_text(encoding="utf-8")) if args.json.exists() else {}
-    report = with_half(old, args.half, half, {"torch": torch.__version__, "mindspore": mindspore.__version__})
+    report = with_half(old, args.key or args.half, half, {"torch": torch.__version__, "mindspore": mindspore.__version__})
     args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(f"{result['seconds']} s; silent cases listed in {args.silent}")
     return 0
