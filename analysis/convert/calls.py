@@ -24,6 +24,7 @@ from .data import loaders, model_zoo, samplers, vision
 from .modules import containers, layercalls, layers, pretrained, receivers, state
 from .modules import transposed  # transposed convs (issue 15)
 from .modules import weight_norms  # weight normalisation, which MindSpore lacks
+from .modules import unbatched  # layers given an unbatched input (issue 29)
 from .modules.layermap import NOT_LAYERS, self_path
 from .tensors import absent_methods, methods, numeric_info, outargs, scatter
 from .training import idioms, optimizers
@@ -186,6 +187,7 @@ class CallRewrites(WalkState):
             if qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[1][:1].isupper() and isinstance(new, cst.Call) \
                     and qualified not in NOT_LAYERS:
                 self._layer(original, updated, new, qualified)
+                new = unbatched.rewrite(ctx, original, qualified, new)  # after the map: it keeps MindSpore's class
         return new
 
     def _int_labels(self, original: cst.Call, updated: cst.Call) -> cst.Call:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import re
 import tempfile
 import threading
 import traceback
@@ -27,6 +28,21 @@ def _fresh(framework: str, arrays: dict):
 
 FILL_VALUES = None
 
+# a recurrent layer's weights, by name: PyTorch lists them layer by layer (w_ih, w_hh, b_ih, b_hh per
+# direction), MindSpore all input weights first; filled in PyTorch's order in both, each gets the same values
+_RNN_WEIGHT = re.compile(r"(?:^|\.)(weight|bias)_(ih|hh)_l(\d+)(_reverse)?$")
+
+
+def _fill_order(named: list) -> list:
+    """(name, parameter) pairs in the order the fill numbers them: as listed, a recurrent layer's in PyTorch's."""
+    def key(item):
+        found = _RNN_WEIGHT.search(item[0])
+        if not found:
+            return (0,)
+        kind, gate, layer, reverse = found.groups()
+        return (int(layer), bool(reverse), kind == "bias", gate == "hh")
+    return sorted(named, key=key) if all(_RNN_WEIGHT.search(n) for n, _ in named) else named
+
 
 def _fill(framework: str):
     import numpy as np
@@ -40,7 +56,7 @@ def _fill(framework: str):
 
         def fill(module):
             with torch.no_grad():
-                for i, p in enumerate(p for p in module.parameters() if p.requires_grad):
+                for i, (_, p) in enumerate(_fill_order([(n, p) for n, p in module.named_parameters() if p.requires_grad])):
                     p.copy_(torch.from_numpy(values(tuple(p.shape), i)).to(p.dtype))
             return module
         return fill
@@ -49,7 +65,7 @@ def _fill(framework: str):
     def fill(cell):
         if not hasattr(cell, "trainable_params"):  # a primitive (ops.Softplus()): no weights to set
             return cell
-        for i, p in enumerate(cell.trainable_params()):
+        for i, (_, p) in enumerate(_fill_order([(p.name, p) for p in cell.trainable_params()])):
             p.set_data(mindspore.Tensor(values(tuple(p.shape), i)).astype(p.dtype))
         return cell
     return fill
