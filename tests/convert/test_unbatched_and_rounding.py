@@ -3,6 +3,11 @@
 - Layers PyTorch also calls with an unbatched input (nn.Conv1d/2d/3d, nn.LSTM/GRU/RNN and their cells):
   MindSpore's refuse it, so the converted layer is the local class of the same name (helper_unbatched.py),
   which runs it as a batch of one; the cells also take no state, as PyTorch's do (zeros).
+- x.round_(decimals=k): MindSpore's round refuses decimals (and the in-place form was written back as
+  x.round(decimals=k)): now round_decimals(x, k) written back, PyTorch's steps (scale, round half to even,
+  scale back; float16 through float32; k < 0 divides first).
+- x.copysign(y) and x.copysign_(y): MindSpore reads -0.0 in y as positive: the copysign() helper, as for
+  torch.copysign; the in-place form keeps x's dtype, as PyTorch's does.
 
 Each converted program runs in MindSpore against PyTorch's values on the same inputs and weights (the
 verification's workers: `fill` gives both layers the same weights)."""
@@ -171,3 +176,52 @@ def test_local_classes_compile_in_graph_mode(tmp_path):
     differences, shapes = proc.stdout.strip().splitlines()[-2:]
     assert differences == str([0.0] * 10)
     assert shapes == str([(2, 4, 4), (7, 5), (1, 5), (1, 5), (5,)])
+
+
+HALVES = np.array([0.125, 0.375, -0.625, -2.5, 15.0, 25.0, 1.005, 123.456, -0.0449, 0.0], np.float32)
+
+ROUNDING = [
+    (f"x.round_(decimals={k}) of {dtype}", f"""
+        t0.round_(decimals={k})
+        out = t0
+        """, {"t0": HALVES.astype(dtype)})
+    for dtype in ("float16", "float32", "float64") for k in (2, 1, -1, 0)
+] + [
+    ("x.round_(decimals=k) with k a variable; the method on a known tensor and the function", """
+        k = 2
+        y = t0 * 10
+        y.round_(decimals=k)
+        x = torch.clone(t0)
+        out = [y, x.round(decimals=-2), torch.round(t0, decimals=3)]
+        """, {"t0": HALVES}),
+    ("x.copysign_(y) and x.copysign(y) where y holds -0.0", """
+        a = t0.clone()
+        a.copysign_(t1)
+        out = [a, t0.copysign(t1), t0.copysign(-0.0)]
+        """, {"t0": np.array([1.0, 2.0, -3.0, 0.0, 5.0], np.float32),
+              "t1": np.array([-0.0, 0.0, -1.0, -0.0, 1.0], np.float32)}),
+    ("x.copysign_(y) keeps x's dtype (float16 x, float32 y)", """
+        t0.copysign_(t1)
+        out = t0
+        """, {"t0": np.array([1.5, 2.0, -3.0, 0.0], np.float16), "t1": np.array([-0.0, 0.0, -1.0, -0.0], np.float32)}),
+]
+
+
+def test_in_place_rounding_and_copysign_are_written_with_the_exact_forms():
+    text = _converted("""
+        import torch
+        x = torch.randn(3, 4)
+        x.round_(decimals=2)
+        x.copysign_(y)
+        w = x.copysign(y)
+        """)
+    for line in ("x.assign_value(round_decimals(x, 2))", "x.assign_value(copysign(x, y).astype(x.dtype))",
+                 "w = copysign(x, y)", "def round_decimals(", "def copysign("):
+        assert line in text
+
+
+@pytest.mark.slow
+def test_rounding_and_copysign_give_pytorchs_values():
+    problems = _problems([(name, "import torch\n" + textwrap.dedent(body), arrays)
+                          for name, body, arrays in ROUNDING])
+    assert not problems, "\n".join(problems)

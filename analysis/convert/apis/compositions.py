@@ -17,6 +17,7 @@ other form goes on to the mapping tables as before.
 - torch.masked_scatter / x.masked_scatter: PyTorch broadcasts input and mask together, MindSpore
   only mask to input -> masked_scatter()
 - x.median() / x.nanmedian() with no argument: as the functions above
+- x.copysign(other) (and x.copysign_(other), written back): as torch.copysign
 """
 from __future__ import annotations
 
@@ -141,6 +142,7 @@ METHODS = {
     "masked_scatter": Form(("mask", "source"), "masked_scatter", _only("mask", "source"), why=SCATTER),
     "index_add": Form(("dim", "index", "source", "alpha"), "index_add", why=INT32_INDEX),
     "index_fill": Form(("dim", "index", "value"), "index_fill", why=INT32_INDEX),
+    "copysign": Form(("other",), "copysign", why="MindSpore's copysign reads -0.0 in other as positive"),
 }
 
 

@@ -125,11 +125,14 @@ def function(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qual
     return helper_call(ctx, original, helper, args, keywords, api=qualified, why=why)
 
 
-def method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str) -> cst.BaseExpression | None:
+def method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, *,
+           in_place: bool = False) -> cst.BaseExpression | None:
     """x.roll(...), x.angle(), x.nonzero(as_tuple=True), x.round(decimals=d), x.bincount(...) -> the helper
-    with x first; None for any other call (left to tensors.method_call)."""
+    with x first; None for any other call (left to tensors.method_call). in_place: `updated` is the
+    out-of-place form of x.round_(...), a name only a torch tensor's method has."""
     api = f"torch.{name}"
-    if api not in PARAMS or (name in SHARED_NAMES and not tensor_receiver(ctx, original.func.value)):  # type: ignore[union-attr]
+    if api not in PARAMS or (name in SHARED_NAMES and not in_place
+                             and not tensor_receiver(ctx, original.func.value)):  # type: ignore[union-attr]
         return None
     positional, keyword_only = PARAMS[api]
     values = bind(updated.args, positional[1:], keyword_only)

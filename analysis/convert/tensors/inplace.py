@@ -41,7 +41,8 @@ HINTS = {
 SAME_DTYPE = frozenset({"eq_", "ne_", "not_equal_", "lt_", "le_", "gt_", "ge_", "less_", "less_equal_", "greater_",
                         "greater_equal_", "logical_and_", "logical_or_", "logical_xor_", "logical_not_",
                         "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_", "bitwise_left_shift_",
-                        "bitwise_right_shift_", "gcd_", "lcm_"})
+                        "bitwise_right_shift_", "gcd_", "lcm_",
+                        "copysign_"})  # copysign() promotes as PyTorch's function does (float16 with float32 is float32)
 
 # In-place methods that work as they are on MindSpore (or change no values)
 KEEP = frozenset({"copy_", "requires_grad_", "share_memory_", "retain_grad_", "fill_diagonal_", "scatter_",

@@ -64,9 +64,17 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
         new = exact(ctx, original, updated, name)
         if new is not None:
             return new
-    return inplace.method(ctx, original, updated, name,
-                          lambda c, o, u, n: _mapped_method(c, o, u, n, ambiguous=frozenset()),
+    return inplace.method(ctx, original, updated, name, _out_of_place,
                           lambda finish: _known_method(ctx, original, updated, name, finish))
+
+
+def _out_of_place(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str):
+    """The new value of an in-place call (original: x.round_(decimals=2); updated: x.round(decimals=2), its
+    out-of-place form): the exact forms the method itself would take (round_decimals(x, 2), copysign(x, y)),
+    else the tables' mapping; None where the call stays as it is."""
+    new = exact_forms.method(ctx, original, updated, name, in_place=True) \
+        or compositions.method_call(ctx, original, updated, name) or edge_forms.method_call(ctx, original, updated, name)
+    return new if new is not None else _mapped_method(ctx, original, updated, name, ambiguous=frozenset())
 
 
 def _split_axis(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str) -> cst.Call | None:
