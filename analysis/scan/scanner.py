@@ -711,9 +711,30 @@ def _call_detail(node: cst.Call) -> dict:
     return detail
 
 
+# torch functions of lowercase name whose result is no tensor: a network (a wrapped or traced module) or
+# another value (a number, a dtype, a flag, a PackedSequence); every other lowercase torch function gives tensors
+NETWORK_RESULTS = frozenset({
+    "torch.compile", "torch.hub.load", "torch.fx.symbolic_trace", "torch.nn.utils.weight_norm",
+    "torch.nn.utils.spectral_norm", "torch.nn.utils.remove_weight_norm", "torch.nn.utils.remove_spectral_norm",
+    "torch.nn.utils.parametrizations.weight_norm", "torch.nn.utils.parametrizations.spectral_norm",
+    "torch.nn.utils.parametrizations.orthogonal", "torch.nn.utils.fusion.fuse_conv_bn_eval",
+    "torch.nn.utils.fusion.fuse_linear_bn_eval", "torch.quantization.quantize_dynamic",
+    "torch.ao.quantization.quantize_dynamic"})
+OTHER_RESULTS = frozenset({
+    "torch.finfo", "torch.iinfo", "torch.get_default_dtype", "torch.promote_types", "torch.result_type",
+    "torch.can_cast", "torch.is_tensor", "torch.is_storage", "torch.is_floating_point", "torch.is_complex",
+    "torch.is_nonzero", "torch.numel", "torch.typename", "torch.is_grad_enabled", "torch.is_inference_mode_enabled",
+    "torch.get_num_threads", "torch.initial_seed", "torch.seed", "torch.nn.utils.rnn.pack_padded_sequence",
+    "torch.nn.utils.rnn.pack_sequence", "torch.nn.utils.parametrize.register_parametrization"})
+
+
 def kind_of_torch_call(q: str) -> tuple[str, float] | None:
     """What calling the torch API ``q`` returns."""
     last = q.rsplit(".", 1)[-1]
+    if q in NETWORK_RESULTS:
+        return (MODULE, 0.9)
+    if q in OTHER_RESULTS:
+        return None
     if q.startswith("torch.optim.lr_scheduler."):
         return (SCHEDULER, 0.95)
     if q.startswith("torch.optim.") and last[:1].isupper():

@@ -8,6 +8,10 @@
   scale back; float16 through float32; k < 0 divides first).
 - x.copysign(y) and x.copysign_(y): MindSpore reads -0.0 in y as positive: the copysign() helper, as for
   torch.copysign; the in-place form keeps x's dtype, as PyTorch's does.
+- One test of "is this receiver a torch tensor" (core/bound.tensor_receiver, after the scanner's
+  kind_of_torch_call) for every rule: a Parameter is one (w.round(decimals=1) is exact), a chain through
+  x.numpy() or x.tolist() is not (numpy's round was sent to round_decimals), a chain of tensor methods on a
+  torch call is (its absent method is marked), a wrapped network is not; numpy arrays, lists, re and plt never.
 
 Each converted program runs in MindSpore against PyTorch's values on the same inputs and weights (the
 verification's workers: `fill` gives both layers the same weights)."""
@@ -224,4 +228,55 @@ def test_in_place_rounding_and_copysign_are_written_with_the_exact_forms():
 def test_rounding_and_copysign_give_pytorchs_values():
     problems = _problems([(name, "import torch\n" + textwrap.dedent(body), arrays)
                           for name, body, arrays in ROUNDING])
+    assert not problems, "\n".join(problems)
+
+
+RECEIVERS = """
+import torch
+import numpy as np
+import re
+import matplotlib.pyplot as plt
+from torch import nn
+x = torch.linspace(-1.0, 1.0, 7) * 1.2345
+w = nn.Parameter(torch.linspace(-2.0, 2.0, 5) * 1.2345)
+b = w.round(decimals=1)
+a = x.numpy().round(decimals=2)
+c = torch.linspace(0.0, 1.0, 7).float().resolve_conj()
+h = torch.nn.utils.weight_norm(nn.Linear(2, 2))
+i = h.resolve_conj()
+d = np.zeros(3).round(decimals=2)
+e = re.compile('a').split('banana')
+f = [3, 1].index(1)
+g = x.tolist().index(1)
+plt.plot(x.numpy().round(decimals=1))
+"""
+
+
+def _marked_lines(text: str) -> set[str]:
+    lines = text.splitlines()
+    return {lines[i + 1].strip() for i, line in enumerate(lines[:-1]) if line.lstrip().startswith("# MIGRATE(")}
+
+
+def test_one_tensor_test_for_every_rule():
+    text = _converted(RECEIVERS)
+    marked = _marked_lines(text)
+    assert "b = round_decimals(w, 1)" in text  # a Parameter is a tensor
+    assert "c = ops.linspace(0.0, 1.0, 7).float().resolve_conj()" in marked  # a chain from a torch call
+    assert "i = h.resolve_conj()" in text and "i = h.resolve_conj()" not in marked  # a network, not a tensor
+    # a chain through numpy() or tolist(), numpy arrays, lists, re and plt: no tensor, left as written
+    for line in ("a = x.asnumpy().round(decimals=2)", "d = np.zeros(3).round(decimals=2)",
+                 "e = re.compile('a').split('banana')", "f = [3, 1].index(1)", "g = x.tolist().index(1)",
+                 "plt.plot(x.asnumpy().round(decimals=1))"):
+        assert line in text
+    assert not {"d = np.zeros(3).round(decimals=2)", "e = re.compile('a').split('banana')", "f = [3, 1].index(1)",
+                "g = x.tolist().index(1)"} & marked
+    assert "round_decimals(x.asnumpy()" not in text
+
+
+@pytest.mark.slow
+def test_receivers_known_as_tensors_or_not_give_pytorchs_values():
+    body = RECEIVERS.split("h = torch.nn")[0].replace("c = torch.linspace(0.0, 1.0, 7).float().resolve_conj()\n", "")
+    problems = _problems([("a Parameter's round(decimals=) and numpy's round of x.numpy()",
+                           body + "out = [b, a, np.zeros(3).round(decimals=2), x.tolist().index(x.tolist()[1])]\n",
+                           {})])
     assert not problems, "\n".join(problems)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import ast
 
-from . import astwalk
 import libcst as cst
 
+from analysis.scan.scanner import kind_of_torch_call
+from analysis.scan.types import TENSOR
+
+from . import astwalk
 from .names import dotted, dotted_ast as _dotted, resolve, resolve_text
 
 SIZE = "torch.Size"  # x.size() / x.shape: a tuple after conversion
@@ -87,20 +90,32 @@ def bindings(tree: ast.Module | None, aliases: dict[str, str], kind=kind_of,
             if kinds[0] is not None and all(kind == kinds[0] for kind in kinds)}
 
 
+# tensor methods whose result is no tensor (a number, a list, an array, sizes, a tuple of tensors): a call
+# chain through one of them holds no tensor (x.numpy().round(decimals=2) is numpy's round)
+NOT_TENSOR_METHODS = frozenset({
+    "numpy", "tolist", "item", "size", "dim", "ndimension", "numel", "nelement", "element_size", "stride",
+    "storage", "untyped_storage", "storage_offset", "data_ptr", "get_device", "type", "is_contiguous",
+    "is_floating_point", "is_complex", "is_signed", "is_pinned", "is_shared", "split", "chunk", "unbind",
+    "tensor_split", "hsplit", "vsplit", "dsplit", "__len__"})
+
+
 def tensor_receiver(ctx, node: cst.BaseExpression) -> bool:
-    """Whether node is known to be a PyTorch tensor: a torch function's result (torch.tensor(...),
-    torch.randn(...)), a tensor method's result on one, or a name every assignment binds to a torch
-    function's result (bound.py); classes (nn.Linear) and torch.Size are no tensors."""
+    """Whether node is known to be a PyTorch tensor, the one test the converter's rules share: the result of
+    a torch call that returns one (the scanner's kind_of_torch_call: torch.randn(...), F.relu(...),
+    nn.Parameter(...)), of tensor methods on one (x.float().round(...)), or a name every assignment binds to
+    such a call (bindings()). Classes (nn.Linear), torch.Size, numbers and anything else are not; nor is a
+    receiver of no torch origin (a numpy array, a list, re, plt)."""
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
             and resolve(node.func, ctx.aliases) is None:
+        if node.func.attr.value in NOT_TENSOR_METHODS:
+            return False
         node = node.func.value  # x.float().round(...): the tensor the chain starts from
     if isinstance(node, cst.Call):
         kind = resolve(node.func, ctx.aliases)
     else:
         name = dotted(node)
-        kind = ctx.bound.get(name) if name else None
+        kind = (ctx.bound or {}).get(name) if name else None
     if not kind or not kind.startswith("torch.") or kind == SIZE:
         return False
-    if kind.rsplit(".", 1)[1][:1].isupper() or kind.startswith(("torch.optim.", "torch.utils.", "torch.cuda.")):
-        return False
-    return not kind.startswith("torch.nn.") or kind.startswith("torch.nn.functional.")
+    found = kind_of_torch_call(kind)
+    return found is not None and found[0] == TENSOR

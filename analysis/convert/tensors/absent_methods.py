@@ -18,8 +18,8 @@ from pathlib import Path
 import libcst as cst
 
 from ..core import rules
+from ..core.bound import tensor_receiver
 from ..core.context import ConversionContext
-from ..core.names import dotted, resolve
 
 PATH = Path(__file__).with_name("absent_methods.json")
 
@@ -34,29 +34,13 @@ def names() -> frozenset[str]:
     return frozenset(_data()["methods"]) | frozenset(_data()["parameters"])
 
 
-def _is_torch_tensor(ctx: ConversionContext, node: cst.BaseExpression) -> bool:
-    """The receiver is a torch tensor for sure: a torch call that returns one, or a name every
-    assignment of the file binds to such a call (core/bound.py)."""
-    from analysis.scan.scanner import kind_of_torch_call
-
-    if isinstance(node, cst.Call):
-        qualified = resolve(node.func, ctx.aliases)
-    else:
-        key = dotted(node)
-        qualified = (ctx.bound or {}).get(key) if key else None
-    if not qualified or not qualified.startswith("torch."):
-        return False
-    kind = kind_of_torch_call(qualified)
-    return kind is not None and kind[0] == "tensor"
-
-
 def mark(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -> cst.Call | None:
     """The call, marked, when its receiver is a torch tensor and, left as written, MindSpore's Tensor
     has no such method or takes none of a keyword it passes (None otherwise: left to the other rules,
     or to nobody). Only for calls no rule converted: the caller asks after the tables had their say."""
     func = original.func
     if not isinstance(func, cst.Attribute) or func.attr.value not in names() \
-            or not _is_torch_tensor(ctx, func.value):
+            or not tensor_receiver(ctx, func.value):
         return None
     name = func.attr.value
     if name in _data()["methods"]:
