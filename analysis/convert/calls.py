@@ -187,7 +187,10 @@ class CallRewrites(WalkState):
             if qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[1][:1].isupper() and isinstance(new, cst.Call) \
                     and qualified not in NOT_LAYERS:
                 self._layer(original, updated, new, qualified)
-                new = unbatched.rewrite(ctx, original, qualified, new)  # after the map: it keeps MindSpore's class
+                local = unbatched.rewrite(ctx, original, qualified, new)  # after the map: it keeps MindSpore's class
+                if local is not new:  # the layer's records follow the call that now builds it
+                    self.layers[id(local)] = self.layers.pop(id(new))
+                    new = local
         return new
 
     def _int_labels(self, original: cst.Call, updated: cst.Call) -> cst.Call:

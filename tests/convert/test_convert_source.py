@@ -39,8 +39,8 @@ def test_conv_padding_bias_and_pool_stride_made_explicit():
         "d = nn.Conv2d(3, 8, 4, padding='same')\n"
         "p = nn.MaxPool2d(2)\n"
     ).text
-    assert 'a = nn.Conv2d(3, 8, 3, pad_mode="pad", padding=1, has_bias=True)' in text
-    assert 'b = nn.Conv2d(3, 8, 3, 1, pad_mode="valid", has_bias=False)' in text
+    assert 'a = Conv2d(3, 8, 3, pad_mode="pad", padding=1, has_bias=True)' in text
+    assert 'b = Conv2d(3, 8, 3, 1, pad_mode="valid", has_bias=False)' in text
     assert 'padding=(1, 1, 2, 2)' in text
     assert 'pad_mode="same"' in text
     assert "p = nn.MaxPool2d(kernel_size=2, stride=2)" in text
@@ -346,7 +346,7 @@ def test_padding_stays_on_its_line_in_a_multi_line_conv():
         ")\n"
     ).text
     assert text.endswith(
-        "conv = nn.Conv2d(\n"
+        "conv = Conv2d(\n"
         "    inplanes,\n"
         "    planes,\n"
         "    kernel_size=3,\n"
@@ -376,7 +376,7 @@ def test_keywords_added_to_a_multi_line_call_get_lines_of_their_own():
         "              kernel_size, padding_mode='zeros')\n"
     ).text
     assert (
-        "a = nn.Conv2d(\n"
+        "a = Conv2d(\n"
         "    in_channels,\n"
         "    out_channels,\n"
         "    kernel_size,\n"
@@ -386,7 +386,7 @@ def test_keywords_added_to_a_multi_line_call_get_lines_of_their_own():
         ")\n"
     ) in text
     assert (
-        "b = nn.Conv2d(\n"
+        "b = Conv2d(\n"
         "    in_channels,\n"
         "    out_channels,  # wide\n"
         "    kernel_size,  # square\n"
@@ -395,7 +395,7 @@ def test_keywords_added_to_a_multi_line_call_get_lines_of_their_own():
         ")\n"
     ) in text
     assert (
-        "c = nn.Conv2d(in_channels, out_channels,\n"
+        "c = Conv2d(in_channels, out_channels,\n"
         "              kernel_size,\n"
         "              has_bias=True,\n"
         '              pad_mode="valid")\n'
@@ -411,7 +411,7 @@ def test_single_line_calls_get_keywords_in_place_and_no_stray_commas():
         "d = nn.Dropout(0.2, inplace=True)\n"
         "e = nn.LayerNorm(16, eps=1e-6, elementwise_affine=True)\n"
     ).text
-    assert 'a = nn.Conv2d(3, 8, 1, stride=1, pad_mode="valid", has_bias=False, **dd)\n' in text
+    assert 'a = Conv2d(3, 8, 1, stride=1, pad_mode="valid", has_bias=False, **dd)\n' in text
     assert 'b = nn.MaxPool2d(kernel_size=3, stride=1, pad_mode="pad", padding=1)\n' in text
     assert "c = nn.BatchNorm2d(8, momentum=0.9, affine=True)\n" in text
     assert "d = nn.Dropout(p=0.2)\n" in text
