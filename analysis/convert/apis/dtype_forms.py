@@ -17,7 +17,10 @@ import libcst as cst
 
 from ..support import helpers
 from ..core.context import ConversionContext
+from ..core.names import dotted
 
+# how the converter writes MindSpore's modules: a call on one of them is a function call, not a method
+MINDSPORE_MODULES = frozenset({"ops", "mint", "nn", "mindspore", "mindspore.ops", "mindspore.mint", "mindspore.nn"})
 DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "int_to_float.json"
 
 
@@ -87,7 +90,9 @@ def method(ctx: ConversionContext, original: cst.Call, new: cst.BaseExpression) 
     if not count or len(original.args) != count - 1 or any(a.keyword or a.star for a in original.args) \
             or (isinstance(receiver, cst.Name) and (receiver.value == "self" or receiver.value in ctx.aliases)):
         return new
-    if isinstance(new.func, cst.Attribute) and new.func.attr.value == api.rsplit(".", 1)[1]:
+    # still the method (x.exp() kept as it is), not the MindSpore function of the same name (ops.exp2(x))
+    if isinstance(new.func, cst.Attribute) and new.func.attr.value == api.rsplit(".", 1)[1] \
+            and dotted(new.func.value) not in MINDSPORE_MODULES:
         receiver = _wrap(ctx, new.func.value)
         args = list(new.args)
         if count > 1 and args and args[0].keyword is None and not args[0].star:

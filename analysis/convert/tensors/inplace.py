@@ -135,7 +135,8 @@ def method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: 
     map: its out-of-place form, converted by out_of_place(ctx, original, call, name), written back
     (_rewrite). Any other: known(finish) converts it as the tables say and hands the result to finish,
     which writes it back when the tables turned an in-place method into an out-of-place one (_mapped)."""
-    if is_in_place(name) and ctx.classic.get(f"torch.Tensor.{name}") is None:
+    if is_in_place(name) and ctx.classic.get(f"torch.Tensor.{name}") is None \
+            and f"torch.Tensor.{name}" not in ctx.classic.manual:  # a curated instruction: known() marks it
         return _rewrite(ctx, original, updated, name, out_of_place)
     return known(lambda new: _mapped(ctx, original, name, new))
 

@@ -99,7 +99,8 @@ def _known_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
     positional = [a for a in args if a.keyword is None and not a.star]
     refused = ctx.classic.manual.get(f"torch.Tensor.{name}")
     if refused and ctx.classic.get(f"torch.Tensor.{name}") is None and code(receiver) not in ("self", "cls") \
-            and not code(receiver).startswith("self."):
+            and not code(receiver).startswith("self.") \
+            and (name not in TENSOR_RECEIVER_ONLY or tensor_receiver(ctx, original.func.value)):
         ctx.mark(original, rules.API_UNMAPPED, f"torch.Tensor.{name}", refused)  # its MindSpore method misbehaves
         return updated
     if name == "size" and len(args) <= 1 and not any(a.keyword and a.keyword.value != "dim" for a in args) \
@@ -362,6 +363,11 @@ def relevant_methods(classic) -> frozenset[str]:
 # to be a tensor they go to a local helper that decides when it runs (numpy's a.dot(b) must stay).
 NUMPY_METHODS = {"dot": "dot"}
 
+# Tensor methods whose names other objects' methods share with other meanings (a dict's values(), a
+# queue's put(), a slice's indices()): their table entry or manual mark applies only to a receiver the
+# file binds to a torch tensor.
+TENSOR_RECEIVER_ONLY = frozenset({"values", "indices", "put", "apply_", "map_", "coalesce"})
+
 # Method names too common outside tensors to rename from the table without type information.
 _AMBIGUOUS = frozenset({"add", "get", "copy", "index", "count", "sort", "update", "pop", "clear", "split", "join"})
 
@@ -369,7 +375,8 @@ _AMBIGUOUS = frozenset({"add", "get", "copy", "index", "count", "sort", "update"
 def _mapped_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str,
                    ambiguous: frozenset[str] = _AMBIGUOUS):
     entry = ctx.classic.get(f"torch.Tensor.{name}")
-    if entry is not None and entry.helper and name not in ambiguous:
+    if entry is not None and entry.helper and name not in ambiguous \
+            and (name not in TENSOR_RECEIVER_ONLY or tensor_receiver(ctx, original.func.value)):
         return composed.method_call(ctx, original, updated, entry)
     if entry is not None and name not in ambiguous and entry.primary.startswith("mindspore.Tensor.") \
             and updated.args:

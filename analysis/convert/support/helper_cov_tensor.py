@@ -1,0 +1,388 @@
+"""MindSpore definitions for torch.Tensor methods MindSpore's Tensor lacks (casts, new_tensor, put,
+to_dense) and for torch.special functions with no MindSpore namesake or one that differs on edge
+inputs (negative arguments of the Bessel functions of the second kind, the orthogonal polynomials).
+Same rules as helper_source.py: copied as it stands, MindSpore reached only through `mindspore.`,
+`ops.` and `nn.`; numpy only where PyTorch's kernel is a per-element loop no MindSpore op has."""
+import mindspore
+from mindspore import ops
+
+
+def char(input):
+    """x.char(): int8, MindSpore's Tensor has no char()."""
+    return input.astype(mindspore.int8)
+
+
+def cfloat(input):
+    """x.cfloat(): complex64 with a zero imaginary part (booleans read as 0 and 1)."""
+    if input.dtype == mindspore.bool_:
+        input = input.astype(mindspore.float32)
+    return input.astype(mindspore.complex64)
+
+
+def cdouble(input):
+    """x.cdouble(): complex128 with a zero imaginary part (booleans read as 0 and 1)."""
+    if input.dtype == mindspore.bool_:
+        input = input.astype(mindspore.float64)
+    return input.astype(mindspore.complex128)
+
+
+def new_tensor(input, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """x.new_tensor(data): a new tensor of data in x's dtype unless dtype= says another (a float list
+    given to an integer tensor is truncated toward zero, as PyTorch does); a tensor given as data is copied."""
+    import numpy
+    dtype = input.dtype if dtype is None else dtype
+    if isinstance(data, mindspore.Tensor):
+        return data.astype(dtype).copy()
+    values = numpy.asarray(data)
+    if values.dtype == numpy.bool_ and dtype != mindspore.bool_:
+        values = values.astype(numpy.int64)
+    return mindspore.Tensor(values.astype(mindspore.dtype_to_nptype(dtype)), dtype)
+
+
+def new_empty_strided(input, size, stride, dtype=None, device=None, requires_grad=False, layout=None,
+                      pin_memory=False):
+    """x.new_empty_strided(size, stride): an uninitialised tensor of that size in PyTorch, zeros here;
+    MindSpore tensors have no strides to set (the tensor is laid out contiguously)."""
+    return ops.zeros(tuple(size), input.dtype if dtype is None else dtype)
+
+
+def to_dense(input, dtype=None, masked_grad=None):
+    """x.to_dense(): a dense tensor is its own dense form; MindSpore's COOTensor and CSRTensor have
+    to_dense()."""
+    out = input if isinstance(input, mindspore.Tensor) else input.to_dense()
+    return out if dtype is None else out.astype(dtype)
+
+
+def put(input, index, source, accumulate=False):
+    """x.put(index, source, accumulate=False): x read as one row, the elements at index (negative ones
+    counted from the end) replaced by source, or added to with accumulate=True (repeated indices
+    add up); MindSpore's put raises on CPU."""
+    flat = input.reshape(-1)
+    position = index.reshape(-1).astype(mindspore.int64)
+    position = ops.where(position < 0, position + flat.shape[0], position).reshape(-1, 1)
+    values = source.reshape(-1).astype(input.dtype)
+    if position.shape[0] == 0:
+        return input.copy()
+    if input.dtype == mindspore.bool_:  # no scatter kernel for booleans: through uint8
+        values = values.astype(mindspore.uint8)
+        flat = flat.astype(mindspore.uint8)
+        if accumulate:
+            out = ops.tensor_scatter_add(flat, position, values) > 0
+        else:
+            out = ops.tensor_scatter_update(flat, position, values) > 0
+        return out.reshape(input.shape)
+    if accumulate and ops.is_complex(input):  # no complex TensorScatterAdd kernel: each part on its own
+        real = ops.tensor_scatter_add(ops.real(flat), position, ops.real(values))
+        imag = ops.tensor_scatter_add(ops.imag(flat), position, ops.imag(values))
+        return ops.Complex()(real, imag).reshape(input.shape)
+    if accumulate:
+        return ops.tensor_scatter_add(flat, position, values).reshape(input.shape)
+    return ops.tensor_scatter_update(flat, position, values).reshape(input.shape)
+
+
+def polygamma(n, input):
+    """torch.polygamma(n, x) / torch.special.polygamma: MindSpore's takes n as a tensor only, and no
+    integer or boolean x (PyTorch reads those as float32)."""
+    x = input if ops.is_floating_point(input) else input.astype(mindspore.float32)
+    return ops.polygamma(mindspore.Tensor(int(n), mindspore.int64), x)
+
+
+def polygamma_method(input, n):
+    """x.polygamma(n): torch.polygamma(n, x), the order n first (the method takes it as its argument)."""
+    return polygamma(n, input)
+
+
+def _special_float(input):
+    """x as PyTorch's special functions read it: integer and boolean tensors as float32."""
+    if not isinstance(input, mindspore.Tensor):
+        return mindspore.Tensor(input, mindspore.float32)
+    if ops.is_floating_point(input):
+        return input
+    return input.astype(mindspore.float32)
+
+
+def special_entr(input):
+    """torch.special.entr: -x * log(x), 0 at x = 0 and -inf below 0 (NaN stays NaN)."""
+    x = _special_float(input)
+    out = -x * ops.log(ops.where(x > 0, x, ops.ones_like(x)))
+    out = ops.where(x == 0, ops.zeros_like(x), out)
+    return ops.where(x < 0, ops.full_like(x, float("-inf")), ops.where(ops.isnan(x), x, out))
+
+
+def special_xlog1py(input, other):
+    """torch.special.xlog1py: x * log1p(y), 0 where x is 0 unless y is NaN; either operand may be a
+    Python number."""
+    if not isinstance(input, mindspore.Tensor):
+        other = _special_float(other)
+        input = mindspore.Tensor(input, other.dtype)
+    elif not isinstance(other, mindspore.Tensor):
+        input = _special_float(input)
+        other = mindspore.Tensor(other, input.dtype)
+    x, y = _special_float(input), _special_float(other)
+    if x.dtype != y.dtype:
+        wide = mindspore.float64 if mindspore.float64 in (x.dtype, y.dtype) else mindspore.float32
+        x, y = x.astype(wide), y.astype(wide)
+    out = x * ops.log1p(y)
+    return ops.where((x == 0) & ~ops.isnan(y), ops.zeros_like(out), out)
+
+
+def special_spherical_bessel_j0(input):
+    """torch.special.spherical_bessel_j0: sin(x) / x, 1 at 0 and 0 at the infinities."""
+    x = _special_float(input)
+    safe = ops.where(x == 0, ops.ones_like(x), x)
+    out = ops.where(x == 0, ops.ones_like(x), ops.sin(safe) / safe)
+    return ops.where(ops.isinf(x), ops.zeros_like(x), out)
+
+
+def _bessel_real_axis(input, op, at_zero=None):
+    """A Bessel function defined for x >= 0 only: NaN below 0 as PyTorch gives (MindSpore's kernels
+    return an infinity there); at_zero replaces MindSpore's value at 0."""
+    x = _special_float(input)
+    out = op(x)
+    if at_zero is not None:
+        out = ops.where(x == 0, ops.full_like(x, at_zero), out)
+    return ops.where(x < 0, ops.full_like(x, float("nan")), out)
+
+
+def special_bessel_y0(input):
+    """torch.special.bessel_y0: ops.bessel_y0, NaN for x < 0."""
+    return _bessel_real_axis(input, ops.bessel_y0)
+
+
+def special_bessel_y1(input):
+    """torch.special.bessel_y1: ops.bessel_y1, NaN for x < 0 and -inf at 0 (MindSpore: NaN)."""
+    return _bessel_real_axis(input, ops.bessel_y1, float("-inf"))
+
+
+def special_modified_bessel_k0(input):
+    """torch.special.modified_bessel_k0: ops.bessel_k0, NaN for x < 0."""
+    return _bessel_real_axis(input, ops.bessel_k0)
+
+
+def special_modified_bessel_k1(input):
+    """torch.special.modified_bessel_k1: ops.bessel_k1, NaN for x < 0."""
+    return _bessel_real_axis(input, ops.bessel_k1)
+
+
+def special_scaled_modified_bessel_k0(input):
+    """torch.special.scaled_modified_bessel_k0: ops.bessel_k0e, NaN for x < 0."""
+    return _bessel_real_axis(input, ops.bessel_k0e)
+
+
+def special_scaled_modified_bessel_k1(input):
+    """torch.special.scaled_modified_bessel_k1: ops.bessel_k1e, NaN for x < 0."""
+    return _bessel_real_axis(input, ops.bessel_k1e)
+
+
+def special_bessel_j0(input):
+    """torch.special.bessel_j0: ops.bessel_j0 (integer and boolean tensors read as float32)."""
+    return ops.bessel_j0(_special_float(input))
+
+
+def special_bessel_j1(input):
+    """torch.special.bessel_j1: ops.bessel_j1 (integer and boolean tensors read as float32)."""
+    return ops.bessel_j1(_special_float(input))
+
+
+def special_modified_bessel_i0(input):
+    """torch.special.modified_bessel_i0: ops.bessel_i0 (integer and boolean tensors read as float32)."""
+    return ops.bessel_i0(_special_float(input))
+
+
+def special_modified_bessel_i1(input):
+    """torch.special.modified_bessel_i1: ops.bessel_i1 (integer and boolean tensors read as float32)."""
+    return ops.bessel_i1(_special_float(input))
+
+
+def _polynomial_operands(input, n):
+    """(x, n, numpy dtype) of torch.special's polynomials as numpy arrays broadcast together: x in the
+    result's dtype (float64 when a float64 tensor is given, float32 otherwise: integers and booleans
+    read as float32) and the degree truncated to an integer, as PyTorch's kernels cast it."""
+    import numpy
+    floats = [v.dtype for v in (input, n) if isinstance(v, mindspore.Tensor) and ops.is_floating_point(v)]
+    dtype = numpy.float64 if mindspore.float64 in floats else numpy.float32
+    x = input.asnumpy() if isinstance(input, mindspore.Tensor) else numpy.asarray(input)
+    k = n.asnumpy() if isinstance(n, mindspore.Tensor) else numpy.asarray(n)
+    x, k = numpy.broadcast_arrays(x.astype(dtype), numpy.asarray(k, dtype=dtype))
+    with numpy.errstate(invalid="ignore"):
+        return x, numpy.trunc(numpy.nan_to_num(k)).astype(numpy.int64), dtype
+
+
+def _polynomial_by_recurrence(x, n, first, step):
+    """The value of degree n at each x: 1 for degree 0, first for degree 1, then step(m, p, q) gives
+    degree m + 1 from degrees m - 1 (p) and m (q), in x's dtype; 0 for a negative degree."""
+    import numpy
+    one = numpy.ones_like(x)
+    out = numpy.where(n == 0, one, numpy.where(n == 1, first, numpy.zeros_like(x)))
+    p, q = one, first
+    with numpy.errstate(all="ignore"):
+        for m in range(1, int(n.max(initial=0))):
+            r = step(x.dtype.type(m), p, q).astype(x.dtype)
+            out = numpy.where(n == m + 1, r, out)
+            p, q = q, r
+    return out
+
+
+def _chebyshev(kind, input, n, shifted):
+    """Chebyshev polynomials of the four kinds (T, U, V, W), shifted to [0, 1] or not: the three-term
+    recurrence, the trigonometric form for large degrees inside (-1, 1) and PyTorch's values at the
+    ends of the interval (its kernels' branches, in their order)."""
+    import numpy
+    x, k, dtype = _polynomial_operands(input, n)
+    with numpy.errstate(all="ignore"):
+        y = (x + x - dtype(1)) if shifted else x
+        first = {"t": y, "u": y + y, "v": y + y - dtype(1), "w": y + y + dtype(1)}[kind]
+        out = _polynomial_by_recurrence(y, k, first, lambda m, p, q: (y + y) * q - p)
+        kf, even = k.astype(dtype), k % 2 == 0
+        angle = numpy.arccos(numpy.clip(y, -1, 1)).astype(dtype)
+        if shifted:
+            large = {"t": 6, "u": 6, "v": 6, "w": 4}[kind]
+        else:
+            large = {"t": 6, "u": 8, "v": 8, "w": 8}[kind]
+        inside = (k > large) & (numpy.abs(y) < 1)
+        if kind == "t":
+            trig = numpy.cos(kf * angle)
+            top, bottom = numpy.ones_like(y), numpy.where(even, dtype(1), dtype(-1))
+        elif kind == "u":
+            s = numpy.sin(angle)
+            trig = numpy.where(s != 0, numpy.sin((kf + 1) * angle) / s, (kf + 1) * numpy.cos((kf + 1) * angle) / y)
+            top, bottom = kf + 1, numpy.where(even, kf + 1, -(kf + 1))
+        elif kind == "v":
+            odd_end = numpy.where(even, kf + kf + 1, -(kf + kf + 1))
+            trig = numpy.where(numpy.sin(angle / 2) != 1, numpy.cos((kf + dtype(0.5)) * angle) / numpy.cos(angle / 2),
+                               odd_end)
+            top, bottom = numpy.ones_like(y), odd_end
+        else:
+            sign_end = numpy.where(y > 0, kf + kf + 1, numpy.where(even, dtype(1), dtype(-1)))
+            trig = numpy.where(numpy.cos(angle / 2) != 1, numpy.sin((kf + dtype(0.5)) * angle) / numpy.sin(angle / 2),
+                               sign_end)
+            top, bottom = kf + kf + 1, numpy.where(even, dtype(1), dtype(-1))
+        out = numpy.where(inside, trig.astype(dtype), out)
+        if shifted:
+            out = numpy.where(x == 0, bottom, numpy.where(x == 1, top, out))
+        else:
+            out = numpy.where(numpy.abs(x) == 1, numpy.where(x > 0, top, bottom), out)
+        out = numpy.where(k < 0, dtype(0), out)
+    return mindspore.Tensor(numpy.ascontiguousarray(out.astype(dtype)))
+
+
+def special_chebyshev_polynomial_t(input, n):
+    """torch.special.chebyshev_polynomial_t(input, n): T_n(x), n truncated to an integer."""
+    return _chebyshev("t", input, n, False)
+
+
+def special_chebyshev_polynomial_u(input, n):
+    """torch.special.chebyshev_polynomial_u(input, n): U_n(x), n truncated to an integer."""
+    return _chebyshev("u", input, n, False)
+
+
+def special_chebyshev_polynomial_v(input, n):
+    """torch.special.chebyshev_polynomial_v(input, n): V_n(x), n truncated to an integer."""
+    return _chebyshev("v", input, n, False)
+
+
+def special_chebyshev_polynomial_w(input, n):
+    """torch.special.chebyshev_polynomial_w(input, n): W_n(x), n truncated to an integer."""
+    return _chebyshev("w", input, n, False)
+
+
+def special_shifted_chebyshev_polynomial_t(input, n):
+    """torch.special.shifted_chebyshev_polynomial_t(input, n): T_n(2x - 1)."""
+    return _chebyshev("t", input, n, True)
+
+
+def special_shifted_chebyshev_polynomial_u(input, n):
+    """torch.special.shifted_chebyshev_polynomial_u(input, n): U_n(2x - 1)."""
+    return _chebyshev("u", input, n, True)
+
+
+def special_shifted_chebyshev_polynomial_v(input, n):
+    """torch.special.shifted_chebyshev_polynomial_v(input, n): V_n(2x - 1)."""
+    return _chebyshev("v", input, n, True)
+
+
+def special_shifted_chebyshev_polynomial_w(input, n):
+    """torch.special.shifted_chebyshev_polynomial_w(input, n): W_n(2x - 1)."""
+    return _chebyshev("w", input, n, True)
+
+
+def _simple_polynomial(kind, input, n):
+    """Hermite (physicists' H, probabilists' He), Laguerre and Legendre polynomials by PyTorch's
+    recurrences, with its values at the special points (L at 0, P at -1 and 1) and NaN past the degree
+    its Hermite kernels stop at (128 in float32, 512 in float64)."""
+    import numpy
+    x, k, dtype = _polynomial_operands(input, n)
+    with numpy.errstate(all="ignore"):
+        if kind == "h":
+            out = _polynomial_by_recurrence(x, k, x + x, lambda m, p, q: (x + x) * q - (m + m) * p)
+        elif kind == "he":
+            out = _polynomial_by_recurrence(x, k, x, lambda m, p, q: x * q - m * p)
+        elif kind == "l":
+            out = _polynomial_by_recurrence(x, k, dtype(1) - x,
+                                            lambda m, p, q: (((m + m) + (dtype(1) - x)) * q - m * p) / (m + 1))
+            out = numpy.where(x == 0, dtype(1), out)
+        else:
+            out = _polynomial_by_recurrence(x, k, x, lambda m, p, q: ((m + m + 1) * x * q - m * p) / (m + 1))
+            ends = numpy.where((x > 0) | (k % 2 == 0), dtype(1), dtype(-1))
+            out = numpy.where(numpy.abs(x) == 1, ends, out)
+        if kind in ("h", "he"):
+            limit = 512 if dtype == numpy.float64 else 128
+            out = numpy.where(k > limit, dtype("nan"), out)
+        out = numpy.where(k < 0, dtype(0), numpy.where(k == 0, dtype(1), out))
+    return mindspore.Tensor(numpy.ascontiguousarray(out.astype(dtype)))
+
+
+def special_hermite_polynomial_h(input, n):
+    """torch.special.hermite_polynomial_h(input, n): the physicists' Hermite polynomial H_n(x)."""
+    return _simple_polynomial("h", input, n)
+
+
+def special_hermite_polynomial_he(input, n):
+    """torch.special.hermite_polynomial_he(input, n): the probabilists' Hermite polynomial He_n(x)."""
+    return _simple_polynomial("he", input, n)
+
+
+def special_laguerre_polynomial_l(input, n):
+    """torch.special.laguerre_polynomial_l(input, n): the Laguerre polynomial L_n(x)."""
+    return _simple_polynomial("l", input, n)
+
+
+def special_legendre_polynomial_p(input, n):
+    """torch.special.legendre_polynomial_p(input, n): the Legendre polynomial P_n(x)."""
+    return _simple_polynomial("p", input, n)
+
+
+def _incomplete_gamma(input, other, op, at_a_zero, at_x_zero, at_a_inf, at_x_inf):
+    """ops.igamma / ops.igammac with PyTorch's values where MindSpore's give NaN: a or x at 0 or
+    infinite (NaN for a negative operand, both at 0 or both infinite); float16 computed in float32."""
+    if not isinstance(input, mindspore.Tensor):
+        input = mindspore.Tensor(input, other.dtype)
+    if not isinstance(other, mindspore.Tensor):
+        other = mindspore.Tensor(other, input.dtype)
+    dtype = mindspore.float64 if mindspore.float64 in (input.dtype, other.dtype) else \
+        (mindspore.float32 if mindspore.float32 in (input.dtype, other.dtype) else input.dtype)
+    import numpy
+    shape = tuple(numpy.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
+    a, x = ops.broadcast_to(input.astype(dtype), shape), ops.broadcast_to(other.astype(dtype), shape)
+    wide = mindspore.float32 if dtype == mindspore.float16 else dtype
+    a, x = a.astype(wide), x.astype(wide)
+    out = op(a, x)
+
+    def full(value):
+        return ops.full_like(out, value)
+    out = ops.where(ops.isinf(x), full(at_x_inf), out)
+    out = ops.where(ops.isinf(a), ops.where(ops.isinf(x), full(float("nan")), full(at_a_inf)), out)
+    out = ops.where(x == 0, full(at_x_zero), out)
+    out = ops.where(a == 0, ops.where(x > 0, full(at_a_zero), full(float("nan"))), out)
+    out = ops.where((x < 0) | (a < 0), full(float("nan")), out)
+    return out.astype(dtype)
+
+
+def special_gammainc(input, other):
+    """torch.special.gammainc / torch.igamma: the regularized lower incomplete gamma function."""
+    return _incomplete_gamma(input, other, ops.igamma, 1.0, 0.0, 0.0, 1.0)
+
+
+def special_gammaincc(input, other):
+    """torch.special.gammaincc / torch.igammac: the regularized upper incomplete gamma function."""
+    return _incomplete_gamma(input, other, ops.igammac, 0.0, 1.0, 1.0, 0.0)
