@@ -53,10 +53,16 @@ def to_dense(input, dtype=None, masked_grad=None):
     return out if dtype is None else out.astype(dtype)
 
 
-def put(input, index, source, accumulate=False):
+def put(input, index, source=None, accumulate=None):
     """x.put(index, source, accumulate=False): x read as one row, the elements at index (negative ones
     counted from the end) replaced by source, or added to with accumulate=True (repeated indices
-    add up); MindSpore's put raises on CPU."""
+    add up); MindSpore's put raises on CPU. Anything but a tensor (a queue's put(item, block), a numpy
+    array's put(indices, values)) calls its own put with the arguments it was given."""
+    if not isinstance(input, mindspore.Tensor):
+        given = [index, source, accumulate]
+        while given and given[-1] is None:
+            given.pop()
+        return input.put(*given)
     flat = input.reshape(-1)
     position = index.reshape(-1).astype(mindspore.int64)
     position = ops.where(position < 0, position + flat.shape[0], position).reshape(-1, 1)
@@ -84,7 +90,32 @@ def polygamma(n, input):
     """torch.polygamma(n, x) / torch.special.polygamma: MindSpore's takes n as a tensor only, and no
     integer or boolean x (PyTorch reads those as float32)."""
     x = input if ops.is_floating_point(input) else input.astype(mindspore.float32)
+    if int(n) == 1:
+        return _trigamma(x)
     return ops.polygamma(mindspore.Tensor(int(n), mindspore.int64), x)
+
+
+def _trigamma(input):
+    """polygamma(1, x) by PyTorch's formula: the reflection pi^2 / sin(pi x)^2 below 0.5, six steps of the
+    recurrence, then the asymptotic series; float16 computed in float32. At the poles (0, -1, -2...)
+    sin(pi x) rounds to a tiny number, not 0, and PyTorch gives that large finite value where MindSpore
+    gives inf. The constants are tensors of x's dtype (a Python float would be rounded to float32)."""
+    x = input.astype(mindspore.float32) if input.dtype == mindspore.float16 else input
+
+    def const(value):
+        return mindspore.Tensor(value, x.dtype)
+    pi, one = const(3.141592653589793), const(1.0)
+    low = x < 0.5
+    sine = ops.sin(pi * x)
+    result = ops.where(low, -(pi * pi) / (sine * sine), ops.zeros_like(x))
+    y = ops.where(low, one - x, x)
+    for _ in range(6):
+        result = result + one / (y * y)
+        y = y + one
+    ixx = one / (y * y)
+    series = one / const(6.0) - ixx * (one / const(30.0) - ixx * (one / const(42.0)))
+    result = result + (one + one / (const(2.0) * y) + ixx * series) / y
+    return ops.where(low, -result, result).astype(input.dtype)
 
 
 def polygamma_method(input, n):
@@ -109,9 +140,9 @@ def special_entr(input):
     return ops.where(x < 0, ops.full_like(x, float("-inf")), ops.where(ops.isnan(x), x, out))
 
 
-def special_xlog1py(input, other):
-    """torch.special.xlog1py: x * log1p(y), 0 where x is 0 unless y is NaN; either operand may be a
-    Python number."""
+def _xlog_operands(input, other):
+    """The two operands of xlogy / xlog1py as tensors of one floating dtype: a Python number takes the
+    other's, integers and booleans read as float32, float32 with float64 computed in float64."""
     if not isinstance(input, mindspore.Tensor):
         other = _special_float(other)
         input = mindspore.Tensor(input, other.dtype)
@@ -122,13 +153,20 @@ def special_xlog1py(input, other):
     if x.dtype != y.dtype:
         wide = mindspore.float64 if mindspore.float64 in (x.dtype, y.dtype) else mindspore.float32
         x, y = x.astype(wide), y.astype(wide)
+    return x, y
+
+
+def special_xlog1py(input, other):
+    """torch.special.xlog1py: x * log1p(y), 0 where x is 0 unless y is NaN; either operand may be a
+    Python number."""
+    x, y = _xlog_operands(input, other)
     out = x * ops.log1p(y)
     return ops.where((x == 0) & ~ops.isnan(y), ops.zeros_like(out), out)
 
 
-def special_spherical_bessel_j0(input):
+def special_spherical_bessel_j0(x):
     """torch.special.spherical_bessel_j0: sin(x) / x, 1 at 0 and 0 at the infinities."""
-    x = _special_float(input)
+    x = _special_float(x)
     safe = ops.where(x == 0, ops.ones_like(x), x)
     out = ops.where(x == 0, ops.ones_like(x), ops.sin(safe) / safe)
     return ops.where(ops.isinf(x), ops.zeros_like(x), out)
@@ -164,14 +202,14 @@ def special_modified_bessel_k1(input):
     return _bessel_real_axis(input, ops.bessel_k1)
 
 
-def special_scaled_modified_bessel_k0(input):
+def special_scaled_modified_bessel_k0(x):
     """torch.special.scaled_modified_bessel_k0: ops.bessel_k0e, NaN for x < 0."""
-    return _bessel_real_axis(input, ops.bessel_k0e)
+    return _bessel_real_axis(x, ops.bessel_k0e)
 
 
-def special_scaled_modified_bessel_k1(input):
+def special_scaled_modified_bessel_k1(x):
     """torch.special.scaled_modified_bessel_k1: ops.bessel_k1e, NaN for x < 0."""
-    return _bessel_real_axis(input, ops.bessel_k1e)
+    return _bessel_real_axis(x, ops.bessel_k1e)
 
 
 def special_bessel_j0(input):
@@ -263,47 +301,47 @@ def _chebyshev(kind, input, n, shifted):
         else:
             out = numpy.where(numpy.abs(x) == 1, numpy.where(x > 0, top, bottom), out)
         out = numpy.where(k < 0, dtype(0), out)
-    return mindspore.Tensor(numpy.ascontiguousarray(out.astype(dtype)))
+    return mindspore.Tensor(numpy.array(out, dtype=dtype))
 
 
-def special_chebyshev_polynomial_t(input, n):
+def special_chebyshev_polynomial_t(x, n):
     """torch.special.chebyshev_polynomial_t(input, n): T_n(x), n truncated to an integer."""
-    return _chebyshev("t", input, n, False)
+    return _chebyshev("t", x, n, False)
 
 
-def special_chebyshev_polynomial_u(input, n):
+def special_chebyshev_polynomial_u(x, n):
     """torch.special.chebyshev_polynomial_u(input, n): U_n(x), n truncated to an integer."""
-    return _chebyshev("u", input, n, False)
+    return _chebyshev("u", x, n, False)
 
 
-def special_chebyshev_polynomial_v(input, n):
+def special_chebyshev_polynomial_v(x, n):
     """torch.special.chebyshev_polynomial_v(input, n): V_n(x), n truncated to an integer."""
-    return _chebyshev("v", input, n, False)
+    return _chebyshev("v", x, n, False)
 
 
-def special_chebyshev_polynomial_w(input, n):
+def special_chebyshev_polynomial_w(x, n):
     """torch.special.chebyshev_polynomial_w(input, n): W_n(x), n truncated to an integer."""
-    return _chebyshev("w", input, n, False)
+    return _chebyshev("w", x, n, False)
 
 
-def special_shifted_chebyshev_polynomial_t(input, n):
+def special_shifted_chebyshev_polynomial_t(x, n):
     """torch.special.shifted_chebyshev_polynomial_t(input, n): T_n(2x - 1)."""
-    return _chebyshev("t", input, n, True)
+    return _chebyshev("t", x, n, True)
 
 
-def special_shifted_chebyshev_polynomial_u(input, n):
+def special_shifted_chebyshev_polynomial_u(x, n):
     """torch.special.shifted_chebyshev_polynomial_u(input, n): U_n(2x - 1)."""
-    return _chebyshev("u", input, n, True)
+    return _chebyshev("u", x, n, True)
 
 
-def special_shifted_chebyshev_polynomial_v(input, n):
+def special_shifted_chebyshev_polynomial_v(x, n):
     """torch.special.shifted_chebyshev_polynomial_v(input, n): V_n(2x - 1)."""
-    return _chebyshev("v", input, n, True)
+    return _chebyshev("v", x, n, True)
 
 
-def special_shifted_chebyshev_polynomial_w(input, n):
+def special_shifted_chebyshev_polynomial_w(x, n):
     """torch.special.shifted_chebyshev_polynomial_w(input, n): W_n(2x - 1)."""
-    return _chebyshev("w", input, n, True)
+    return _chebyshev("w", x, n, True)
 
 
 def _simple_polynomial(kind, input, n):
@@ -329,27 +367,27 @@ def _simple_polynomial(kind, input, n):
             limit = 512 if dtype == numpy.float64 else 128
             out = numpy.where(k > limit, dtype("nan"), out)
         out = numpy.where(k < 0, dtype(0), numpy.where(k == 0, dtype(1), out))
-    return mindspore.Tensor(numpy.ascontiguousarray(out.astype(dtype)))
+    return mindspore.Tensor(numpy.array(out, dtype=dtype))
 
 
-def special_hermite_polynomial_h(input, n):
+def special_hermite_polynomial_h(x, n):
     """torch.special.hermite_polynomial_h(input, n): the physicists' Hermite polynomial H_n(x)."""
-    return _simple_polynomial("h", input, n)
+    return _simple_polynomial("h", x, n)
 
 
-def special_hermite_polynomial_he(input, n):
+def special_hermite_polynomial_he(x, n):
     """torch.special.hermite_polynomial_he(input, n): the probabilists' Hermite polynomial He_n(x)."""
-    return _simple_polynomial("he", input, n)
+    return _simple_polynomial("he", x, n)
 
 
-def special_laguerre_polynomial_l(input, n):
+def special_laguerre_polynomial_l(x, n):
     """torch.special.laguerre_polynomial_l(input, n): the Laguerre polynomial L_n(x)."""
-    return _simple_polynomial("l", input, n)
+    return _simple_polynomial("l", x, n)
 
 
-def special_legendre_polynomial_p(input, n):
+def special_legendre_polynomial_p(x, n):
     """torch.special.legendre_polynomial_p(input, n): the Legendre polynomial P_n(x)."""
-    return _simple_polynomial("p", input, n)
+    return _simple_polynomial("p", x, n)
 
 
 def _incomplete_gamma(input, other, op, at_a_zero, at_x_zero, at_a_inf, at_x_inf):
@@ -386,3 +424,11 @@ def special_gammainc(input, other):
 def special_gammaincc(input, other):
     """torch.special.gammaincc / torch.igammac: the regularized upper incomplete gamma function."""
     return _incomplete_gamma(input, other, ops.igammac, 0.0, 1.0, 1.0, 0.0)
+
+
+def special_xlogy(input, other):
+    """torch.special.xlogy: x * log(y), 0 where x is 0 unless y is NaN (MindSpore's xlogy gives NaN
+    for 0 * log(0) and 0 * log(y < 0), and refuses integer tensors, which PyTorch reads as float32)."""
+    x, y = _xlog_operands(input, other)
+    out = ops.xlogy(x, y)
+    return ops.where((x == 0) & ~ops.isnan(y), ops.zeros_like(out), out)

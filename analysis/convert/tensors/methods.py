@@ -364,9 +364,9 @@ def relevant_methods(classic) -> frozenset[str]:
 NUMPY_METHODS = {"dot": "dot"}
 
 # Tensor methods whose names other objects' methods share with other meanings (a dict's values(), a
-# queue's put(), a slice's indices()): their table entry or manual mark applies only to a receiver the
-# file binds to a torch tensor.
-TENSOR_RECEIVER_ONLY = frozenset({"values", "indices", "put", "apply_", "map_", "coalesce"})
+# slice's indices()): their table entry or manual mark applies only to a receiver the file binds to a
+# torch tensor. (put's helper decides when it runs: a queue's or an array's put is called as it was.)
+TENSOR_RECEIVER_ONLY = frozenset({"values", "indices", "apply_", "map_", "coalesce"})
 
 # Method names too common outside tensors to rename from the table without type information.
 _AMBIGUOUS = frozenset({"add", "get", "copy", "index", "count", "sort", "update", "pop", "clear", "split", "join"})
