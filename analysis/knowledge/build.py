@@ -177,6 +177,7 @@ def build(reference_dir: Path, out_dir: Path = DATA_DIR, introspect: bool = True
             curated = json.loads(supplement.read_text(encoding="utf-8"))
             for name, raw in curated.get("apis", {}).items():
                 apis[name] = _supplement_entry(name, raw)
+                manual.pop(name, None)  # a later file's rewrite supersedes an earlier file's instruction
             for name, raw in curated.get("manual", {}).items():
                 manual[name] = raw["action"]
                 if raw.get("refuse"):  # the tables map it, but the counterpart computes something else

@@ -1,10 +1,11 @@
 """torch.Tensor methods with no torch.* twin and torch.special functions that the tables left absent
 (bench/api_coverage.py): casts (char, cfloat, cdouble), new_tensor, new_empty_strided, to_dense, put,
-the method forms of exp2/kron/mv/polygamma, and torch.special's Bessel functions, orthogonal polynomials,
-entr, xlog1py, gammainc/gammaincc, polygamma and the aliases of mapped functions. The script runs with
-PyTorch, its conversion with MindSpore; every result compares by shape, dtype and value. The APIs with no
-MindSpore counterpart keep a marker saying what to write, and only on a torch tensor's method: a dict's
-values() or a queue's put() stay as they are."""
+the method forms of exp2/kron/mv/polygamma; torch.special's Bessel functions, orthogonal polynomials,
+entr, xlog1py, gammainc/gammaincc, polygamma, the aliases of mapped functions, and erfinv, ndtri,
+log_ndtr and erfcx solved in float64 where MindSpore's own lose accuracy. The script runs with PyTorch,
+its conversion with MindSpore; every result compares by shape, dtype and value. The APIs with no
+MindSpore counterpart keep a marker saying what to write, only on a torch tensor's method (a dict's
+values() stays as it is); put's helper calls a queue's or an array's own put."""
 from __future__ import annotations
 
 import numpy as np
@@ -154,6 +155,20 @@ out["legendre_polynomial_p"] = torch.special.legendre_polynomial_p(grid, degrees
 out["legendre_polynomial_p_64"] = torch.special.legendre_polynomial_p(grid.double(), 7)
 out["legendre_polynomial_p_kw"] = torch.special.legendre_polynomial_p(x=grid, n=3.7)
 out["legendre_polynomial_p_int"] = torch.special.legendre_polynomial_p(i, torch.tensor(2))
+near_one = torch.tensor([0.0, -0.0, 0.3, -0.7, 0.99, 0.999999, -0.9999999, 1.0, -1.0, 1.5, float("nan")])
+out["erfinv"] = torch.special.erfinv(near_one)
+out["erfinv_64"] = torch.special.erfinv(input=torch.tensor([1 - 1e-12, -(1 - 1e-15), 1e-10, 0.5, -0.4999], dtype=torch.float64))
+out["erfinv_int"] = torch.special.erfinv(torch.tensor([0, 1, -1, 2]))
+probability = torch.tensor([0.0, 1e-30, 1e-10, 0.025, 0.5, 0.9, 1 - 1e-7, 1.0, -0.5, float("nan")])
+out["ndtri"] = torch.special.ndtri(probability)
+out["ndtri_64"] = torch.special.ndtri(input=torch.tensor([1e-300, 1e-12, 0.3, 1 - 1e-12], dtype=torch.float64))
+wide = torch.tensor([-1e5, -100.0, -40.0, -30.5, -12.0, -1.0, 0.0, 3.0, 9.99, 10.5, 30.0, float("inf"), -float("inf")])
+out["log_ndtr"] = torch.special.log_ndtr(wide)
+out["log_ndtr_64"] = torch.special.log_ndtr(input=wide.double())
+out["log_ndtr_int"] = torch.special.log_ndtr(i)
+out["erfcx"] = torch.special.erfcx(wide)
+out["erfcx_64"] = torch.special.erfcx(input=torch.tensor([-26.0, -5.0, 0.5, 9.9, 10.0, 26.0, 1e5, 1e300], dtype=torch.float64))
+out["erfcx_bool"] = torch.special.erfcx(b)
 a = torch.tensor([0.0, 0.0, 1.0, 1.0, float("inf"), 2.0, -1.0, 0.5, 3.0, 7.5])
 z = torch.tensor([1.0, 0.0, 0.0, float("inf"), 1.0, -1.0, 1.0, 0.2, 2.5, 9.0])
 out["gammainc"] = torch.special.gammainc(a, z)
@@ -181,6 +196,7 @@ def test_absent_calls_are_converted():
     assert "put(x, " in text and "put(b, " in text and "char(t)" in text and "polygamma_method(pos, 1)" in text
     assert "ops.exp2(float_input(t))" in text and "ops.kron(" in text and "ops.mv(" in text
     assert "special_chebyshev_polynomial_t" in text and "special_gammainc(" in text
+    assert "special_erfinv(near_one)" in text and "special_ndtri(" in text and "special_erfcx(" in text
 
 
 @pytest.mark.slow

@@ -432,3 +432,101 @@ def special_xlogy(input, other):
     x, y = _xlog_operands(input, other)
     out = ops.xlogy(x, y)
     return ops.where((x == 0) & ~ops.isnan(y), ops.zeros_like(out), out)
+
+
+def _float64_of(input):
+    """(x in float64, the dtype to give back): PyTorch's dtype rule (integers and booleans read as
+    float32) with the computation in float64, where MindSpore's erf/erfc/exp/log are exact enough."""
+    x = _special_float(input)
+    return x.astype(mindspore.float64), x.dtype
+
+
+def _erfc_solve(z, y):
+    """y with erfc(y) = z, for float64 z in (0, 1]: Newton's method on log(erfc(y)) from the guess y
+    (the tail of erfc is solved to float64's precision where erf(y) - 1 would cancel)."""
+    root_pi = 1.7724538509055159
+    log_z = ops.log(z)
+    for _ in range(8):
+        tail = ops.erfc(y)
+        step = (ops.log(tail) - log_z) * tail * root_pi / (-2.0 * ops.exp(-y * y))
+        y = ops.where(tail > 0, y - step, y)
+    return y
+
+
+def _erfc_guess(z):
+    """A starting point for _erfc_solve: MindSpore's erfinv(1 - z) where it is accurate, the tail's
+    asymptotic form (erfc(y) ~ exp(-y^2) / (y sqrt(pi))) where z is small."""
+    big = -ops.log(ops.clamp(z, 1e-300, 1.0))
+    rough = ops.sqrt(big)
+    tail = ops.sqrt(ops.clamp(big - ops.log(ops.clamp(rough, 1.0, None) * 1.7724538509055159), 0.0, None))
+    return ops.where(z > 0.01, ops.erfinv(1.0 - z), tail)
+
+
+def special_erfinv(input):
+    """torch.special.erfinv: MindSpore's erfinv loses accuracy past |x| = 0.99, so its value is refined
+    by Newton's method in float64 (on erf below |x| = 0.5, on erfc above, where 1 - |x| is exact);
+    +-inf at +-1, NaN beyond; integer and boolean tensors read as float32."""
+    x, dtype = _float64_of(input)
+    a = ops.abs(x)
+    inside = a < 1
+    safe = ops.where(inside, a, ops.zeros_like(a))
+    y = ops.erfinv(safe)
+    for _ in range(3):  # near 0: the erf form, where it has full precision
+        y = y - (ops.erf(y) - safe) * 0.886226925452758 * ops.exp(y * y)
+    tail = _erfc_solve(ops.where(inside & (a >= 0.5), 1.0 - safe, ops.full_like(a, 0.5)),
+                       ops.where(inside & (a >= 0.5), y, ops.full_like(a, 0.4769362762044699)))
+    y = ops.where(a >= 0.5, tail, y)
+    y = ops.where(a == 1, ops.full_like(a, float("inf")), ops.where(a > 1, ops.full_like(a, float("nan")), y))
+    y = ops.where(ops.isnan(x), x, y)
+    return (ops.where(x < 0, -y, y)).astype(dtype)
+
+
+def special_ndtri(input):
+    """torch.special.ndtri: the standard normal quantile, -sqrt(2) * erfcinv(2p) solved in float64 on the
+    tail of erfc (exact for p near 0 and, through 1 - p, near 1); -inf at 0, inf at 1, NaN outside."""
+    p, dtype = _float64_of(input)
+    upper = p > 0.5
+    z = 2.0 * ops.where(upper, 1.0 - p, p)  # in (0, 1]: exact for p in [0.5, 1]
+    inside = (p > 0) & (p < 1)
+    z = ops.where(inside, z, ops.ones_like(z))
+    y = _erfc_solve(z, _erfc_guess(z))
+    y = ops.where(z == 1, ops.zeros_like(y), y)
+    out = ops.where(upper, 1.4142135623730951 * y, -1.4142135623730951 * y)
+    out = ops.where(p == 0, ops.full_like(p, float("-inf")), ops.where(p == 1, ops.full_like(p, float("inf")), out))
+    out = ops.where((p < 0) | (p > 1) | ops.isnan(p), ops.full_like(p, float("nan")), out)
+    return out.astype(dtype)
+
+
+def special_log_ndtr(input):
+    """torch.special.log_ndtr: log of the standard normal CDF in float64, log1p(-erfc(x / sqrt(2)) / 2)
+    above -1, log(erfc(-x / sqrt(2)) / 2) below, and the asymptotic series below -30 (where erfc
+    underflows)."""
+    x, dtype = _float64_of(input)
+    t = x * 0.7071067811865476
+    upper = ops.log1p(-0.5 * ops.erfc(ops.where(x > -1, t, ops.zeros_like(t))))
+    middle = ops.log(0.5 * ops.erfc(-ops.where(x > -1, ops.full_like(t, -1.0), t)))
+    far = ops.where(x < -30, x, ops.full_like(x, -30.0))
+    inv = 1.0 / (far * far)
+    series = 1.0 + inv * (-1.0 + inv * (3.0 + inv * (-15.0 + inv * (105.0 - inv * 945.0))))
+    lower = -0.5 * far * far - ops.log(-far) - 0.9189385332046727 + ops.log(series)
+    out = ops.where(x > -1, upper, ops.where(x < -30, lower, middle))
+    return ops.where(ops.isnan(x), x, out).astype(dtype)
+
+
+def special_erfcx(input):
+    """torch.special.erfcx: exp(x^2) * erfc(x) in float64 below 10 (inf past -26.6, where PyTorch's is too),
+    its asymptotic series above (where erfc underflows and exp overflows): 0 at +inf."""
+    x, dtype = _float64_of(input)
+    near = ops.where(x < 10, x, ops.zeros_like(x))
+    direct = ops.exp(near * near) * ops.erfc(near)
+    far = ops.where(x >= 10, x, ops.full_like(x, 10.0))
+    half_inv = 0.5 / (far * far)
+    series = ops.ones_like(far)
+    term = ops.ones_like(far)
+    for k in range(1, 10):
+        term = -term * (2 * k - 1) * half_inv
+        series = series + term
+    asymptotic = series / (far * 1.7724538509055159)
+    out = ops.where(x < 10, direct, asymptotic)
+    out = ops.where(ops.isinf(x) & (x > 0), ops.zeros_like(x), out)
+    return ops.where(ops.isnan(x), x, out).astype(dtype)
