@@ -88,13 +88,15 @@ def test_tensor_methods_with_a_helper_take_the_receiver_first():
     assert "c = self.aminmax()" in text  # a method of the class being written
 
 
-@pytest.mark.parametrize("body, named", [
-    ("y = torch.special.erfinv(x)", "scipy.special.erfinv"), ("y = torch.special.ndtri(p)", "scipy.special.ndtri"),
-    ("y = torch.special.log_ndtr(x)", "-12.9"), ("y = torch.special.erfcx(x)", "9.4"),
+@pytest.mark.parametrize("body, helper", [
+    ("y = torch.special.erfinv(x)", "special_erfinv(x)"), ("y = torch.special.ndtri(p)", "special_ndtri(p)"),
+    ("y = torch.special.log_ndtr(x)", "special_log_ndtr(x)"), ("y = torch.special.erfcx(x)", "special_erfcx(x)"),
 ])
-def test_special_functions_mindspore_computes_inaccurately_stay_marked_with_what_to_do(body, named):
-    _, marks = converted(body)
-    assert len(marks) == 1 and named in marks[0]
+def test_special_functions_mindspore_computes_inaccurately_go_to_their_float64_helpers(body, helper):
+    # MindSpore's erfinv loses accuracy past 0.99 and it has no ndtri/log_ndtr/erfcx: each is solved in
+    # float64 (helper_cov_tensor.py; values against PyTorch's in tests/convert/test_coverage_cov_tensor.py)
+    text, marks = converted(body)
+    assert marks == [] and f"y = {helper}" in text
 
 
 def test_a_helper_api_passed_as_a_value_becomes_the_local_function():

@@ -530,3 +530,8 @@ def special_erfcx(input):
     out = ops.where(x < 10, direct, asymptotic)
     out = ops.where(ops.isinf(x) & (x > 0), ops.zeros_like(x), out)
     return ops.where(ops.isnan(x), x, out).astype(dtype)
+
+
+def special_log_softmax(input, dim, *, dtype=None):
+    """torch.special.log_softmax: torch.log_softmax's helper (dtype= is keyword-only here)."""
+    return log_softmax_dtype(input, dim, dtype)
