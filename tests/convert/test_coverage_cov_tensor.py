@@ -155,6 +155,18 @@ out["legendre_polynomial_p"] = torch.special.legendre_polynomial_p(grid, degrees
 out["legendre_polynomial_p_64"] = torch.special.legendre_polynomial_p(grid.double(), 7)
 out["legendre_polynomial_p_kw"] = torch.special.legendre_polynomial_p(x=grid, n=3.7)
 out["legendre_polynomial_p_int"] = torch.special.legendre_polynomial_p(i, torch.tensor(2))
+grown = x.clone()
+grown.exp2_()
+out["exp2_in_place"] = grown
+shifted = d.abs() + 0.5
+returned = shifted.polygamma_(1)
+out["polygamma_in_place"], out["polygamma_in_place_returned"] = shifted, returned
+divided = x.clone()
+divided.addcdiv_(pos, pos + 1, value=0.5)
+out["addcdiv_in_place"] = divided
+cut = d.clone()
+cut.fix_()
+out["fix_in_place"] = cut
 near_one = torch.tensor([0.0, -0.0, 0.3, -0.7, 0.99, 0.999999, -0.9999999, 1.0, -1.0, 1.5, float("nan")])
 out["erfinv"] = torch.special.erfinv(near_one)
 out["erfinv_64"] = torch.special.erfinv(input=torch.tensor([1 - 1e-12, -(1 - 1e-15), 1e-10, 0.5, -0.4999], dtype=torch.float64))
@@ -196,6 +208,7 @@ def test_absent_calls_are_converted():
     assert "put(x, " in text and "put(b, " in text and "char(t)" in text and "polygamma_method(pos, 1)" in text
     assert "ops.exp2(float_input(t))" in text and "ops.kron(" in text and "ops.mv(" in text
     assert "special_chebyshev_polynomial_t" in text and "special_gammainc(" in text
+    assert "grown.assign_value(ops.exp2(grown))" in text and "shifted.assign_value(polygamma_method(shifted, 1))" in text
     assert "special_erfinv(near_one)" in text and "special_ndtri(" in text and "special_erfcx(" in text
 
 
