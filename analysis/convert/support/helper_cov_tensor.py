@@ -441,10 +441,16 @@ def _float64_of(input):
     return x.astype(mindspore.float64), x.dtype
 
 
+def _f64(value):
+    """A float64 constant: MindSpore rounds a Python float to float32 before it meets a float64 tensor
+    (x * 0.1 is off by 1.5e-9), which the float64 helpers here cannot afford."""
+    return mindspore.Tensor(value, mindspore.float64)
+
+
 def _erfc_solve(z, y):
     """y with erfc(y) = z, for float64 z in (0, 1]: Newton's method on log(erfc(y)) from the guess y
     (the tail of erfc is solved to float64's precision where erf(y) - 1 would cancel)."""
-    root_pi = 1.7724538509055159
+    root_pi = _f64(1.7724538509055159)
     log_z = ops.log(z)
     for _ in range(8):
         tail = ops.erfc(y)
@@ -458,7 +464,7 @@ def _erfc_guess(z):
     asymptotic form (erfc(y) ~ exp(-y^2) / (y sqrt(pi))) where z is small."""
     big = -ops.log(ops.clamp(z, 1e-300, 1.0))
     rough = ops.sqrt(big)
-    tail = ops.sqrt(ops.clamp(big - ops.log(ops.clamp(rough, 1.0, None) * 1.7724538509055159), 0.0, None))
+    tail = ops.sqrt(ops.clamp(big - ops.log(ops.clamp(rough, 1.0, None) * _f64(1.7724538509055159)), 0.0, None))
     return ops.where(z > 0.01, ops.erfinv(1.0 - z), tail)
 
 
@@ -472,7 +478,7 @@ def special_erfinv(input):
     safe = ops.where(inside, a, ops.zeros_like(a))
     y = ops.erfinv(safe)
     for _ in range(3):  # near 0: the erf form, where it has full precision
-        y = y - (ops.erf(y) - safe) * 0.886226925452758 * ops.exp(y * y)
+        y = y - (ops.erf(y) - safe) * _f64(0.886226925452758) * ops.exp(y * y)
     tail = _erfc_solve(ops.where(inside & (a >= 0.5), 1.0 - safe, ops.full_like(a, 0.5)),
                        ops.where(inside & (a >= 0.5), y, ops.full_like(a, 0.4769362762044699)))
     y = ops.where(a >= 0.5, tail, y)
@@ -491,7 +497,8 @@ def special_ndtri(input):
     z = ops.where(inside, z, ops.ones_like(z))
     y = _erfc_solve(z, _erfc_guess(z))
     y = ops.where(z == 1, ops.zeros_like(y), y)
-    out = ops.where(upper, 1.4142135623730951 * y, -1.4142135623730951 * y)
+    root_two = _f64(1.4142135623730951)
+    out = ops.where(upper, root_two * y, -root_two * y)
     out = ops.where(p == 0, ops.full_like(p, float("-inf")), ops.where(p == 1, ops.full_like(p, float("inf")), out))
     out = ops.where((p < 0) | (p > 1) | ops.isnan(p), ops.full_like(p, float("nan")), out)
     return out.astype(dtype)
@@ -502,13 +509,13 @@ def special_log_ndtr(input):
     above -1, log(erfc(-x / sqrt(2)) / 2) below, and the asymptotic series below -30 (where erfc
     underflows)."""
     x, dtype = _float64_of(input)
-    t = x * 0.7071067811865476
+    t = x * _f64(0.7071067811865476)
     upper = ops.log1p(-0.5 * ops.erfc(ops.where(x > -1, t, ops.zeros_like(t))))
     middle = ops.log(0.5 * ops.erfc(-ops.where(x > -1, ops.full_like(t, -1.0), t)))
     far = ops.where(x < -30, x, ops.full_like(x, -30.0))
     inv = 1.0 / (far * far)
     series = 1.0 + inv * (-1.0 + inv * (3.0 + inv * (-15.0 + inv * (105.0 - inv * 945.0))))
-    lower = -0.5 * far * far - ops.log(-far) - 0.9189385332046727 + ops.log(series)
+    lower = -0.5 * far * far - ops.log(-far) - _f64(0.9189385332046727) + ops.log(series)
     out = ops.where(x > -1, upper, ops.where(x < -30, lower, middle))
     return ops.where(ops.isnan(x), x, out).astype(dtype)
 
@@ -526,7 +533,7 @@ def special_erfcx(input):
     for k in range(1, 10):
         term = -term * (2 * k - 1) * half_inv
         series = series + term
-    asymptotic = series / (far * 1.7724538509055159)
+    asymptotic = series / (far * _f64(1.7724538509055159))
     out = ops.where(x < 10, direct, asymptotic)
     out = ops.where(ops.isinf(x) & (x > 0), ops.zeros_like(x), out)
     return ops.where(ops.isnan(x), x, out).astype(dtype)
@@ -535,3 +542,48 @@ def special_erfcx(input):
 def special_log_softmax(input, dim, *, dtype=None):
     """torch.special.log_softmax: torch.log_softmax's helper (dtype= is keyword-only here)."""
     return log_softmax_dtype(input, dim, dtype)
+
+
+def special_airy_ai(x):
+    """torch.special.airy_ai: the Airy function Ai in float64 (MindSpore has none): its Maclaurin series
+    on [-8, 5], the decaying asymptotic series above 5 and the oscillating one below -8; NaN at the
+    infinities, as PyTorch gives."""
+    t, dtype = _float64_of(x)
+    root_pi = _f64(1.7724538509055159)
+    # Maclaurin: Ai = c1 f - c2 g, the terms of f and g each x^3 times the last over two factors
+    near = ops.clamp(t, -8.0, 5.0)
+    cube = near * near * near
+    f_term, g_term = ops.ones_like(near), near
+    f_sum, g_sum = f_term, g_term
+    for k in range(60):
+        f_term = f_term * cube / ((3 * k + 2) * (3 * k + 3))
+        g_term = g_term * cube / ((3 * k + 3) * (3 * k + 4))
+        f_sum, g_sum = f_sum + f_term, g_sum + g_term
+    series = _f64(0.3550280538878172) * f_sum - _f64(0.2588194037928068) * g_sum
+    # asymptotic coefficients u_k = (6k - 5)(6k - 3)(6k - 1) / ((2k - 1) 216 k) u_(k-1)
+    u = [1.0]
+    for k in range(1, 25):
+        u.append(u[-1] * (6 * k - 5) * (6 * k - 3) * (6 * k - 1) / ((2 * k - 1) * 216 * k))
+    u = [_f64(value) for value in u]
+    big = ops.where(t > 5, t, ops.full_like(t, 6.0))
+    zeta = _f64(2.0 / 3.0) * big * ops.sqrt(big)
+    total, power = ops.zeros_like(big), ops.ones_like(big)
+    for k in range(25):
+        total = total + ((-1) ** k) * u[k] * power
+        power = power / zeta
+    decaying = ops.exp(-zeta) * total / (2.0 * root_pi * ops.sqrt(ops.sqrt(big)))
+    neg = ops.where(t < -8, -t, ops.full_like(t, 9.0))
+    zeta = _f64(2.0 / 3.0) * neg * ops.sqrt(neg)
+    p_sum, q_sum, power = ops.zeros_like(neg), ops.zeros_like(neg), ops.ones_like(neg)
+    for k in range(24):
+        term = u[k] * power
+        if k % 2 == 0:
+            p_sum = p_sum + ((-1) ** (k // 2)) * term
+        else:
+            q_sum = q_sum + ((-1) ** (k // 2)) * term
+        power = power / zeta
+    phase = zeta + _f64(0.7853981633974483)
+    oscillating = (ops.sin(phase) * p_sum - ops.cos(phase) * q_sum) / (root_pi * ops.sqrt(ops.sqrt(neg)))
+    out = ops.where(t > 5, decaying, ops.where(t < -8, oscillating, series))
+    out = ops.where(ops.isinf(t), ops.full_like(t, float("nan")), out)
+    return ops.where(ops.isnan(t), t, out).astype(dtype)
