@@ -1,8 +1,10 @@
 """MindSpore definitions for torch.Tensor methods MindSpore's Tensor lacks (casts, new_tensor, put,
-to_dense) and for torch.special functions with no MindSpore namesake or one that differs on edge
-inputs (negative arguments of the Bessel functions of the second kind, the orthogonal polynomials).
-Same rules as helper_source.py: copied as it stands, MindSpore reached only through `mindspore.`,
-`ops.` and `nn.`; numpy only where PyTorch's kernel is a per-element loop no MindSpore op has."""
+to_dense) and for torch.special functions with no MindSpore namesake or one that differs: edge inputs
+(negative arguments of the Bessel functions of the second kind, 0 * log(0) in xlogy, the poles of
+trigamma), the orthogonal polynomials, and erfinv/ndtri/log_ndtr/erfcx/airy_ai computed in float64
+where MindSpore's own lose accuracy or do not exist. Same rules as helper_source.py: copied as it
+stands, MindSpore reached only through `mindspore.`, `ops.` and `nn.`; numpy only where PyTorch's
+kernel is a per-element loop no MindSpore op has."""
 import mindspore
 from mindspore import ops
 
@@ -41,8 +43,8 @@ def new_tensor(input, data, dtype=None, device=None, requires_grad=False, layout
 
 def new_empty_strided(input, size, stride, dtype=None, device=None, requires_grad=False, layout=None,
                       pin_memory=False):
-    """x.new_empty_strided(size, stride): an uninitialised tensor of that size in PyTorch, zeros here;
-    MindSpore tensors have no strides to set (the tensor is laid out contiguously)."""
+    """x.new_empty_strided(size, stride): an uninitialised tensor of that size in PyTorch, zeros here,
+    laid out contiguously (the strides given are not reproduced: MindSpore builds no tensor from strides)."""
     return ops.zeros(tuple(size), input.dtype if dtype is None else dtype)
 
 
