@@ -14,6 +14,7 @@ from .apis import dtype_forms, sample_checks, size_forms  # float functions of i
 from .apis import kernel_dtypes  # dtypes a MindSpore CPU kernel refuses, bridged at run time (issue 29)
 from .apis import edge_forms  # 0-d inputs, broadcast operands, argument forms MindSpore lacks (issue 29)
 from .apis import loop_draws  # torch.randn/rand in module-level loops reuse one random operator per shape
+from .apis import host_draws  # a torch.randint only iterated for indices is drawn with numpy
 from .apis import cpu_convolutions  # convolutions on CPU: oneDNN's GEMM kernel rather than its reference code
 from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .core import rules
@@ -178,6 +179,7 @@ class CallRewrites(WalkState):
             if isinstance(new, cst.Call) and handler is not loaders.dataloader and _same_arguments(updated, new):
                 new = relayout(updated, new)
             new = loop_draws.reuse_operator(self, original, qualified, new)  # a loop's draws reuse one operator
+            new = host_draws.rewrite(self, original, qualified, new)  # index draws made on the host
             cpu_convolutions.note(ctx, qualified)
             if handler is loaders.dataloader:
                 self.loaders.add(id(new))

@@ -82,6 +82,7 @@ class ConversionContext:
     data_reach: tuple[set[str], set[str], set[str]] | None = None  # (parameter holders, foreign modules, variables): holders.py
     helper_uses: dict[str, int] = field(default_factory=dict)  # helper -> calls of it the output holds (helpers.release)
     loop_draws: dict[int, Change] = field(default_factory=dict)  # draw helper call -> its change record (loop_draws.py)
+    host_draws: set[str] = field(default_factory=set)  # host_randint's name and the functions calling it (host_draws.py)
     support: str | None = None  # module the helpers are imported from (`ms_support`, `..ms_support`); None: written in
 
     @classmethod

@@ -30,7 +30,7 @@ from ..core.layout import relayout, same_line
 from ..core.names import code, resolve
 from ..core.result import Change
 from ..support import helpers
-from ..apis import loop_draws
+from ..apis import host_draws, loop_draws
 from . import hoist, inert
 from .steps import (STEP_METHODS, _free_reads, assigned_names, definite_writes, expr_call, is_zero_grad, plan_steps,
                     read_counts, read_names, split_region)
@@ -44,6 +44,9 @@ OPTIMIZER_DEFAULT_LR = {"SGD": "0.001", "Adam": "0.001"}
 # correction, nn.Adagrad starts its accumulator at 0.1 and has no eps, nn.Adadelta names eps epsilon,
 # nn.Rprop and nn.ASGD default to another learning rate.
 CLASSIC_FAITHFUL = frozenset({"SGD", "Adam"})
+# experimental classes written as the support module's subclass whose CPU update is one fused kernel per
+# parameter (MindSpore spends about 20 us on each kernel on CPU, whatever its size): helper_speed.py
+FUSED_UPDATES = {"AdamW": "AdamW"}
 ADAM_EPS_NOTE = ("review: MindSpore's Adam classes add eps to the uncorrected second moment's root, so a "
                  "non-negligible eps changes the steps; without weight_decay, PyTorch's Adam is "
                  "mindspore.experimental.optim.AdamW(..., weight_decay=0.0)")
@@ -63,6 +66,13 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
         if refused:
             ctx.mark(original, rules.OPTIMIZER, qualified, refused)
             return updated
+        if name in FUSED_UPDATES:  # the experimental class with a fused CPU update (support/helper_speed.py)
+            local = helpers.use(ctx, FUSED_UPDATES[name])
+            ctx.change(original, rules.OPTIMIZER, qualified, local,
+                       f"{qualified} -> {local}, {helpers.where(ctx, 'a subclass of ' + experimental)} (same "
+                       f"arguments{''.join(f', dropped {k}=' for k in dropped)}; {why}; float32 parameters on CPU "
+                       "updated by one fused kernel each, the same steps)")
+            return relayout(updated, updated.with_changes(func=cst.Name(local), args=args))
         ctx.change(original, rules.OPTIMIZER, qualified, experimental,
                    f"{qualified} -> {experimental} (same arguments"
                    f"{''.join(f', dropped {k}=' for k in dropped)}; {why}{note})")
@@ -494,6 +504,8 @@ def rewrite_step(ctx: ConversionContext, original: cst.CSTNode, block, scope: cs
         applied = _apply_grads(opts)
         if hoisted:
             blocker = hoist.jit_blocker(statements, params_list, frame) or _python_state(ctx, opts)
+            drawn = "" if blocker else host_draws.calls_host_draw(ctx, statements)
+            blocker = blocker or (f"it calls {drawn}, which draws with numpy (run once, at compile time)" if drawn else "")
             # two networks' parameter names coinciding in one graph: prefixed first, the step compiles; so
             # are two optimizers' own (each holds a global_step, a learning_rate...)
             prefixes = [] if blocker else hoist.prefix_names(ctx, statements)
