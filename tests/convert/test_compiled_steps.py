@@ -465,7 +465,7 @@ def test_an_experimental_optimizer_under_a_scheduler_compiles():
     # mindspore.experimental.optim keeps each group's lr in a Parameter its schedulers assign to, which a
     # graph reads at every call (the slow test above runs this in both frameworks)
     text = _convert("adamw_under_a_step_scheduler")
-    assert "optimizer = mindspore.experimental.optim.AdamW(" in text or "optim.AdamW(" in text
+    assert "optimizer = AdamW(" in text  # the support module's subclass of mindspore.experimental.optim.AdamW
     assert "@compiled_step\ndef train_step(training_modes):" in text
 
 

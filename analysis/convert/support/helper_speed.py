@@ -55,6 +55,7 @@ class AdamW(mindspore.experimental.optim.AdamW):
             fused += [whole] * len(group_params)
         self.fused_at = tuple(fused)
 
+    @mindspore.jit  # as the parent's: op by op (a step that did not compile), the update is still one graph
     def implementation(self, lr, weight_decay, beta1, beta2, amsgrad, eps, grads, start_id, end_id):
         if start_id == end_id or not self.fused_at[start_id]:
             return mindspore.experimental.optim.AdamW.implementation(
