@@ -83,6 +83,7 @@ def test_a_draw_read_otherwise_stays_a_mindspore_draw():
         "element outside a subscript": "ix = torch.randint(90, (4,))\ntotal = [i + 1 for i in ix]\n",
         "element's method": "ix = torch.randint(90, (4,))\nrows = [data[i.item()] for i in ix]\n",
         "bound twice": "ix = torch.randint(90, (4,))\nix = ix + 1\nrows = [data[i] for i in ix]\n",
+        "never read here": "ix = torch.randint(90, (4,))\n",
         "read after the loop": "ix = torch.randint(90, (4,))\nrows = [data[i] for i in ix]\nprint(ix)\n",
         "in a network": "class Net(torch.nn.Module):\n    def forward(self, h):\n"
                         "        ix = torch.randint(90, (4,))\n        return torch.stack([h[i] for i in ix])\n",

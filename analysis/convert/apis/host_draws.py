@@ -67,15 +67,16 @@ def calls_host_draw(ctx, statements: list[cst.BaseStatement]) -> str:
 
 
 def iterated_for_indices(scope: cst.CSTNode, call: cst.Call) -> str | None:
-    """The name `call` is assigned to in scope when that is its only binding there and every other
-    reference to it is the iterable of a loop whose variable is read only inside subscripts; else None."""
+    """The name `call` is assigned to in scope when that is its only binding there, some loop iterates it
+    and every other reference to it is the iterable of a loop whose variable is read only inside
+    subscripts; else None."""
     binding = _binding(scope, call)
     if binding is None:
         return None
     name, target = binding
     references = _References(name)
     scope.visit(references)
-    if references.bindings != 1:
+    if references.bindings != 1 or not references.iterated:  # a draw nothing reads here may be read elsewhere
         return None
     for ref in references.found:
         if ref is target:
