@@ -897,3 +897,19 @@ class LazyInstanceNorm2d(LazyNormNd):
 class LazyInstanceNorm3d(LazyNormNd):
     """nn.LazyInstanceNorm3d: see LazyNormNd."""
     instance, dims = True, 3
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """F.adaptive_max_pool1d_with_indices: (values, indices) of adaptive_max_pool1d()."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """F.adaptive_max_pool2d_with_indices: (values, int64 indices) of ops.adaptive_max_pool2d."""
+    values, indices = ops.adaptive_max_pool2d(input, output_size, True)
+    return values, indices.astype(mindspore.int64)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    """F.adaptive_max_pool3d_with_indices: (values, indices) of adaptive_max_pool3d()."""
+    return adaptive_max_pool3d(input, output_size, True)
