@@ -399,20 +399,32 @@ class CircularPad1d(PadNd):
     """nn.CircularPad1d: see PadNd."""
     dims, mode = 1, "circular"
 
+    def __init__(self, padding):
+        super().__init__(padding)
+
 
 class CircularPad2d(PadNd):
     """nn.CircularPad2d: see PadNd."""
     dims, mode = 2, "circular"
+
+    def __init__(self, padding):
+        super().__init__(padding)
 
 
 class CircularPad3d(PadNd):
     """nn.CircularPad3d: see PadNd."""
     dims, mode = 3, "circular"
 
+    def __init__(self, padding):
+        super().__init__(padding)
+
 
 class ReflectionPad3d(PadNd):
     """nn.ReflectionPad3d: see PadNd."""
     dims, mode = 3, "reflect"
+
+    def __init__(self, padding):
+        super().__init__(padding)
 
 
 def pad_or_crop_all(x, pad, value=0.0):
@@ -733,18 +745,12 @@ class LazyConvNd(LazyCell):
     reflect, replicate or circular applied first."""
     dims, transposed = 2, False
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, *more, **options):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", output_padding=0, dtype=None):
         super().__init__()
-        names = ("output_padding", "groups", "bias", "dilation") if self.transposed else \
-            ("dilation", "groups", "bias", "padding_mode")
-        settings = {"dilation": 1, "groups": 1, "bias": True, "padding_mode": "zeros", "output_padding": 0}
-        settings.update(zip(names, more))
-        settings.update(options)
         self.out_channels, self.kernel_size = out_channels, spatial_tuple(kernel_size, self.dims)
-        self.stride, self.padding = stride, padding
-        self.dilation, self.groups, self.has_bias = settings["dilation"], settings["groups"], settings["bias"]
-        self.padding_mode, self.output_padding = settings["padding_mode"], settings["output_padding"]
-        self.param_dtype = settings.get("dtype")
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+        self.has_bias, self.padding_mode, self.output_padding, self.param_dtype = bias, padding_mode, output_padding, dtype
 
     def build(self, x):
         self.in_channels = x.shape[1 if x.ndim == self.dims + 2 else 0]
@@ -781,30 +787,57 @@ class LazyConv1d(LazyConvNd):
     """nn.LazyConv1d: see LazyConvNd."""
     dims = 1
 
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, 0, dtype)
+
 
 class LazyConv2d(LazyConvNd):
     """nn.LazyConv2d: see LazyConvNd."""
     dims = 2
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, 0, dtype)
 
 
 class LazyConv3d(LazyConvNd):
     """nn.LazyConv3d: see LazyConvNd."""
     dims = 3
 
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, 0, dtype)
+
 
 class LazyConvTranspose1d(LazyConvNd):
     """nn.LazyConvTranspose1d: see LazyConvNd."""
     dims, transposed = 1, True
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         output_padding, dtype)
 
 
 class LazyConvTranspose2d(LazyConvNd):
     """nn.LazyConvTranspose2d: see LazyConvNd."""
     dims, transposed = 2, True
 
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         output_padding, dtype)
+
 
 class LazyConvTranspose3d(LazyConvNd):
     """nn.LazyConvTranspose3d: see LazyConvNd."""
     dims, transposed = 3, True
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         output_padding, dtype)
 
 
 class LazyNormNd(LazyCell):
@@ -873,30 +906,54 @@ class LazyBatchNorm1d(LazyNormNd):
     """nn.LazyBatchNorm1d: see LazyNormNd."""
     dims = 1
 
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+                 bias=True):
+        super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
+
 
 class LazyBatchNorm2d(LazyNormNd):
     """nn.LazyBatchNorm2d: see LazyNormNd."""
     dims = 2
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+                 bias=True):
+        super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
 
 
 class LazyBatchNorm3d(LazyNormNd):
     """nn.LazyBatchNorm3d: see LazyNormNd."""
     dims = 3
 
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+                 bias=True):
+        super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
+
 
 class LazyInstanceNorm1d(LazyNormNd):
     """nn.LazyInstanceNorm1d: see LazyNormNd."""
     instance, dims = True, 1
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+                 bias=True):
+        super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
 
 
 class LazyInstanceNorm2d(LazyNormNd):
     """nn.LazyInstanceNorm2d: see LazyNormNd."""
     instance, dims = True, 2
 
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+                 bias=True):
+        super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
+
 
 class LazyInstanceNorm3d(LazyNormNd):
     """nn.LazyInstanceNorm3d: see LazyNormNd."""
     instance, dims = True, 3
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+                 bias=True):
+        super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):

@@ -165,8 +165,16 @@ def insert(module: cst.Module, ctx: ConversionContext) -> cst.Module:
         return module.with_changes(body=[*body[:at], import_statement(ctx), *_load_calls(ctx), *body[at:]])
     blank = [cst.EmptyLine(), cst.EmptyLine()]
     added = []
-    # functions first: a class statement runs when the module loads and may call one for its base
-    for _, text in sorted(ctx.helpers.values(), key=lambda item: (item[1].startswith("class "), item)):
+    # functions first: a class statement runs when the module loads and may call one for its base; classes
+    # in the order of their definition files, so that a base class helper comes before those built on it
+    place = {name: number for number, name in enumerate(definitions())}
+
+    def order(item):
+        name, (local, text) = item
+        is_class = text.startswith("class ")
+        return (is_class, place.get(name, 0) if is_class else 0, (local, text))
+
+    for _, (_, text) in sorted(ctx.helpers.items(), key=order):
         body = list(cst.parse_module(text).body)
         body[0] = body[0].with_changes(leading_lines=blank)
         added += body
