@@ -64,7 +64,12 @@ def conv_transpose_nd(input, weight, bias, stride, padding, output_padding, grou
     w = w.reshape((groups * per_group_out, channels_in // groups) + kernel)
     w = ops.flip(w, tuple(range(2, 2 + spatial)))
     op = (ops.conv1d, ops.conv2d, ops.conv3d)[spatial - 1] if spatial <= 3 else None
+    half = x.dtype == mindspore.float16  # PyTorch sums half precision products in float32
+    if half:
+        x, w = x.astype(mindspore.float32), w.astype(mindspore.float32)
+        bias = bias.astype(mindspore.float32) if bias is not None else None
     out = conv_nd(op, x, w, bias, 1, 0, dilation, groups)
+    out = out.astype(mindspore.float16) if half else out
     return out if batched else out.squeeze(0)
 
 
@@ -460,12 +465,26 @@ def reflection_pad(x, pad):
 
 def linalg_slogdet(A):
     """torch.linalg.slogdet: (sign, logabsdet) with attribute names; logabsdet is real for complex A
-    (ops.slogdet returns it complex)."""
+    (ops.slogdet returns it complex). Matrices of size 0 (determinant 1) and 1 (their item), and empty
+    batches, which ops.slogdet refuses, are computed here."""
     import collections
-    sign, logabsdet = ops.slogdet(A)
-    if logabsdet.dtype in (mindspore.complex64, mindspore.complex128):
-        logabsdet = ops.real(logabsdet)
-    return collections.namedtuple("slogdet", ("sign", "logabsdet"))(sign, logabsdet)
+    pair = collections.namedtuple("slogdet", ("sign", "logabsdet"))
+    complex_input = A.dtype in (mindspore.complex64, mindspore.complex128)
+    real = {mindspore.complex64: mindspore.float32, mindspore.complex128: mindspore.float64}.get(A.dtype, A.dtype)
+    size, batch = A.shape[-1], tuple(A.shape[:-2])
+    if size >= 2 and A.size:
+        sign, logabsdet = ops.slogdet(A)
+        return pair(sign, ops.real(logabsdet) if complex_input else logabsdet)
+    if A.size == 0 and size:  # an empty batch
+        return pair(ops.zeros(batch, A.dtype), ops.zeros(batch, real))
+    value = ops.ones(batch, A.dtype) if size == 0 else A[..., 0, 0]
+    if complex_input:
+        magnitude = ops.sqrt(ops.real(value) * ops.real(value) + ops.imag(value) * ops.imag(value))
+        safe = ops.where(magnitude == 0, ops.ones_like(magnitude), magnitude)
+        sign = ops.where(magnitude == 0, ops.zeros_like(value), value / safe.astype(A.dtype))
+    else:
+        magnitude, sign = ops.abs(value), ops.sign(value)
+    return pair(sign, ops.log(magnitude))
 
 
 def matrix_exp(A):
@@ -492,7 +511,9 @@ def matrix_exp(A):
 
 def linalg_vander(x, N=None):
     """torch.linalg.vander: the powers x^0 .. x^(N-1) along a new last axis (N defaults to x's last size),
-    any batch, in x's dtype, as running products."""
+    any batch (a scalar as one item), in x's dtype, as running products."""
+    if x.ndim == 0:
+        x = x.reshape(1)
     count = x.shape[-1] if N is None else int(N)
     ones = ops.ones(tuple(x.shape) + (1,), x.dtype)
     if count <= 1:
@@ -502,7 +523,14 @@ def linalg_vander(x, N=None):
 
 
 def linalg_vecdot(x, y, dim=-1):
-    """torch.linalg.vecdot: the sum over dim of conj(x) * y, operands broadcast."""
+    """torch.linalg.vecdot: the sum over dim of conj(x) * y, operands broadcast (empty ones sum to 0:
+    MindSpore's Conj refuses them)."""
+    import numpy
+    shape = tuple(numpy.broadcast_shapes(tuple(x.shape), tuple(y.shape)))
+    if 0 in shape:
+        kept = list(shape)
+        del kept[dim]
+        return ops.zeros(tuple(kept), x.dtype)
     if x.dtype in (mindspore.complex64, mindspore.complex128):
         x = ops.conj(x)
     return (x * y).sum(dim)
@@ -520,6 +548,8 @@ def linalg_matrix_rank(A, tol=None, hermitian=False, atol=None, rtol=None):
     import numpy as np
     if tol is not None:
         atol = tol
+    if A.size == 0:  # no singular values: rank 0 (MindSpore's Svd refuses empty input)
+        return ops.zeros(tuple(A.shape[:-2]), mindspore.int64)
     if hermitian:
         values = ops.abs(linalg_eigvalsh(A))
     else:
@@ -543,6 +573,12 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     import math
     if size_average is not None or reduce is not None:  # PyTorch's deprecated spelling of reduction
         reduction = "none" if reduce is False else ("sum" if size_average is False else "mean")
+    for_float = input.dtype if ops.is_floating_point(input) else \
+        (target.dtype if ops.is_floating_point(target) else mindspore.float32)
+    if not ops.is_floating_point(input):  # PyTorch's exp and log of integers are float32
+        input = input.astype(for_float)
+    if not ops.is_floating_point(target):
+        target = target.astype(for_float)
     loss = ops.exp(input) - target * input if log_input else input - target * ops.log(input + eps)
     if full:
         stirling = target * ops.log(target) - target + 0.5 * ops.log(2 * math.pi * target)
@@ -593,11 +629,12 @@ class TripletMarginWithDistanceLoss(nn.Cell):
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """F.lp_pool3d as PyTorch computes it: the window sums of x^p (avg_pool3d times the window's volume),
-    negative sums clamped to 0, to the power 1/p."""
+    """F.lp_pool3d as PyTorch computes it: the window sums of x^p (avg_pool3d times the window's volume) to
+    the power 1/p. PyTorch's sign(s) * relu(|s|) is s itself, NaN included (MindSpore's relu and sign turn
+    NaN into 0), so it is left out."""
     kernel = spatial_tuple(kernel_size, 3)
     pooled = avg_pool3d(input ** norm_type, kernel, stride, 0, ceil_mode)
-    return (ops.sign(pooled) * ops.relu(ops.abs(pooled)) * (kernel[0] * kernel[1] * kernel[2])) ** (1.0 / norm_type)
+    return (pooled * (kernel[0] * kernel[1] * kernel[2])) ** (1.0 / norm_type)
 
 
 class LPPool3d(nn.Cell):
@@ -970,3 +1007,11 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
     """F.adaptive_max_pool3d_with_indices: (values, indices) of adaptive_max_pool3d()."""
     return adaptive_max_pool3d(input, output_size, True)
+
+
+def channel_shuffle(input, groups):
+    """F.channel_shuffle: the channels (axis 1) read as groups x (C / groups) and transposed, by reshapes
+    (any dtype; ops.channel_shuffle refuses bool and complex inputs)."""
+    shape = tuple(input.shape)
+    split = shape[:1] + (groups, shape[1] // groups) + shape[2:]
+    return input.reshape(split).swapaxes(1, 2).reshape(shape)
