@@ -63,14 +63,46 @@ def conv_transpose_nd(input, weight, bias, stride, padding, output_padding, grou
     w = weight.reshape((groups, channels_in // groups, per_group_out) + kernel).swapaxes(1, 2)
     w = w.reshape((groups * per_group_out, channels_in // groups) + kernel)
     w = ops.flip(w, tuple(range(2, 2 + spatial)))
+    if x.dtype == mindspore.float16:
+        out = conv_transpose_half(input if batched else input.expand_dims(0), weight, bias, stride, padding,
+                                  output_padding, groups, dilation)
+        return out if batched else out.squeeze(0)
     op = (ops.conv1d, ops.conv2d, ops.conv3d)[spatial - 1] if spatial <= 3 else None
-    half = x.dtype == mindspore.float16  # PyTorch sums half precision products in float32
-    if half:
-        x, w = x.astype(mindspore.float32), w.astype(mindspore.float32)
-        bias = bias.astype(mindspore.float32) if bias is not None else None
     out = conv_nd(op, x, w, bias, 1, 0, dilation, groups)
-    out = out.astype(mindspore.float16) if half else out
     return out if batched else out.squeeze(0)
+
+
+def conv_transpose_half(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    """A float16 transposed convolution summed as PyTorch's CPU kernel sums it: for each kernel offset in
+    order, the products over input channels in float32 rounded to float16, then added to the float16 output
+    at that offset's positions (each addition rounded), the bias last."""
+    import itertools
+    spatial = weight.ndim - 2
+    kernel = tuple(weight.shape[2:])
+    sizes_in = tuple(input.shape[2:])
+    sizes = [(sizes_in[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1) + output_padding[i] + 1
+             for i in range(spatial)]
+    channels_in, per_group_out = weight.shape[0], weight.shape[1]
+    per_group_in = channels_in // groups
+    x = input.astype(mindspore.float32)
+    w = weight.astype(mindspore.float32)
+    last = list(range(2, 2 + spatial)) + [1]
+    x = x.permute(0, *last)  # (N, *sizes_in, C)
+    out = ops.zeros((input.shape[0], per_group_out * groups) + tuple(sizes), mindspore.float16)
+    for offset in itertools.product(*[range(k) for k in kernel]):
+        taps = w[(slice(None), slice(None)) + tuple(offset)]  # (C_in, C_out / groups)
+        parts = [ops.matmul(x[..., g * per_group_in:(g + 1) * per_group_in], taps[g * per_group_in:(g + 1) * per_group_in])
+                 for g in range(groups)]
+        part = (parts[0] if groups == 1 else ops.cat(parts, -1)).astype(mindspore.float16)
+        part = part.permute(0, spatial + 1, *range(1, spatial + 1))
+        for i in range(spatial):
+            part = zeros_between(part, 2 + i, stride[i])
+            before = offset[i] * dilation[i] - padding[i]
+            part = pad_or_crop(part, 2 + i, before, sizes[i] - before - part.shape[2 + i])
+        out = out + part
+    if bias is not None:
+        out = out + bias.astype(mindspore.float16).reshape((1, -1) + (1,) * spatial)
+    return out
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
@@ -879,10 +911,11 @@ class LazyConvTranspose3d(LazyConvNd):
 
 class LazyNormNd(LazyCell):
     """nn.LazyBatchNorm1d/2d/3d and nn.LazyInstanceNorm1d/2d/3d: num_features read from the first input
-    (axis 1; an unbatched instance-norm input, axis 0); weight ones, bias zeros, running_mean zeros,
-    running_var ones, num_batches_tracked, under PyTorch's names. Batch norm: batch statistics while
-    training (the running ones move by momentum, or by a cumulative average for momentum=None, with the
-    unbiased variance), running ones otherwise; instance norm: instance_norm()."""
+    (axis 1; an unbatched instance-norm input, axis 0); weight ones, bias zeros, the running statistics
+    under MindSpore's names (moving_mean zeros, moving_variance ones: the converter renames running_mean and
+    running_var on every layer) and num_batches_tracked. Batch norm: batch statistics while training (the
+    running ones move by momentum, or by a cumulative average for momentum=None, with the unbiased
+    variance), running ones otherwise; instance norm: instance_norm()."""
     instance, dims = False, 1
 
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
@@ -900,9 +933,10 @@ class LazyNormNd(LazyCell):
             if self.has_bias:
                 self.bias = mindspore.Parameter(ops.zeros(features, kind), name="bias")
         if self.track_running_stats:
-            self.running_mean = mindspore.Parameter(ops.zeros(features, kind), name="running_mean",
+            self.moving_mean = mindspore.Parameter(ops.zeros(features, kind), name="moving_mean",
                                                     requires_grad=False)
-            self.running_var = mindspore.Parameter(ops.ones(features, kind), name="running_var", requires_grad=False)
+            self.moving_variance = mindspore.Parameter(ops.ones(features, kind), name="moving_variance",
+                                                       requires_grad=False)
             self.num_batches_tracked = mindspore.Parameter(mindspore.Tensor(0, mindspore.int64),
                                                            name="num_batches_tracked", requires_grad=False)
 
@@ -913,8 +947,9 @@ class LazyNormNd(LazyCell):
         if self.instance:
             unbatched = x.ndim == self.dims + 1
             image = x.expand_dims(0) if unbatched else x
-            out = instance_norm(image, self.running_mean if tracked else None, self.running_var if tracked else None,
-                                weight, bias, self.training or not tracked, self.momentum or 0.0, self.eps)
+            out = instance_norm(image, self.moving_mean if tracked else None,
+                                self.moving_variance if tracked else None, weight, bias, self.training or not tracked,
+                                self.momentum or 0.0, self.eps)
             return out.squeeze(0) if unbatched else out
         axes = (0,) + tuple(range(2, x.ndim))
         shape = (1, -1) + (1,) * (x.ndim - 2)
@@ -927,10 +962,10 @@ class LazyNormNd(LazyCell):
                     1.0 / float(self.num_batches_tracked.asnumpy())
                 count = x.size // x.shape[1]
                 unbiased = var.reshape(-1) * count / max(count - 1, 1)
-                self.running_mean.assign_value((1 - factor) * self.running_mean + factor * mean.reshape(-1))
-                self.running_var.assign_value((1 - factor) * self.running_var + factor * unbiased)
+                self.moving_mean.assign_value((1 - factor) * self.moving_mean + factor * mean.reshape(-1))
+                self.moving_variance.assign_value((1 - factor) * self.moving_variance + factor * unbiased)
         else:
-            mean, var = self.running_mean.reshape(shape), self.running_var.reshape(shape)
+            mean, var = self.moving_mean.reshape(shape), self.moving_variance.reshape(shape)
         out = (x - mean) / ops.sqrt(var + self.eps)
         if weight is not None:
             out = out * weight.reshape(shape)
