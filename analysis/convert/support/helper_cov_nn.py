@@ -1050,3 +1050,120 @@ def channel_shuffle(input, groups):
     shape = tuple(input.shape)
     split = shape[:1] + (groups, shape[1] // groups) + shape[2:]
     return input.reshape(split).swapaxes(1, 2).reshape(shape)
+
+
+def linalg_lstsq(A, B, rcond=None, driver=None):
+    """torch.linalg.lstsq as PyTorch's CPU drivers report it: the minimum-norm least-squares solution (from
+    the SVD, singular values up to rcond times the largest, rcond eps * max(m, n) by default); rank for
+    gelsy (the default), gelsd and gelss; singular values for gelsd and gelss; residuals (squared norms
+    of B - A X per column) for gelsd, gelss and gels when m > n and every matrix has full rank; what a
+    driver does not report is an empty tensor, as in PyTorch. A B of one axis fewer than A is one column."""
+    import collections
+    import numpy as np
+    result = collections.namedtuple("lstsq", ("solution", "residuals", "rank", "singular_values"))
+    driver = driver or "gelsy"
+    column = B.ndim == A.ndim - 1
+    rhs = B.expand_dims(-1) if column else B
+    m, n = A.shape[-2], A.shape[-1]
+    real = {mindspore.complex64: mindspore.float32, mindspore.complex128: mindspore.float64}.get(A.dtype, A.dtype)
+    if rcond is None:
+        rcond = float(np.finfo(mindspore.dtype_to_nptype(real)).eps) * max(m, n)
+    U, S, Vh = linalg_svd(A, full_matrices=False)
+    keep = S > rcond * S[..., :1]
+    inverse = ops.where(keep, 1.0 / ops.where(keep, S, ops.ones_like(S)), ops.zeros_like(S))
+    projected = ops.matmul(conj_transpose(U), rhs) * inverse.expand_dims(-1).astype(A.dtype)
+    solution = ops.matmul(conj_transpose(Vh), projected)
+    rank = keep.astype(mindspore.int64).sum(-1)
+    empty = ops.zeros(0, real)
+    residuals = empty
+    if driver != "gelsy" and m > n and bool((rank == n).all()):
+        miss = ops.matmul(A, solution) - rhs
+        if miss.dtype in (mindspore.complex64, mindspore.complex128):
+            size = ops.real(miss) * ops.real(miss) + ops.imag(miss) * ops.imag(miss)
+        else:
+            size = miss * miss
+        residuals = size.sum(-2)
+        residuals = residuals.squeeze(-1) if column else residuals
+    return result(solution.squeeze(-1) if column else solution, residuals,
+                  rank if driver != "gels" else ops.zeros(0, mindspore.int64),
+                  S if driver in ("gelsd", "gelss") else empty)
+
+
+def householder_product(A, tau):
+    """torch.linalg.householder_product: the first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with
+    v_i the i-th column of A below the diagonal and 1 on it (MindSpore 2.10 has no CPU kernel for it)."""
+    m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
+    batch = tuple(A.shape[:-2])
+    product = ops.broadcast_to(ops.eye(m, m, A.dtype), batch + (m, m))
+    if A.size == 0 or m == 0:
+        return product[..., :n]
+    rows = mindspore.Tensor(list(range(m)), mindspore.int64)
+    complex_input = A.dtype in (mindspore.complex64, mindspore.complex128)
+    for i in range(k):
+        v = A[..., :, i]
+        v = ops.where(rows < i, ops.zeros_like(v), ops.where(rows == i, ops.ones_like(v), v))
+        w = ops.conj(v) if complex_input else v
+        reflector = ops.matmul(v.expand_dims(-1), w.expand_dims(-2)) * tau[..., i].reshape(batch + (1, 1))
+        product = product - ops.matmul(product, reflector)
+    return product[..., :n]
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """F.embedding_bag: the rows input names (rows of a 2-D input, or runs of a 1-D one starting at offsets)
+    reduced per bag by sum (times per_sample_weights), mean or max; padding_idx entries left out (a mean
+    counts the others), an empty bag gives zeros; max_norm renorms the named rows of weight first, as
+    embedding() does."""
+    if max_norm is not None:
+        embedding(input, weight, None, max_norm, norm_type)
+    if padding_idx is not None and padding_idx < 0:  # counted from the end, as PyTorch
+        padding_idx += weight.shape[0]
+    if input.ndim == 2:
+        bags, length = input.shape[0], input.shape[1]
+        flat = input.reshape(-1)
+        bag_of = ops.repeat_interleave(mindspore.Tensor(list(range(bags)), mindspore.int64), length) \
+            if input.size else ops.zeros(0, mindspore.int64)
+        weights = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
+    else:
+        starts = offsets[:-1] if include_last_offset else offsets
+        bags = starts.shape[0]
+        flat = input
+        positions = ops.arange(input.shape[0]).astype(mindspore.int64)
+        bag_of = (positions.expand_dims(1) >= starts.astype(mindspore.int64).expand_dims(0)).astype(mindspore.int64).sum(1) - 1
+        weights = per_sample_weights
+    rows = ops.gather(weight, flat, 0) if flat.size else ops.zeros((0, weight.shape[1]), weight.dtype)
+    kept = ops.ones(flat.shape, mindspore.bool_) if padding_idx is None else flat != padding_idx
+    if weights is not None:
+        rows = rows * weights.expand_dims(-1).astype(rows.dtype)
+    member = (bag_of.expand_dims(0) == ops.arange(bags).astype(mindspore.int64).expand_dims(1)) & kept.expand_dims(0)
+    if mode == "max":
+        low = mindspore.Tensor(float("-inf"), rows.dtype)
+        spread = ops.where(member.expand_dims(-1), rows.expand_dims(0), low)
+        largest = ops.amax(spread, 1) if flat.size else ops.zeros((bags, weight.shape[1]), weight.dtype)
+        return ops.where(member.any(1).expand_dims(-1), largest, ops.zeros_like(largest))
+    total = ops.matmul(member.astype(rows.dtype), rows)
+    if mode == "sum":
+        return total
+    count = member.astype(rows.dtype).sum(1, keepdims=True)
+    return total / ops.where(count > 0, count, ops.ones_like(count))
+
+
+class EmbeddingBag(nn.Cell):
+    """nn.EmbeddingBag: a weight drawn from the standard normal (PyTorch's init; _weight given: that one)
+    and embedding_bag() over it."""
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                 mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None, device=None,
+                 dtype=None):
+        super().__init__()
+        if _weight is None:
+            _weight = ops.randn((num_embeddings, embedding_dim), dtype=dtype or mindspore.float32)
+            if padding_idx is not None:
+                _weight[padding_idx] = 0
+        self.weight = mindspore.Parameter(_weight, name="weight")
+        self.max_norm, self.norm_type, self.mode = max_norm, norm_type, mode
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+
+    def construct(self, input, offsets=None, per_sample_weights=None):
+        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, False, self.mode, False,
+                             per_sample_weights, self.include_last_offset, self.padding_idx)
