@@ -49,6 +49,13 @@ renormed = table.clone()
 out["emb_norm"] = F.embedding(ids, renormed, max_norm=1.0)
 out["emb_table"] = renormed
 out["emb_changed"] = (renormed != table).any()
+# bags of embeddings: offsets, 2-D bags, per-sample weights, padding_idx, the layer with a given table
+bag_ids = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+out["bag_mean"] = F.embedding_bag(bag_ids, table, torch.tensor([0, 3]))
+out["bag_sum_kw"] = F.embedding_bag(input=bag_ids, weight=table.double(), offsets=torch.tensor([0, 2, 2, 8]),
+                                    include_last_offset=True, mode="sum", per_sample_weights=torch.arange(8.0).double())
+out["bag_max"] = F.embedding_bag(bag_ids.reshape(2, 4), table, mode="max", padding_idx=2)
+out["bag_layer"] = nn.EmbeddingBag(10, 4, mode="sum", _weight=table, padding_idx=-1)(bag_ids, torch.tensor([0, 5]))
 # max pools (NaN wins, indices), adaptive max pools with indices
 holed = seq.clone()
 holed[0, 0, 3] = float("nan")
@@ -136,6 +143,13 @@ out["rank"] = torch.linalg.matrix_rank(square)
 out["rank_atol"] = torch.linalg.matrix_rank(square, atol=1.0)
 out["rank_herm"] = torch.linalg.matrix_rank(square @ square.transpose(1, 2), hermitian=True)
 out["lmatmul"] = torch.linalg.matmul(square, square)
+tall = torch.tensor(rng.standard_normal((2, 5, 3)).astype(np.float64))
+rhs = torch.tensor(rng.standard_normal((2, 5, 2)).astype(np.float64))
+fit = torch.linalg.lstsq(tall, rhs)
+out["lstsq"], out["lstsq_rank"], out["lstsq_residuals"] = fit.solution, fit.rank, fit.residuals
+fit = torch.linalg.lstsq(tall.float(), rhs.float(), driver="gelsd")
+out["lstsq_gelsd"], out["lstsq_sv"], out["lstsq_res"] = fit.solution, fit.singular_values, fit.residuals
+out["householder"] = torch.linalg.householder_product(tall, torch.tensor([1.2, 0.4]).double().expand(2, 2))
 # lazy layers: the output less the functional form on the layer's own weights, and what the weights are
 lin = nn.LazyLinear(3)
 y = lin(seq)
@@ -180,7 +194,7 @@ def test_every_call_is_converted():
     assert not result.unconverted, [(u.line, u.torch_api, u.action) for u in result.unconverted]
     for name in ("conv_transpose1d(", "embedding(", "max_pool1d(", "instance_norm(", "rms_norm(", "RMSNorm(",
                  "linalg_slogdet(", "matrix_exp(", "linalg_vander(", "LazyLinear(", "LazyBatchNorm2d(", "ZeroPad3d(",
-                 "nn.GLU(axis=1)", "ops.gaussian_nll_loss("):
+                 "nn.GLU(axis=1)", "ops.gaussian_nll_loss(", "embedding_bag(", "linalg_lstsq(", "householder_product("):
         assert name in result.text, name
 
 
@@ -204,8 +218,8 @@ def test_converted_values_match_pytorch(tmp_path):
 
 @pytest.mark.parametrize("call, expected", [
     ("nn.DataParallel(model)", "set_auto_parallel_context"),
-    ("F.embedding_bag(ids, table, offsets)", "per_sample_weights"),
-    ("torch.linalg.lstsq(a, b)", "pinv"),
+    ("torch.linalg.inv_ex(a)", "info"),
+    ("nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4])", "shortlist"),
     ("torch.linalg.cholesky_ex(a)", "info"),
     ("F.scaled_mm(a, b, scale_a, scale_b)", "float8"),
     ("nn.FractionalMaxPool2d(2, output_size=3)", "_random_samples"),

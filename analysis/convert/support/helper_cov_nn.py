@@ -1113,7 +1113,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     """F.embedding_bag: the rows input names (rows of a 2-D input, or runs of a 1-D one starting at offsets)
     reduced per bag by sum (times per_sample_weights), mean or max; padding_idx entries left out (a mean
     counts the others), an empty bag gives zeros; max_norm renorms the named rows of weight first, as
-    embedding() does."""
+    embedding() does. A float input with an integer weight is PyTorch's old argument order: swapped."""
+    if ops.is_floating_point(input) and not ops.is_floating_point(weight):  # PyTorch's old order, swapped as it does
+        input, weight = weight, input
     if max_norm is not None:
         embedding(input, weight, None, max_norm, norm_type)
     if padding_idx is not None and padding_idx < 0:  # counted from the end, as PyTorch
