@@ -275,7 +275,12 @@ class RMSNorm(nn.Cell):
         return rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
 
-def alpha_dropout(input, p=0.5, training=False, inplace=False, feature=False):
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """F.alpha_dropout: see alpha_dropout_draw."""
+    return alpha_dropout_draw(input, p, training, False)
+
+
+def alpha_dropout_draw(input, p, training, feature):
     """F.alpha_dropout / feature_alpha_dropout with PyTorch's constants (alpha = 1.7580993408473766,
     a = 1 / sqrt((alpha^2 p + 1)(1 - p))): a kept item becomes a x + alpha a p, a dropped one
     alpha a (p - 1); feature draws one mask per (sample, channel). An identity outside training."""
@@ -292,8 +297,8 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False, feature=False):
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    """F.feature_alpha_dropout: alpha_dropout with one mask per (sample, channel)."""
-    return alpha_dropout(input, p, training, inplace, feature=True)
+    """F.feature_alpha_dropout: alpha_dropout_draw with one mask per (sample, channel)."""
+    return alpha_dropout_draw(input, p, training, True)
 
 
 class AlphaDropout(nn.Cell):
@@ -304,7 +309,7 @@ class AlphaDropout(nn.Cell):
         self.p = p
 
     def construct(self, x):
-        return alpha_dropout(x, self.p, self.training)
+        return alpha_dropout_draw(x, self.p, self.training, False)
 
 
 class FeatureAlphaDropout(nn.Cell):
@@ -315,7 +320,7 @@ class FeatureAlphaDropout(nn.Cell):
         self.p = p
 
     def construct(self, x):
-        return alpha_dropout(x, self.p, self.training, feature=True)
+        return alpha_dropout_draw(x, self.p, self.training, True)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -633,7 +638,7 @@ class PoissonNLLLoss(nn.Cell):
                                 self.reduce, self.reduction)
 
 
-def triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=None, margin=1.0, swap=False,
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction="mean"):
     """F.triplet_margin_with_distance_loss: max(d(a, p) - d(a, n) + margin, 0), d pairwise_distance unless
     given (swap: the smaller of d(a, n) and d(p, n))."""
@@ -651,13 +656,13 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, distance_funct
 class TripletMarginWithDistanceLoss(nn.Cell):
     """nn.TripletMarginWithDistanceLoss: the layer form of triplet_margin_with_distance_loss()."""
 
-    def __init__(self, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
         super().__init__()
         self.distance_function, self.margin, self.swap, self.reduction = distance_function, margin, swap, reduction
 
     def construct(self, anchor, positive, negative):
-        return triplet_margin_with_distance_loss(anchor, positive, negative, self.distance_function, self.margin,
-                                                 self.swap, self.reduction)
+        return triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                 margin=self.margin, swap=self.swap, reduction=self.reduction)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
@@ -978,7 +983,7 @@ class LazyBatchNorm1d(LazyNormNd):
     """nn.LazyBatchNorm1d: see LazyNormNd."""
     dims = 1
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
                  bias=True):
         super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
 
@@ -987,7 +992,7 @@ class LazyBatchNorm2d(LazyNormNd):
     """nn.LazyBatchNorm2d: see LazyNormNd."""
     dims = 2
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
                  bias=True):
         super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
 
@@ -996,7 +1001,7 @@ class LazyBatchNorm3d(LazyNormNd):
     """nn.LazyBatchNorm3d: see LazyNormNd."""
     dims = 3
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
                  bias=True):
         super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
 
@@ -1005,7 +1010,7 @@ class LazyInstanceNorm1d(LazyNormNd):
     """nn.LazyInstanceNorm1d: see LazyNormNd."""
     instance, dims = True, 1
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
                  bias=True):
         super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
 
@@ -1014,7 +1019,7 @@ class LazyInstanceNorm2d(LazyNormNd):
     """nn.LazyInstanceNorm2d: see LazyNormNd."""
     instance, dims = True, 2
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
                  bias=True):
         super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
 
@@ -1023,7 +1028,7 @@ class LazyInstanceNorm3d(LazyNormNd):
     """nn.LazyInstanceNorm3d: see LazyNormNd."""
     instance, dims = True, 3
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
                  bias=True):
         super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
 
