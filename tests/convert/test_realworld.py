@@ -142,10 +142,11 @@ def test_apis_without_a_cpu_counterpart_carry_a_concrete_action():
     result = convert("import torch\nimport torch.nn.functional as F\na = F.scaled_dot_product_attention(q, k, v)\n"
                      "b = F.layer_norm(x, (8,), w, b2, 1e-6)\nc = F.rms_norm(x, (8,), w)\nd = torch.finfo(x.dtype).eps\n")
     actions = {u.torch_api: u.action for u in result.unconverted}
-    # attention and layer_norm are written out as local helpers (tests/convert/test_local_helpers.py)
+    # attention, layer_norm and rms_norm are written out as local helpers (tests/convert/test_local_helpers.py,
+    # tests/convert/test_coverage_cov_nn.py)
     assert "a = scaled_dot_product_attention(q, k, v)" in result.text
     assert "b = layer_norm(x, (8,), w, b2, 1e-6)" in result.text
-    assert "ops.rsqrt" in actions["torch.nn.functional.rms_norm"]
+    assert "c = rms_norm(x, (8,), w)" in result.text and "torch.nn.functional.rms_norm" not in actions
     assert "d = TypeInfo(numpy.finfo(mindspore.dtype_to_nptype(x.dtype))).eps" in result.text  # numeric_info.py
     assert all(f"# MIGRATE(MS-API-UNMAPPED): {a}" in result.text for a in actions.values())
 
