@@ -68,7 +68,8 @@ def optimizer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qua
             return updated
         if name in FUSED_UPDATES:  # the experimental class with a fused CPU update (support/helper_speed.py)
             local = helpers.use(ctx, FUSED_UPDATES[name])
-            ctx.change(original, rules.OPTIMIZER, qualified, local,
+            # recorded as the experimental class it subclasses: the analyzer's finding names that class too
+            ctx.change(original, rules.OPTIMIZER, qualified, experimental,
                        f"{qualified} -> {local}, {helpers.where(ctx, 'a subclass of ' + experimental)} (same "
                        f"arguments{''.join(f', dropped {k}=' for k in dropped)}; {why}; float32 parameters on CPU "
                        "updated by one fused kernel each, the same steps)")
