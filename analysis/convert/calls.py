@@ -28,6 +28,7 @@ from .modules import weight_norms  # weight normalisation, which MindSpore lacks
 from .modules import unbatched  # layers given an unbatched input (issue 29)
 from .modules.layermap import NOT_LAYERS, self_path
 from .tensors import absent_methods, methods, numeric_info, outargs, scatter
+from .tensors import inplace_functions  # in-place functions (torch.relu_, F.elu_) and inplace=True (issue 29)
 from .training import idioms, optimizers
 from .training import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
 
@@ -74,7 +75,8 @@ class CallRewrites(WalkState):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         ctx = self.ctx
-        qualified = resolve(original.func, ctx.aliases)
+        # an in-place function converted as its out-of-place one (inplace_functions.py) names that one here
+        qualified = self.__dict__.get("qualified_as", {}).pop(id(original), None) or resolve(original.func, ctx.aliases)
         if qualified in RESULT_DIFFERS and id(original) not in self.__dict__.get("unused_results", ()):
             ctx.mark(original, rules.API_DIFF, qualified, RESULT_DIFFERS[qualified])
             return updated
@@ -153,6 +155,8 @@ class CallRewrites(WalkState):
                 return updated  # marked
             updated = folded
         new = outargs.rewrite(self, original, updated, qualified)  # out=buf: the call without it, written into buf
+        if new is None:  # torch.relu_(x), F.elu_(x): the out-of-place call, written back into x
+            new = inplace_functions.rewrite(self, original, updated, qualified, HANDLERS)
         if new is not None:
             return new
         mint = ctx.mint_entry(qualified)

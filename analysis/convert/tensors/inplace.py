@@ -108,11 +108,12 @@ def is_in_place(name: str) -> bool:
     return name.endswith("_") and not name.endswith("__") and not name.startswith("_") and name not in KEEP
 
 
-def _target(ctx: ConversionContext, original: cst.Call, receiver: cst.BaseExpression):
+def _target(ctx: ConversionContext, original: cst.Call, receiver: cst.BaseExpression, source=None):
     """What the in-place call writes to: (kind, receiver) with kind 'path' for a name or attribute chain
     (x.data is a copy in MindSpore, so x itself), 'grad' for a gradient (MindSpore has none: marked),
     'self' for the object itself, 'new' for a tensor just built (torch.zeros(3).fill_(1)), and 'part'
-    for part of a tensor or a computed one (x[1:], x.view(-1), make()), which may share x's memory."""
+    for part of a tensor or a computed one (x[1:], x.view(-1), make()), which may share x's memory.
+    source: the receiver before conversion, where it is no method's (torch.relu_(x): inplace_functions.py)."""
     if isinstance(receiver, cst.Attribute) and receiver.attr.value == "data":
         receiver = receiver.value
     if isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad":
@@ -121,7 +122,7 @@ def _target(ctx: ConversionContext, original: cst.Call, receiver: cst.BaseExpres
         return ("self" if code(receiver) in ("self", "cls") else "path"), receiver
     if (chained := _assigned_path(receiver)) is not None:
         return "chain", chained
-    source = original.func.value  # type: ignore[union-attr]
+    source = original.func.value if source is None else source  # type: ignore[union-attr]
     if isinstance(source, cst.Call) and (resolve(source.func, ctx.aliases) in NEW_TENSORS
                                          or fresh.is_fresh(ctx, source)):
         return "new", receiver
@@ -250,9 +251,10 @@ def _mark_grad(ctx, original, updated, name: str):
     return updated
 
 
-def _write_back(ctx, original, updated, receiver, value, name: str, base: str, kind: str):
-    """value (x's new value) written to the receiver (of the kind _target found); `updated` stays when marked."""
-    api = f"torch.Tensor.{name}"
+def _write_back(ctx, original, updated, receiver, value, name: str, base: str, kind: str, api: str | None = None):
+    """value (x's new value) written to the receiver (of the kind _target found); `updated` stays when marked.
+    api: the torch API the records name (an in-place function's; a method's by default)."""
+    api = api or f"torch.Tensor.{name}"
     if kind == "new":  # its new value is the result
         ctx.change(original, rules.TENSOR_METHOD, api, f"mindspore.Tensor.{base}",
                    f"in-place {name}() on a new tensor -> {base}() (MindSpore's in-place methods fail on CPU)")

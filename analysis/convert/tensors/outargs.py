@@ -8,9 +8,8 @@ types and then casts to buf's dtype exactly (bool results, bitwise ops): MindSpo
   value PyTorch returns;
 - anything else (part of a tensor, x[0], which PyTorch writes through) stays marked.
 
-Other ops are left to the mapping tables (which mark out=): where the output's dtype is wider than
-the inputs', PyTorch may compute in it (a float32 sum into a float64 buffer), so a cast afterwards
-need not give its values."""
+Other ops go to out_writes.py: where the output's dtype is wider than the inputs', PyTorch may compute
+in it (a float32 sum into a float64 buffer), so a cast afterwards need not give its values."""
 from __future__ import annotations
 
 import libcst as cst
@@ -18,6 +17,7 @@ import libcst as cst
 from ..apis.signatures import fix_commas
 from ..core import rules
 from ..core.names import dotted, resolve
+from . import out_writes
 from .inplace import NEW_TENSORS
 
 EXACT = frozenset(f"torch.{name}" for name in (
@@ -34,8 +34,10 @@ def rewrite(state, original: cst.Call, updated: cst.Call, qualified: str) -> cst
     """The call without out= converted by the usual dispatch (state.leave_Call), written into buf;
     None when this is no call of that kind (the dispatch goes on as before)."""
     out = out_arg(updated)
-    if qualified not in EXACT or out is None or any(a.star for a in updated.args):
+    if out is None or any(a.star for a in updated.args):
         return None
+    if qualified not in EXACT:
+        return out_writes.rewrite(state, original, updated, qualified, out)  # any other operator
     ctx = state.ctx
     buffer = out.value
     original_buffer = out_arg(original).value  # type: ignore[union-attr]

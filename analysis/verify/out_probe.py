@@ -1,0 +1,86 @@
+"""Which operators PyTorch computes in their inputs' dtype and then cast into a wider out= tensor.
+
+    python -m analysis.verify.out_probe   # writes analysis/convert/tensors/out_cast.json
+
+For each OpInfo that takes out=, float32 samples run once as they are and once into a float64 out=
+tensor. An operator is listed as "cast" when, on a sample where computing in float64 gives other
+values than computing in float32, the out= result equals the float32 result cast; "wide" when it
+equals the float64 computation; "refuses" when PyTorch raises for the wider buffer. Only the "cast"
+ones may be converted with a cast after the MindSpore call (support/helper_callforms.write_out_cast);
+every other out= call is written only where the buffer has the result's dtype."""
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+from analysis.verify.samples import op_api_names
+
+TABLE = Path(__file__).resolve().parents[1] / "convert" / "tensors" / "out_cast.json"
+
+
+def _wide(value):
+    import torch
+
+    return value.double() if isinstance(value, torch.Tensor) and value.dtype == torch.float32 else value
+
+
+def verdict(op) -> str | None:
+    """cast / wide / refuses / other for one OpInfo; None where no float32 sample tells them apart."""
+    import torch
+
+    undecided = None
+    for sample in itertools.islice(op.sample_inputs("cpu", torch.float32), 12):
+        args, kwargs = sample.args, sample.kwargs
+        try:
+            expected = op(sample.input, *args, **kwargs)
+        except Exception:
+            continue
+        if not isinstance(expected, torch.Tensor) or expected.dtype != torch.float32:
+            return None
+        try:
+            got = op(sample.input, *args, **kwargs, out=torch.empty(0, dtype=torch.float64))
+        except Exception:
+            return "refuses"
+        try:
+            wide = op(_wide(sample.input), *[_wide(a) for a in args], **kwargs)
+        except Exception:
+            wide = None
+        cast = expected.double()
+        if wide is not None and torch.equal(cast, wide):
+            undecided = undecided or ("cast" if torch.equal(got, cast) else "other")
+            continue  # both readings give these values: another sample must tell
+        if torch.equal(got, cast):
+            return "cast"
+        return "wide" if wide is not None and torch.equal(got, wide) else "other"
+    return None if undecided == "cast" else undecided
+
+
+def probe() -> dict:
+    import torch
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    torch.manual_seed(0)
+    found: dict[str, str] = {}
+    for op in op_db:
+        function, _ = op_api_names(op)
+        if not op.supports_out or function is None or function in found:
+            continue
+        result = verdict(op)
+        if result is not None:
+            found[function] = result
+    return {"measured_with": {"torch": torch.__version__, "script": "python -m analysis.verify.out_probe",
+                              "buffer": "float64 out= of float32 inputs (OpInfo sample_inputs)"},
+            "cast": sorted(k for k, v in found.items() if v == "cast"),
+            "not_cast": {k: v for k, v in sorted(found.items()) if v != "cast"}}
+
+
+def main() -> int:
+    data = probe()
+    TABLE.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"{len(data['cast'])} operators cast into a wider out=, {len(data['not_cast'])} do not: {TABLE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
