@@ -3,8 +3,9 @@ written into the buffer tensor itself (assign_value keeps it the same object, so
 values, and it takes the result's shape, as PyTorch resizes an out= tensor). Where the buffer's dtype
 is not the result's, PyTorch casts for some ops, computes in the buffer's dtype for others (cumsum,
 sum into a wider buffer) or raises: these write only what is certain and raise otherwise, naming the
-case. Same rules as helper_source.py: copied as it stands, MindSpore reached only through `mindspore.`."""
+case. Same rules as helper_source.py: copied as it stands, MindSpore reached only through `mindspore.` and `ops.`."""
 import mindspore
+from mindspore import ops
 
 
 def write_out(out, value, api):
@@ -13,6 +14,8 @@ def write_out(out, value, api):
     if not isinstance(value, mindspore.Tensor):
         raise TypeError(f"{api}(..., out=): the result is a {type(value).__name__}, not one tensor; pass a "
                         "tuple of tensors as out=")
+    if value.dtype == mindspore.int32 and out.dtype == mindspore.int64:
+        value = value.astype(out.dtype)  # MindSpore's indices (sort, max, topk) are int32 where PyTorch's are int64
     if value.dtype != out.dtype:
         raise TypeError(f"{api}(..., out=) into a {out.dtype} tensor where the result is {value.dtype}: PyTorch "
                         "casts for some operators and computes in the buffer's dtype for others; cast the "
@@ -47,3 +50,12 @@ def write_outs(outs, values, api):
     if len(values) != len(outs):
         raise TypeError(f"{api}(..., out=): {len(outs)} out= tensors for {len(values)} results")
     return tuple(write_out(out, value, api) for out, value in zip(outs, values))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """F.rrelu / torch.rrelu: out of training (PyTorch's default) a leaky ReLU whose slope is the mean of
+    lower and upper, no draw; in training MindSpore's rrelu draws the slopes. inplace is PyTorch's
+    parameter (the result is returned either way)."""
+    if training:
+        return ops.rrelu(input, lower, upper)
+    return ops.where(input >= 0, input, input * ((lower + upper) / 2))
