@@ -147,7 +147,7 @@ RANDOM = [
 MARKED = [
     ("reduce by a variable", "x.scatter_(1, index, src, reduce=how)\n", "reduce= given by a variable"),
     ("out= into part of a tensor", "torch.logical_not(a, out=buf[0])\n", "part of a tensor"),
-    ("out= of an arithmetic op", "torch.add(a, b, out=buf)\n", "out="),
+    ("out= of a creation function", "torch.arange(4, out=buf)\n", "out="),  # its dtype comes from buf
     ("a complex fill value", "y = torch.full((2,), 1j)\n", "complex"),
     ("a fill value from a call", "y = torch.full((2,), make())\n", "dtype="),
     ("as_tuple from a variable", "y = torch.nonzero(x, as_tuple=flag)\n", "as_tuple="),

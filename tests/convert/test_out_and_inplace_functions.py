@@ -214,3 +214,18 @@ def test_in_place_functions_read_as_writes_into_their_tensor():
     assert "\nx.assign_value(ops.relu(x))\n" in text  # a statement: x itself changes
     assert "z = ops.relu(x)\n" in text  # a read value: the result (ops.relu's inplace=True has no CPU kernel)
     assert "w = ops.relu(ops.zeros(2))" in text
+
+
+def test_rrelu_out_of_training_is_the_mean_slope_not_a_draw():
+    text = convert_source("import torch\nimport torch.nn.functional as F\ny = F.rrelu(x)\n"
+                          "z = F.rrelu(x, 0.1, 0.3, True)\nw = torch.rrelu(x, training=False)\n").text
+    assert "y = rrelu(x)" in text and "z = rrelu(x, 0.1, 0.3, True)" in text and "w = rrelu(x, training=False)" in text
+
+
+@pytest.mark.slow
+def test_rrelu_in_training_draws_slopes_between_its_bounds_in_mindspore(tmp_path):
+    source = ("import json\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\n"
+              "x = torch.tensor(-np.ones(2000, dtype=np.float32))\ny = F.rrelu(x, 0.1, 0.3, True)\n"
+              "s = -y.numpy()\nprint('RESULT ' + json.dumps([float(s.min()), float(s.max()), float(s.std())]))\n")
+    low, high, spread = _run(tmp_path / "ms", convert_source(source).text)
+    assert 0.1 <= low < high <= 0.3 and spread > 0.03  # drawn, as PyTorch's, uniform in [lower, upper]

@@ -3,7 +3,8 @@ written into the buffer tensor itself (assign_value keeps it the same object, so
 values, and it takes the result's shape, as PyTorch resizes an out= tensor). Where the buffer's dtype
 is not the result's, PyTorch casts for some ops, computes in the buffer's dtype for others (cumsum,
 sum into a wider buffer) or raises: these write only what is certain and raise otherwise, naming the
-case. Same rules as helper_source.py: copied as it stands, MindSpore reached only through `mindspore.` and `ops.`."""
+case. And rrelu, the out-of-place form in-place rrelu_ calls are written back from
+(tensors/inplace_functions.py). Same rules as helper_source.py: copied as it stands, MindSpore reached only through `mindspore.` and `ops.`."""
 import mindspore
 from mindspore import ops
 
