@@ -53,6 +53,13 @@ r["mm_double"] = seen(mm)
 c = torch.empty(0)
 torch.cumsum(a, 1, out=c)
 r["cumsum"] = seen(c)
+small = torch.tensor(np.array([100, 100, 100], dtype=np.int8))
+acc = torch.empty(0, dtype=torch.int64)
+torch.cumsum(small, 0, out=acc)             # computed in int64, the buffer's dtype: no int8 wrap-around
+r["cumsum_int8_into_int64"] = seen(acc)
+tot = torch.empty(0, dtype=torch.float64)
+torch.sum(torch.tensor(np.array([1e8, 1.0, -1e8, 3.3], dtype=np.float32)), 0, out=tot)  # summed in float64
+r["sum_into_double"] = seen(tot)
 mx, idx = torch.empty(0), torch.empty(0, dtype=torch.long)
 res = torch.max(a, 1, out=(mx, idx))
 r["max_tuple"] = [seen(mx), seen(idx), res[0] is mx, res[1] is idx]
@@ -153,6 +160,7 @@ def test_out_buffers_hold_pytorchs_values_in_mindspore(tmp_path):
     expected = _compare(tmp_path, OUT_SOURCE)
     assert expected["add_is_buf"][0] is True and expected["max_tuple"][2:] == [True, True]
     assert expected["exp_wide"][1] == "float64" and expected["sqrt_int_into_double"][1] == "float64"
+    assert expected["cumsum_int8_into_int64"][0] == [100, 200, 300] and expected["sum_into_double"][0] != 3.3
 
 
 @pytest.mark.slow
@@ -163,7 +171,8 @@ def test_in_place_functions_change_their_tensor_in_mindspore(tmp_path):
 
 @pytest.mark.slow
 def test_a_buffer_of_another_dtype_raises_where_pytorch_does_not_cast(tmp_path):
-    # cumsum computes in a wider buffer's dtype, matmul refuses it: the conversion says so at run time
+    # cumsum into a new float64 tensor (PyTorch computes in float64), mm into one (PyTorch refuses it), exp into
+    # an int64 one (PyTorch refuses the cast): the conversion says so at run time
     source = ("import torch\nimport json\na = torch.ones(2, 2)\nfor case in ('cumsum', 'mm', 'exp_int'):\n"
               "    try:\n"
               "        if case == 'cumsum':\n            torch.cumsum(a, 0, out=torch.empty(0, dtype=torch.float64))\n"
@@ -187,7 +196,7 @@ def test_out_calls_read_as_writes_into_the_buffer():
     text = convert_source("import torch\nbuf = torch.empty(3)\ntorch.cos(a, out=buf)\ny = torch.cumsum(a, 0, out=buf)\n"
                           "v, i = torch.max(x, 1, out=(vals, idx))\nz = torch.mm(a, b, out=torch.empty(0))\n").text
     assert 'write_out_cast(buf, ops.cos(' in text and '"torch.cos")' in text  # PyTorch casts cos's result
-    assert 'y = write_out(buf, ops.cumsum(a, 0), "torch.cumsum")' in text  # it computes in the buffer's dtype
+    assert 'y = write_out(buf, ops.cumsum(a, 0, dtype=buf.dtype), "torch.cumsum")' in text  # computed in buf's dtype
     assert 'v, i = write_outs((vals, idx), ' in text
     assert 'z = write_out(ops.zeros(0), ops.matmul(a, b), "torch.mm")' in text or 'write_out(ops.zeros(0), ' in text
     assert "import torch" not in text

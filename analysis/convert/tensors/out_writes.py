@@ -7,6 +7,8 @@ support helper (support/helper_callforms.py):
   the result's shape, as PyTorch resizes it. A result of another dtype than buf's raises at run time,
   naming the case: PyTorch casts for some operators, computes in buf's dtype for others (cumsum, mean
   into a wider buffer) and raises for most, so nothing but the equal-dtype write is certain;
+- sum, cumsum, cumprod into a path: PyTorch computes in buf's dtype, which
+  their dtype= says, so dtype=buf.dtype is passed and the result has buf's dtype;
 - write_out_cast: the same, casting first, for the operators measured to compute in their inputs'
   dtype and cast afterwards (out_cast.json, python -m analysis.verify.out_probe);
 - write_outs((a, b), <results>, "torch.op"): a tuple of buffers for an operator with several results
@@ -35,6 +37,11 @@ CAST_TABLE = Path(__file__).with_name("out_cast.json")
 CREATION = NEW_TENSORS | DEFAULT_FLOAT | INTEGER_RESULTS | {"torch.arange", "torch.full", "torch.tensor",
                                                           "torch.empty_strided", "torch.normal", "torch.poisson",
                                                           "torch.multinomial", "torch.randint_like"}
+# operators PyTorch computes in the out= tensor's dtype (sum of int8 into int64 does not wrap around): their
+# dtype= says the same, so buf's dtype is passed as dtype= (measured: out_probe's "wide", and the tests)
+# (mean, prod, nansum and nanmean compute so too, but their MindSpore forms take no dtype= or cast after
+# computing: write_out checks them)
+IN_BUFFER_DTYPE = frozenset({"torch.sum", "torch.cumsum", "torch.cumprod"})
 PART_OF_A_TENSOR = ("out= names part of a tensor (PyTorch writes through it): write x[...] = <the result> "
                     "in x's dtype")
 
@@ -71,7 +78,13 @@ def rewrite(state, original: cst.Call, updated: cst.Call, qualified: str, out: c
         ctx.mark(original, rules.API_DIFF, qualified, PART_OF_A_TENSOR)
         return updated
     marks = len(ctx.unconverted)
-    stripped = updated.with_changes(args=fix_commas([a for a in updated.args if a is not out]))
+    kept = [a for a in updated.args if a is not out]
+    if qualified in IN_BUFFER_DTYPE and not several and dotted(out.value) is not None \
+            and not any(a.keyword is not None and a.keyword.value == "dtype" for a in kept):
+        kept.append(cst.Arg(keyword=cst.Name("dtype"), value=cst.Attribute(value=out.value, attr=cst.Name("dtype")),
+                            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                  whitespace_after=cst.SimpleWhitespace(""))))
+    stripped = updated.with_changes(args=fix_commas(kept))
     value = state.leave_Call(original, stripped)
     if value is stripped:  # the call itself stays marked (the mark says why), or as it was: the tables mark out=
         return updated if len(ctx.unconverted) > marks else None
