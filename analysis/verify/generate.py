@@ -152,6 +152,7 @@ def generate(api: str, run) -> tuple[list[Call], str]:
     params = torch_params(api, obj)
     if params is None:
         return [], "no signature found"
+    takes_out = any(p.name == "out" for p in params) and not is_class and not method
     params = [p for p in params if p.name not in ("out",)]
     build = Builder(api, params, is_class, method)
     random = any(word in api for word in RANDOM_WORDS)
@@ -198,6 +199,13 @@ def generate(api: str, run) -> tuple[list[Call], str]:
     # keyword spelling of the required arguments
     if any(p.kind == EITHER for p, _ in values):
         attempt(values, True, "spelling")
+    if takes_out:  # the base call's result into an out= tensor of its dtype (PyTorch resizes it), as OpInfo's test_out
+        source2 = calls[0].source + ("buf = tuple(torch.empty(0, dtype=o.dtype) for o in out) if isinstance(out, tuple) "
+                                     "else torch.empty(0, dtype=out.dtype)\n"
+                                     f"out = {_callee(api)}({arglist}, out=buf)\nout = (out, buf)\n")
+        ok2, result2 = run(source2)
+        if ok2:
+            calls.append(Call(api, source2, used + ["out="], kind="param", focus="out", random=random, torch=result2))
     # each optional argument, non-default values, by keyword and (where it has a place) by position
     position = {p.name: i for i, p in enumerate(params)}
     for p in params:

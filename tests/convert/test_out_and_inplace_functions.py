@@ -238,3 +238,15 @@ def test_rrelu_in_training_draws_slopes_between_its_bounds_in_mindspore(tmp_path
               "s = -y.numpy()\nprint('RESULT ' + json.dumps([float(s.min()), float(s.max()), float(s.std())]))\n")
     low, high, spread = _run(tmp_path / "ms", convert_source(source).text)
     assert 0.1 <= low < high <= 0.3 and spread > 0.03  # drawn, as PyTorch's, uniform in [lower, upper]
+
+
+def test_the_verification_runs_out_forms_and_its_verdicts_say_so():
+    # analysis/verify/generate.py adds `out=buf` (buffers of the result's dtype, a tuple for several results) to
+    # the base call of every function that takes out=; the stored verdicts carry its row
+    from analysis.verify import verdicts
+
+    stored = verdicts.load_verdicts()["apis"]
+    for api in ("torch.cos", "torch.add", "torch.cumsum", "torch.max", "torch.sort", "torch.topk", "torch.matmul"):
+        assert stored[api]["params"]["out"]["status"] == "verified", (api, stored[api]["params"].get("out"))
+        assert verdicts.verdict(api, ["input", "out="]).status == "verified"
+    assert stored["torch.zeros"]["params"]["out"]["status"] == "marked"  # creation functions keep the marker

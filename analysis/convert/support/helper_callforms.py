@@ -11,7 +11,10 @@ from mindspore import ops
 
 def write_out(out, value, api):
     """torch.<api>(..., out=out) where the result must have out's dtype: value (the call's result
-    without out=) written into out, which is returned."""
+    without out=) written into out, which is returned. out a tuple of tensors (a name holding one):
+    write_outs."""
+    if isinstance(out, (tuple, list)):
+        return write_outs(out, value, api)
     if not isinstance(value, mindspore.Tensor):
         raise TypeError(f"{api}(..., out=): the result is a {type(value).__name__}, not one tensor; pass a "
                         "tuple of tensors as out=")
