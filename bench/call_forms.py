@@ -1,7 +1,9 @@
-"""out= measured on PyTorch's own test inputs: every OpInfo sample of a mapped function that takes out=,
-written with its result going into an out= tensor, converted and run in both frameworks.
+"""Two call forms measured on PyTorch's own test inputs: out= and in-place functions. Every OpInfo sample
+of a mapped function is written with its result going into an out= tensor (where the function takes
+out=), and through the function's in-place form (torch.relu_(x), F.elu_(x), F.elu(x, inplace=True) on a
+line of its own), converted and run in both frameworks.
 
-    python bench/out_forms.py [--per-dtype 1] [--scan 8] [--workers 1] [--only API ...] [--json OUT]
+    python bench/call_forms.py [--per-dtype 1] [--scan 8] [--workers 1] [--only API ...] [--json OUT]
 
 How it measures (OpInfo's own test_out does the same with its samples):
 1. For each OpInfo (common_methods_invocations.op_db) whose function is mapped and that supports out=,
@@ -11,7 +13,10 @@ How it measures (OpInfo's own test_out does the same with its samples):
    a tuple of them for several results) and, for a float32 result, "out_wider" (a float64 buffer: PyTorch
    casts, computes in float64, or refuses; refused forms are dropped). A wider buffer's values are compared
    at float32's tolerance (both frameworks computed them in float32; its dtype is checked apart).
-3. Each call is **same** (MindSpore's value equals PyTorch's: analysis/verify/compare.py), **marked**
+3. "inplace_function" (where torch has one: the function's name with a trailing underscore, torch.X_ for
+   torch.nn.functional.X too) and "inplace_keyword" (where the function takes inplace=): the sample's
+   first tensor is the one changed; the tensor afterwards is compared, and the returned value too.
+4. Each call is **same** (MindSpore's value equals PyTorch's: analysis/verify/compare.py), **marked**
    (the converter left a marker), **marked at run time** (the converted code raised the out= helpers'
    TypeError, which names the case) or **silent** (converted, and MindSpore raises otherwise or differs).
 """
@@ -28,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_JSON = ROOT / "bench" / "out_forms.json"
+DEFAULT_JSON = ROOT / "bench" / "call_forms.json"
 RUNTIME_MARK = "(..., out=)"  # the out= helpers' errors name the call so (support/helper_callforms.py)
 
 
@@ -43,8 +48,33 @@ def _results(value):
     return None
 
 
+def _in_place_forms(function: str) -> list[tuple[str, str]]:
+    """(form, callee) of function's in-place forms: its name with an underscore, and inplace=True."""
+    import inspect
+
+    import torch
+
+    def find(name):
+        obj = torch
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part, None)
+        return obj
+
+    forms = []
+    name = function.rsplit(".", 1)[1]
+    for candidate in dict.fromkeys((f"{function}_", f"torch.{name}_")):
+        if find(candidate) is not None:
+            forms.append(("inplace_function", candidate))
+    try:
+        if "inplace" in inspect.signature(find(function)).parameters:
+            forms.append(("inplace_keyword", function))
+    except (TypeError, ValueError):
+        pass
+    return forms
+
+
 def samples(only: set[str] | None, per_dtype: int, scan: int):
-    """(api, form, dtype, source, arrays, origin) for every out= call of every mapped OpInfo."""
+    """(api, form, dtype, source, arrays, origin) for every out= and in-place call of every mapped OpInfo."""
     import torch
     from torch.testing._internal.common_methods_invocations import op_db
 
@@ -54,7 +84,10 @@ def samples(only: set[str] | None, per_dtype: int, scan: int):
     mapped = mapped_apis()
     for op in op_db:
         function, _ = op_api_names(op)
-        if not op.supports_out or function not in mapped or (only and function not in only):
+        if function not in mapped or (only and function not in only):
+            continue
+        in_place = _in_place_forms(function)
+        if not (op.supports_out or in_place):
             continue
         try:
             dtypes = sorted({str(d).replace("torch.", "") for d in op.supported_dtypes("cpu")} & set(DTYPES),
@@ -75,8 +108,21 @@ def samples(only: set[str] | None, per_dtype: int, scan: int):
                     continue
                 if results is None:
                     continue
-                forms = [("out", results)]
-                if results == [torch.float32]:
+                for form, callee in in_place if isinstance(sample.input, torch.Tensor) else []:
+                    w = Writer()
+                    try:
+                        args = [w.value(sample.input)] + [w.value(a) for a in sample.args] + \
+                            [f"{k}={w.value(v)}" for k, v in sample.kwargs.items()]
+                    except Unwritable:
+                        continue
+                    if form == "inplace_function":
+                        body = f"ret = {callee}({', '.join(args)})\nout = (ret, {args[0]})\n"
+                    else:  # a line of its own: the tensor is what changes
+                        body = f"{callee}({', '.join(args + ['inplace=True'])})\nout = {args[0]}\n"
+                    yield callee if form == "inplace_function" else function, form, dtype, "import torch\n" + body, \
+                        w.arrays, f"{origin}#{n}"
+                forms = [("out", results)] if op.supports_out else []
+                if results == [torch.float32] and op.supports_out:
                     forms.append(("out_wider", [torch.float64]))
                 for form, buffers in forms:
                     w = Writer()
@@ -111,7 +157,7 @@ def measure(args, log=print) -> dict:
         torch.set_default_dtype(torch.float32)
         if ok:
             kept.append((item, result))
-    log(f"({time.monotonic() - start:.0f} s) {len(found)} out= calls, {len(kept)} ran in PyTorch; converting")
+    log(f"({time.monotonic() - start:.0f} s) {len(found)} calls, {len(kept)} ran in PyTorch; converting")
     converted = []
     for item, _ in kept:
         result = convert_source(item[3], path="sample.py")
@@ -131,7 +177,7 @@ def measure(args, log=print) -> dict:
 
 def summarize(rows: list[dict]) -> dict:
     out = {}
-    for form in ("out", "out_wider", "all"):
+    for form in ("out", "out_wider", "inplace_function", "inplace_keyword", "all"):
         subset = [r for r in rows if form == "all" or r["form"] == form]
         out[form] = dict(Counter(r["verdict"] for r in subset), calls=len(subset),
                          apis=len({r["api"] for r in subset}))
