@@ -200,6 +200,7 @@ def test_out_calls_read_as_writes_into_the_buffer():
     assert 'v, i = write_outs((vals, idx), ' in text
     assert 'z = write_out(ops.zeros(0), ops.matmul(a, b), "torch.mm")' in text or 'write_out(ops.zeros(0), ' in text
     assert "import torch" not in text
+    assert convert_source("import torch\nn = torch.cos(a, out=None)\n").text.endswith("n = ops.cos(float_input(a))\n")
 
 
 @pytest.mark.parametrize("line,said", [

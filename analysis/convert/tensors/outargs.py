@@ -36,6 +36,8 @@ def rewrite(state, original: cst.Call, updated: cst.Call, qualified: str) -> cst
     out = out_arg(updated)
     if out is None or any(a.star for a in updated.args):
         return None
+    if isinstance(out.value, cst.Name) and out.value.value == "None":  # PyTorch's default: no buffer
+        return state.leave_Call(original, updated.with_changes(args=fix_commas([a for a in updated.args if a is not out])))
     if qualified not in EXACT:
         return out_writes.rewrite(state, original, updated, qualified, out)  # any other operator
     ctx = state.ctx
