@@ -63,3 +63,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if training:
         return ops.rrelu(input, lower, upper)
     return ops.where(input >= 0, input, input * ((lower + upper) / 2))
+
+
+def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """torch.rrelu: F.rrelu's rule (rrelu above); its fifth parameter is a generator, which MindSpore's draw
+    takes none of (a seed: mindspore.set_seed)."""
+    return rrelu(input, lower, upper, training)
