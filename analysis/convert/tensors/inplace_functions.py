@@ -80,7 +80,7 @@ def rewrite(state, original: cst.Call, updated: cst.Call, qualified: str | None,
     if base is not None:
         plain = updated
     else:
-        at = _inplace_index(updated, qualified) if qualified and qualified.startswith(FAMILIES) else None
+        at = _inplace_index(updated, qualified) if qualified and f"{qualified.rsplit('.', 1)[0]}." in FAMILIES else None
         if at is None:
             return None
         base, plain = qualified, updated.with_changes(args=fix_commas([a for i, a in enumerate(updated.args) if i != at]))
