@@ -254,6 +254,7 @@ def _mark_grad(ctx, original, updated, name: str):
 def _write_back(ctx, original, updated, receiver, value, name: str, base: str, kind: str, api: str | None = None):
     """value (x's new value) written to the receiver (of the kind _target found); `updated` stays when marked.
     api: the torch API the records name (an in-place function's; a method's by default)."""
+    shown = f"x.{name}(...)" if api is None else f"{api}(x, ...)"
     api = api or f"torch.Tensor.{name}"
     if kind == "new":  # its new value is the result
         ctx.change(original, rules.TENSOR_METHOD, api, f"mindspore.Tensor.{base}",
@@ -270,7 +271,7 @@ def _write_back(ctx, original, updated, receiver, value, name: str, base: str, k
                  f"(x[index] = x[index].{base}(...))")
         return updated
     ctx.change(original, rules.TENSOR_METHOD, api, "mindspore.Tensor.assign_value",
-               f"x.{name}(...) -> x.assign_value(<{base}(...)>) (MindSpore's in-place methods fail on CPU or "
+               f"{shown} -> x.assign_value(<{base}(...)>) (MindSpore's in-place methods fail on CPU or "
                "return a new tensor)")
     return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("assign_value")), args=[cst.Arg(value=value)])
 
