@@ -251,3 +251,18 @@ def test_the_verification_runs_out_forms_and_its_verdicts_say_so():
         assert stored[api]["params"]["out"]["status"] == "verified", (api, stored[api]["params"].get("out"))
         assert verdicts.verdict(api, ["input", "out="]).status == "verified"
     assert stored["torch.zeros"]["params"]["out"]["status"] == "marked"  # creation functions keep the marker
+
+
+def test_the_cast_table_holds_what_pytorch_does_with_a_wider_buffer():
+    # out_cast.json (python -m analysis.verify.out_probe): only operators PyTorch computes in the inputs' dtype
+    # and casts; re-measured here on three OpInfos of each kind
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    from analysis.convert.tensors.out_writes import cast_after
+    from analysis.verify.out_probe import verdict
+
+    table = cast_after()
+    ops = {op.name: op for op in op_db if not op.variant_test_name}
+    for name, said in (("cos", "cast"), ("add", "cast"), ("cumsum", "wide"), ("mm", "refuses")):
+        assert verdict(ops[name]) == said, name
+        assert (f"torch.{name}" in table) == (said == "cast"), name
