@@ -253,6 +253,7 @@ def test_the_verification_runs_out_forms_and_its_verdicts_say_so():
     assert stored["torch.zeros"]["params"]["out"]["status"] == "marked"  # creation functions keep the marker
 
 
+@pytest.mark.slow  # torch's op_db takes seconds to import
 def test_the_cast_table_holds_what_pytorch_does_with_a_wider_buffer():
     # out_cast.json (python -m analysis.verify.out_probe): only operators PyTorch computes in the inputs' dtype
     # and casts; re-measured here on three OpInfos of each kind
