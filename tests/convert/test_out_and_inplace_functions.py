@@ -72,6 +72,12 @@ r["inv"] = seen(inv)
 half = torch.empty(0, dtype=torch.float16)
 torch.sigmoid(a, out=half)
 r["sigmoid_half"] = seen(half)
+sx = torch.linspace(-1, 1, 5)              # stated float32 inputs and buffer: written with no helper
+sbuf = torch.zeros(5)
+salias = sbuf
+torch.tanh(sx, out=sbuf)
+r["stated_tanh"] = seen(salias)
+r["stated_fresh"] = seen(torch.mul(sx, 3.0, out=torch.empty(0)))
 
 class Holder:
     pass
@@ -201,6 +207,10 @@ def test_out_calls_read_as_writes_into_the_buffer():
     assert 'z = write_out(ops.zeros(0), ops.matmul(a, b), "torch.mm")' in text or 'write_out(ops.zeros(0), ' in text
     assert "import torch" not in text
     assert convert_source("import torch\nn = torch.cos(a, out=None)\n").text.endswith("n = ops.cos(float_input(a))\n")
+    stated = convert_source("import torch\nx = torch.randn(3)\nbuf = torch.empty(3)\ntorch.cos(x, out=buf)\n"
+                            "y = torch.mul(x, 2.0, out=torch.empty(3))\ntorch.mm(x, x, out=buf)\n").text
+    assert "\nbuf.assign_value(ops.cos(" in stated and "y = ops.mul(x, 2.0)" in stated  # the code states the dtypes
+    assert 'write_out(buf, ops.mm(x, x), "torch.mm")' in stated  # mm is no operator of the cast table
 
 
 @pytest.mark.parametrize("line,said", [

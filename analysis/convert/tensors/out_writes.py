@@ -9,6 +9,9 @@ support helper (support/helper_callforms.py):
   into a wider buffer) and raises for most, so nothing but the equal-dtype write is certain;
 - sum, cumsum, cumprod into a path: PyTorch computes in buf's dtype, which
   their dtype= says, so dtype=buf.dtype is passed and the result has buf's dtype;
+- buf.assign_value(<result>) with no helper where the code states the dtypes (stated_dtypes.py): an
+  operator of the cast table whose tensor arguments and buffer are all of one float dtype (a new buffer
+  then is the result itself);
 - write_out_cast: the same, casting first, for the operators measured to compute in their inputs'
   dtype and cast afterwards (out_cast.json, python -m analysis.verify.out_probe);
 - write_outs((a, b), <results>, "torch.op"): a tuple of buffers for an operator with several results
@@ -26,7 +29,7 @@ from pathlib import Path
 import libcst as cst
 
 from ..apis.signatures import fix_commas
-from ..apis.stated_dtypes import DEFAULT_FLOAT, INTEGER_RESULTS
+from ..apis.stated_dtypes import DEFAULT_FLOAT, INTEGER_RESULTS, expression_class
 from ..core import rules
 from ..core.names import dotted, resolve
 from ..support import helpers
@@ -63,6 +66,24 @@ def _buffer(ctx, original: cst.BaseExpression, updated: cst.BaseExpression) -> b
     return isinstance(original, cst.Call) and resolve(original.func, ctx.aliases) in NEW_TENSORS
 
 
+def _stated_same_float(ctx, original: cst.Call, buffer: cst.BaseExpression) -> bool:
+    """Whether the code says the result has buffer's dtype: an operator of the cast table (computed in its
+    inputs' dtype), every tensor argument and the buffer of one float dtype by stated_dtypes.py (creation
+    calls, casts, variables only ever assigned such), the other arguments number literals."""
+    float_class = expression_class(ctx, buffer)
+    if float_class not in ("float16", "float32", "float64"):
+        return False
+    for arg in original.args:
+        if arg.keyword is not None and arg.keyword.value == "out":
+            continue
+        value = arg.value.expression if isinstance(arg.value, cst.UnaryOperation) else arg.value
+        if isinstance(value, (cst.Integer, cst.Float)):
+            continue
+        if arg.star or expression_class(ctx, arg.value) != float_class:
+            return False
+    return True
+
+
 def rewrite(state, original: cst.Call, updated: cst.Call, qualified: str, out: cst.Arg) -> cst.BaseExpression | None:
     """The call written into its out= buffer(s); `updated` when marked; None to leave the call to the
     mapping tables (which mark out=)."""
@@ -89,6 +110,13 @@ def rewrite(state, original: cst.Call, updated: cst.Call, qualified: str, out: c
     if value is stripped:  # the call itself stays marked (the mark says why), or as it was: the tables mark out=
         return updated if len(ctx.unconverted) > marks else None
     # converted, perhaps with a caution above it (a dtype PyTorch's samples found different): it stays
+    if not several and qualified in cast_after() and _stated_same_float(ctx, original, original_out.value):
+        # the result's dtype is the buffer's: written as it is (a new buffer is the result itself)
+        ctx.change(original, rules.API_ARGS, qualified, "mindspore.Tensor.assign_value",
+                   "out=buf -> buf.assign_value(<the result>), which has buf's dtype (MindSpore has no out=)")
+        if dotted(original_out.value) is None:
+            return value
+        return cst.Call(func=cst.Attribute(value=out.value, attr=cst.Name("assign_value")), args=[cst.Arg(value=value)])
     name = "write_outs" if several else "write_out_cast" if qualified in cast_after() else "write_out"
     buffers = cst.Tuple(elements=[cst.Element(value=u) for _, u in pairs]) if several else out.value
     helper = helpers.use(ctx, name)
