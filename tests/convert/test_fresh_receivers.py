@@ -51,8 +51,10 @@ def test_a_receiver_someone_may_hold_stays_marked():
     # a user's function may return a tensor it keeps; a view shares the caller's tensor
     result = convert_source("import torch\nx = torch.zeros(3, 3)\nmake(x).clamp_(0, 1)\nx.view(-1).triu_(1)\n"
                             "x.detach().clamp_(0, 1)\ntorch.add(x, 1, out=x).clamp_(0, 1)\n")
-    assert sorted({u.line for u in result.unconverted}) == [3, 4, 5, 6]
-    assert sum("clamp_" in u.torch_api or "triu_" in u.torch_api for u in result.unconverted) == 4
+    assert sorted({u.line for u in result.unconverted}) == [3, 4, 5]
+    assert sum("clamp_" in u.torch_api or "triu_" in u.torch_api for u in result.unconverted) == 3
+    # out=x writes into x itself (tensors/out_writes.py), so the in-place call after it writes x again
+    assert "x.assign_value(x.assign_value(ops.add(x, 1)).clamp(0, 1))" in result.text
 
 
 @pytest.mark.slow
