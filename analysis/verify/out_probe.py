@@ -5,7 +5,8 @@
 For each OpInfo that takes out=, float32 samples run once as they are and once into a float64 out=
 tensor. An operator is listed as "cast" when, on a sample where computing in float64 gives other
 values than computing in float32, the out= result equals the float32 result cast; "wide" when it
-equals the float64 computation; "refuses" when PyTorch raises for the wider buffer. Only the "cast"
+equals the float64 computation; "refuses" when PyTorch raises for the wider buffer. An operator that
+rounds nothing (NO_ROUNDING) is "cast" where no sample tells the readings apart. Only the "cast"
 ones may be converted with a cast after the MindSpore call (support/helper_callforms.write_out_cast);
 every other out= call is written only where the buffer has the result's dtype."""
 from __future__ import annotations
@@ -17,6 +18,11 @@ from pathlib import Path
 from analysis.verify.samples import op_api_names
 
 TABLE = Path(__file__).resolve().parents[1] / "convert" / "tensors" / "out_cast.json"
+# operators that round nothing (they select, copy or compare values): computing in float32 or float64 gives
+# the same values, so no sample can tell the readings apart, and casting afterwards is exact either way
+NO_ROUNDING = frozenset(f"torch.{name}" for name in (
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "maximum", "minimum",
+    "fmax", "fmin", "clamp", "clip", "clamp_min", "clamp_max", "copysign", "max", "min", "amax", "amin"))
 
 
 def _wide(value):
@@ -53,7 +59,7 @@ def verdict(op) -> str | None:
         if torch.equal(got, cast):
             return "cast"
         return "wide" if wide is not None and torch.equal(got, wide) else "other"
-    return None if undecided == "cast" else undecided
+    return "same" if undecided == "cast" else undecided  # "same": both readings gave PyTorch's values
 
 
 def probe() -> dict:
@@ -67,6 +73,8 @@ def probe() -> dict:
         if not op.supports_out or function is None or function in found:
             continue
         result = verdict(op)
+        if result == "same":
+            result = "cast" if function in NO_ROUNDING else None
         if result is not None:
             found[function] = result
     return {"measured_with": {"torch": torch.__version__, "script": "python -m analysis.verify.out_probe",
