@@ -1,0 +1,284 @@
+"""MindSpore definitions for torch functions the mapping tables lacked (API coverage of torch.*, issue 29):
+where MindSpore has no op of the name, or its op has no CPU kernel for some dtype PyTorch takes. Same rules
+as helper_source.py: copied as it stands, MindSpore reached only through `mindspore.`, `ops.` and `nn.`."""
+import mindspore
+from mindspore import ops
+
+
+def is_complex_dtype(dtype):
+    """Whether `dtype` is one of MindSpore's complex types (several real kernels have no complex one)."""
+    return dtype in (mindspore.complex64, mindspore.complex128)
+
+
+def triu(input, diagonal=0):
+    """torch.triu: ops.triu has no complex kernel on CPU, so a complex input is cut part by part."""
+    if is_complex_dtype(input.dtype):
+        return ops.Complex()(ops.triu(ops.real(input), diagonal), ops.triu(ops.imag(input), diagonal))
+    return ops.triu(input, diagonal)
+
+
+def fmin(input, other):
+    """torch.fmin: the smaller of the two, the number where one of them is NaN, in PyTorch's promoted
+    dtype (MindSpore 2.10's Fmin primitive raises on CPU for every dtype)."""
+    if input.dtype == mindspore.bool_ and other.dtype == mindspore.bool_:
+        return ops.logical_and(input, other)
+    dtype = (input.astype(input.dtype if input.dtype != mindspore.bool_ else mindspore.uint8) * 0
+             + other.astype(other.dtype if other.dtype != mindspore.bool_ else mindspore.uint8) * 0).dtype
+    a, b = input.astype(dtype), other.astype(dtype)
+    out = ops.minimum(a, b)
+    if ops.is_floating_point(out):
+        out = ops.where(ops.isnan(a), b, ops.where(ops.isnan(b), a, out))
+    return out
+
+
+def signbit(input):
+    """torch.signbit: the sign bit itself, so -0.0 and a negative NaN count as negative (MindSpore's
+    signbit returns False for -0.0); integers are negative below zero, bools never."""
+    bits = {mindspore.float16: mindspore.int16, mindspore.float32: mindspore.int32,
+            mindspore.float64: mindspore.int64}.get(input.dtype)
+    if bits is not None:
+        return input.view(bits) < 0
+    if input.dtype == mindspore.bool_:
+        return ops.zeros(input.shape, mindspore.bool_)
+    return input < 0
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """torch.kthvalue: (values, indices) of the k-th smallest along dim, from a sort (MindSpore's
+    kthvalue has no CPU kernel). Where equal values tie, the index may be another of theirs."""
+    import collections
+    result = collections.namedtuple("kthvalue", ["values", "indices"])
+    if input.ndim == 0:
+        return result(input, ops.zeros((), mindspore.int64))
+    values, indices = ops.sort(input, axis=dim)
+    pick = mindspore.tensor([k - 1], mindspore.int64)
+    values, indices = ops.index_select(values, dim, pick), ops.index_select(indices, dim, pick)
+    if not keepdim:
+        values, indices = values.squeeze(dim), indices.squeeze(dim)
+    return result(values, indices.astype(mindspore.int64))
+
+
+def take_along_dim(input, indices, dim=None):
+    """torch.take_along_dim: gather_elements after broadcasting input and indices on every axis but dim
+    (dim=None: both read flat), negative indices counted from the end as PyTorch does."""
+    if dim is None:
+        input, indices, dim = input.reshape(-1), indices.reshape(-1), 0
+    import numpy
+    dim = dim % input.ndim
+    rest = numpy.broadcast_shapes(tuple(1 if i == dim else s for i, s in enumerate(input.shape)),
+                                  tuple(1 if i == dim else s for i, s in enumerate(indices.shape)))
+    shape_of = lambda size: tuple(size if i == dim else s for i, s in enumerate(rest))  # noqa: E731
+    input = ops.broadcast_to(input, shape_of(input.shape[dim]))
+    indices = ops.broadcast_to(indices, shape_of(indices.shape[dim])).astype(mindspore.int64)
+    indices = ops.where(indices < 0, indices + input.shape[dim], indices)
+    return ops.gather_elements(input, dim, indices)
+
+
+def unflatten(input, dim, sizes):
+    """torch.unflatten: axis dim becomes the axes `sizes` (one of them may be -1)."""
+    dim = dim % input.ndim
+    return input.reshape(tuple(input.shape[:dim]) + tuple(sizes) + tuple(input.shape[dim + 1:]))
+
+
+def sample_spacing(x, dim, ndim):
+    """The gaps between trapezoid sample points x along dim (a 1-D x lies along dim of an ndim-D y)."""
+    axis = -1 if x.ndim == 1 else dim
+    m = x.shape[axis]
+    gaps = x.narrow(axis, 1, m - 1) - x.narrow(axis, 0, m - 1)
+    return gaps.reshape((-1,) + (1,) * (ndim - 1 - dim % ndim)) if x.ndim == 1 else gaps
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """torch.trapezoid / trapz: the trapezoid rule along dim, with sample points x (1-D, or shaped as y)
+    or a spacing dx (default 1), in PyTorch's formulas and dtypes (MindSpore's trapz returns float32
+    for float64 and complex input)."""
+    n = y.shape[dim]
+    if not ops.is_floating_point(y) and not is_complex_dtype(y.dtype):
+        y = y.astype(mindspore.float32)
+    if n == 0:
+        return ops.zeros(tuple(s for i, s in enumerate(y.shape) if i != dim % y.ndim), y.dtype)
+    if x is None:
+        ends = y.narrow(dim, 0, 1).squeeze(dim) + y.narrow(dim, n - 1, 1).squeeze(dim)
+        return (y.sum(dim) - ends * 0.5) * (1 if dx is None else dx)
+    spacing = sample_spacing(x, dim, y.ndim)
+    return ((spacing * (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1))).sum(dim) * 0.5)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """torch.cumulative_trapezoid: the running trapezoid sums along dim (one fewer than y's samples)."""
+    n = y.shape[dim]
+    if not ops.is_floating_point(y) and not is_complex_dtype(y.dtype):
+        y = y.astype(mindspore.float32)
+    pairs = y.narrow(dim, 1, max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
+    if x is None:
+        return ((1 if dx is None else dx) / 2 * pairs).cumsum(dim)
+    return (sample_spacing(x, dim, y.ndim) * pairs / 2).cumsum(dim)
+
+
+def broadcast_shapes(*shapes):
+    """torch.broadcast_shapes: the shape all of `shapes` (ints or tuples) broadcast to, as a tuple."""
+    import numpy
+    return tuple(numpy.broadcast_shapes(*[tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes]))
+
+
+def broadcast_tensors(*tensors):
+    """torch.broadcast_tensors: each tensor broadcast to their common shape."""
+    shape = broadcast_shapes(*[tuple(t.shape) for t in tensors])
+    return tuple(ops.broadcast_to(t, shape) for t in tensors)
+
+
+def is_conj(input):
+    """torch.is_conj: MindSpore has no lazy conjugation, a tensor's values are always resolved."""
+    return False
+
+
+def resolve_conj(input):
+    """torch.resolve_conj / resolve_neg: nothing to resolve in MindSpore (no conjugate or negative bit)."""
+    return input
+
+
+def view_as_complex(input):
+    """torch.view_as_complex: the last axis (of size 2) read as real and imaginary parts."""
+    return ops.Complex()(input[..., 0], input[..., 1])
+
+
+def select(input, dim, index):
+    """torch.select: the slice at `index` along dim, that axis removed."""
+    return input[(slice(None),) * (dim % input.ndim) + (int(index),)]
+
+
+def slice_copy(input, dim=0, start=None, end=None, step=1):
+    """torch.slice_copy: input[start:end:step] along dim."""
+    return input[(slice(None),) * (dim % input.ndim) + (slice(start, end, step),)]
+
+
+def unfold_copy(input, dimension, size, step):
+    """torch.unfold_copy / Tensor.unfold: the windows of `size` every `step` along dimension, as a new
+    axis at the end (MindSpore's Tensor.unfold is im2col)."""
+    if input.ndim == 0:
+        return input.reshape(1)
+    dimension = dimension % input.ndim
+    count = (input.shape[dimension] - size) // step + 1
+    windows = [input.narrow(dimension, i * step, size) for i in range(count)]
+    return ops.stack(windows, dimension).movedim(dimension + 1, -1)
+
+
+def alias_copy(input):
+    """torch.alias_copy / torch.detach_copy: a new tensor of the same values."""
+    return input.copy()
+
+
+def flat_positions(size, stride, storage_offset):
+    """The flat element positions torch.as_strided reads for a view of `size` and `stride`."""
+    import numpy
+    positions = numpy.full(tuple(size), storage_offset or 0, dtype=numpy.int64)
+    for axis, (n, s) in enumerate(zip(size, stride)):
+        positions += (numpy.arange(n) * s).reshape((-1,) + (1,) * (len(size) - axis - 1))
+    return mindspore.tensor(positions)
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """torch.as_strided on a contiguous tensor (every MindSpore tensor is one): the elements at
+    storage_offset + sum(i_k * stride_k) of the flat values."""
+    return ops.gather(input.reshape(-1), flat_positions(size, stride, storage_offset), 0)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """torch.as_strided_scatter on a contiguous tensor: src written at the positions as_strided reads."""
+    positions = flat_positions(size, stride, storage_offset).reshape(-1, 1)
+    flat = ops.tensor_scatter_update(input.reshape(-1), positions, src.reshape(-1).astype(input.dtype))
+    return flat.reshape(input.shape)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """torch.nonzero_static: the indices of the non-zero elements, cut or padded with fill_value to `size` rows."""
+    found = ops.nonzero(input).astype(mindspore.int64)
+    if found.shape[0] >= size:
+        return found[:size]
+    return ops.cat((found, ops.full((size - found.shape[0], input.ndim), fill_value, dtype=mindspore.int64)))
+
+
+def chain_matmul(*matrices):
+    """torch.chain_matmul: the product of the matrices, left to right."""
+    out = matrices[0]
+    for m in matrices[1:]:
+        out = ops.matmul(out, m)
+    return out
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """torch.asarray: a tensor stays (cast where dtype says), anything else becomes a tensor (a list of
+    floats float32, as PyTorch's default; a NumPy array keeps its dtype)."""
+    if isinstance(obj, mindspore.Tensor):
+        return obj if dtype is None or obj.dtype == dtype else obj.astype(dtype)
+    return mindspore.tensor(obj, dtype=dtype)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """torch.empty_strided: a tensor of `size` (its values are unset in PyTorch, zeros here); MindSpore
+    tensors have no strides."""
+    return ops.zeros(tuple(size), dtype or mindspore.float32)
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """torch.frombuffer: the buffer's bytes read as `dtype` (a copy: MindSpore tensors own their memory)."""
+    import numpy
+    return mindspore.tensor(numpy.frombuffer(buffer, mindspore.dtype_to_nptype(dtype), count, offset).copy())
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False):
+    """torch.unique without dim: the distinct values in ascending order, with where each element went
+    (inverse, shaped as input) and how often each occurs (MindSpore's mint.unique has no CPU kernel,
+    ops.unique does not sort)."""
+    flat = input.reshape(-1)
+    kind = mindspore.int32 if input.dtype == mindspore.bool_ else input.dtype
+    values = ops.sort(ops.unique(flat.astype(kind))[0])[0] if flat.shape[0] else flat.astype(kind)
+    out = [values.astype(input.dtype)]
+    if return_inverse or return_counts:
+        hits = flat.astype(kind).reshape(-1, 1) == values.reshape(1, -1)
+        if return_inverse:
+            out.append(hits.astype(mindspore.int64).argmax(1).astype(mindspore.int64).reshape(input.shape))
+        if return_counts:
+            out.append(hits.astype(mindspore.int64).sum(0))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """torch.triangular_solve: (X, A) with A @ X = b (transpose: A^T @ X = b) for triangular A."""
+    import collections
+    result = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+    M = A.swapaxes(-2, -1) if transpose else A
+    return result(linalg_solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular), A.copy())
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """torch.conv_tbc: a 1-D convolution of a (time, batch, channels) input with a (width, in, out) weight."""
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
+
+
+def corrcoef(input):
+    """torch.corrcoef: the covariance matrix scaled by the standard deviations, clipped to [-1, 1]
+    (real and imaginary parts apart for complex input), as PyTorch computes it."""
+    c = ops.cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = ops.diagonal(c)
+    if is_complex_dtype(c.dtype):
+        d = ops.real(d)
+    std = ops.sqrt(d)
+    c = c / std.reshape(-1, 1).astype(c.dtype)
+    c = c / std.reshape(1, -1).astype(c.dtype)
+    if is_complex_dtype(c.dtype):
+        return ops.Complex()(ops.clip(ops.real(c), -1, 1), ops.clip(ops.imag(c), -1, 1))
+    return ops.clip(c, -1, 1)
+
+
+def det(input):
+    """torch.det: torch.linalg.det's helper under torch.det's parameter name."""
+    return linalg_det(input)
+
+
+def pdist(input, p=2):
+    """torch.pdist with ops.pdist, which takes p as a float only (PyTorch's default p=2 is an int)."""
+    return ops.pdist(input, float(p))
