@@ -88,31 +88,34 @@ def sample_spacing(x, dim, ndim):
     return gaps.reshape((-1,) + (1,) * (ndim - 1 - dim % ndim)) if x.ndim == 1 else gaps
 
 
+def as_sum_dtype(t):
+    """t ready to be summed as PyTorch sums it: integers (bool too) accumulate in int64."""
+    return t if ops.is_floating_point(t) or is_complex_dtype(t.dtype) else t.astype(mindspore.int64)
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """torch.trapezoid / trapz: the trapezoid rule along dim, with sample points x (1-D, or shaped as y)
-    or a spacing dx (default 1), in PyTorch's formulas and dtypes (MindSpore's trapz returns float32
-    for float64 and complex input)."""
+    or a spacing dx (default 1), in PyTorch's formulas and dtypes: integer sums wrap and accumulate as
+    PyTorch's do (MindSpore's trapz returns float32 for float64 and complex input)."""
     n = y.shape[dim]
-    if not ops.is_floating_point(y) and not is_complex_dtype(y.dtype):
-        y = y.astype(mindspore.float32)
     if n == 0:
-        return ops.zeros(tuple(s for i, s in enumerate(y.shape) if i != dim % y.ndim), y.dtype)
+        rest = tuple(s for i, s in enumerate(y.shape) if i != dim % y.ndim)
+        return ops.zeros(rest, y.dtype if ops.is_floating_point(y) or is_complex_dtype(y.dtype) else mindspore.float32)
     if x is None:
         ends = y.narrow(dim, 0, 1).squeeze(dim) + y.narrow(dim, n - 1, 1).squeeze(dim)
-        return (y.sum(dim) - ends * 0.5) * (1 if dx is None else dx)
-    spacing = sample_spacing(x, dim, y.ndim)
-    return ((spacing * (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1))).sum(dim) * 0.5)
+        return (as_sum_dtype(y).sum(dim) - ends * 0.5) * (1 if dx is None else dx)
+    pairs = y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
+    return as_sum_dtype(sample_spacing(x, dim, y.ndim) * pairs).sum(dim) * 0.5
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    """torch.cumulative_trapezoid: the running trapezoid sums along dim (one fewer than y's samples)."""
+    """torch.cumulative_trapezoid: the running trapezoid sums along dim (one fewer than y's samples), in
+    PyTorch's formulas."""
     n = y.shape[dim]
-    if not ops.is_floating_point(y) and not is_complex_dtype(y.dtype):
-        y = y.astype(mindspore.float32)
     pairs = y.narrow(dim, 1, max(n - 1, 0)) + y.narrow(dim, 0, max(n - 1, 0))
     if x is None:
         return ((1 if dx is None else dx) / 2 * pairs).cumsum(dim)
-    return (sample_spacing(x, dim, y.ndim) * pairs / 2).cumsum(dim)
+    return as_sum_dtype(pairs * sample_spacing(x, dim, y.ndim)).cumsum(dim) / 2.0
 
 
 def broadcast_shapes(*shapes):
@@ -192,7 +195,10 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 
 def nonzero_static(input, *, size, fill_value=-1):
     """torch.nonzero_static: the indices of the non-zero elements, cut or padded with fill_value to `size` rows."""
-    found = ops.nonzero(input).astype(mindspore.int64)
+    if input.ndim == 0:  # one element, no axes to index (the NonZero kernel refuses 0-d input)
+        found = ops.zeros((int(input.astype(mindspore.bool_)), 0), mindspore.int64)
+    else:
+        found = ops.nonzero(input).astype(mindspore.int64)
     if found.shape[0] >= size:
         return found[:size]
     return ops.cat((found, ops.full((size - found.shape[0], input.ndim), fill_value, dtype=mindspore.int64)))
@@ -227,19 +233,25 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False):
-    """torch.unique without dim: the distinct values in ascending order, with where each element went
-    (inverse, shaped as input) and how often each occurs (MindSpore's mint.unique has no CPU kernel,
-    ops.unique does not sort)."""
+    """torch.unique without dim: the distinct values in ascending order (each NaN its own), with where each
+    element went (inverse, shaped as input) and how often each occurs, from one sort (MindSpore's mint.unique
+    has no CPU kernel; ops.unique does not sort and reads float64 through float32)."""
     flat = input.reshape(-1)
     kind = mindspore.int32 if input.dtype == mindspore.bool_ else input.dtype
-    values = ops.sort(ops.unique(flat.astype(kind))[0])[0] if flat.shape[0] else flat.astype(kind)
-    out = [values.astype(input.dtype)]
-    if return_inverse or return_counts:
-        hits = flat.astype(kind).reshape(-1, 1) == values.reshape(1, -1)
-        if return_inverse:
-            out.append(hits.astype(mindspore.int64).argmax(1).astype(mindspore.int64).reshape(input.shape))
-        if return_counts:
-            out.append(hits.astype(mindspore.int64).sum(0))
+    ordered, order = ops.sort(flat.astype(kind))
+    n = flat.shape[0]
+    starts = ops.ones((n,), mindspore.bool_)  # where a new value begins in the sorted order
+    if n > 1:
+        starts = ops.cat((starts[:1], ordered[1:] != ordered[:-1]))
+    out = [ops.masked_select(ordered, starts).astype(input.dtype) if n else flat]
+    if return_inverse:
+        group = ops.cumsum(starts.astype(mindspore.int64), 0) - 1
+        inverse = ops.tensor_scatter_update(ops.zeros((n,), mindspore.int64), order.astype(mindspore.int64).reshape(-1, 1),
+                                            group) if n else ops.zeros((0,), mindspore.int64)
+        out.append(inverse.reshape(input.shape))
+    if return_counts:
+        first = ops.nonzero(starts).reshape(-1).astype(mindspore.int64) if n else ops.zeros((0,), mindspore.int64)
+        out.append(ops.cat((first[1:], mindspore.tensor([n], mindspore.int64))) - first if n else first)
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -258,20 +270,24 @@ def conv_tbc(input, weight, bias, pad=0):
 
 
 def corrcoef(input):
-    """torch.corrcoef: the covariance matrix scaled by the standard deviations, clipped to [-1, 1]
-    (real and imaginary parts apart for complex input), as PyTorch computes it."""
-    c = ops.cov(input)
-    if c.ndim == 0:
-        return c / c
-    d = ops.diagonal(c)
-    if is_complex_dtype(c.dtype):
-        d = ops.real(d)
-    std = ops.sqrt(d)
-    c = c / std.reshape(-1, 1).astype(c.dtype)
-    c = c / std.reshape(1, -1).astype(c.dtype)
-    if is_complex_dtype(c.dtype):
-        return ops.Complex()(ops.clip(ops.real(c), -1, 1), ops.clip(ops.imag(c), -1, 1))
-    return ops.clip(c, -1, 1)
+    """torch.corrcoef: the covariance matrix scaled by the standard deviations, clipped to [-1, 1] (real
+    and imaginary parts apart for complex input, whose covariance is written out in real products:
+    ops.cov and the Div kernel take no complex input on CPU)."""
+    if not is_complex_dtype(input.dtype):
+        c = ops.cov(input)
+        if c.ndim == 0:
+            return c / c
+        std = ops.sqrt(ops.diagonal(c))
+        return ops.clip(c / (std.reshape(-1, 1) * std.reshape(1, -1)), -1, 1)
+    x = input.reshape(1, -1) if input.ndim == 1 else input
+    a, b = ops.real(x), ops.imag(x)
+    a, b = a - a.mean(1, keep_dims=True), b - b.mean(1, keep_dims=True)
+    real = ops.matmul(a, a.T) + ops.matmul(b, b.T)  # z_i conj(z_j) summed; 1 / (n - 1) cancels below
+    imag = ops.matmul(b, a.T) - ops.matmul(a, b.T)
+    std = ops.sqrt(ops.diagonal(real))
+    scale = std.reshape(-1, 1) * std.reshape(1, -1)
+    out = ops.Complex()(ops.clip(real / scale, -1, 1), ops.clip(imag / scale, -1, 1))
+    return out.reshape(()) if input.ndim == 1 else out
 
 
 def det(input):
