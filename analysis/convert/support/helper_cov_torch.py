@@ -10,6 +10,18 @@ def is_complex_dtype(dtype):
     return dtype in (mindspore.complex64, mindspore.complex128)
 
 
+def sort_nan_last(input, axis=-1):
+    """ops.sort with NaNs after every number, as PyTorch sorts (MindSpore's CPU sort leaves NaNs wherever
+    they fall): (values, int64 indices)."""
+    key = input
+    if ops.is_floating_point(input):  # +inf becomes float32's largest number and NaN +inf (the kernel sorts
+        key = input.astype(mindspore.float64)  # float64 through float32, so larger float64 values tie with NaN)
+        key = ops.where(key == float("inf"), ops.full_like(key, 3.4028234663852886e38), key)
+        key = ops.where(ops.isnan(key), ops.full_like(key, float("inf")), key)
+    indices = ops.sort(key, axis=axis)[1].astype(mindspore.int64)
+    return ops.gather_elements(input, axis, indices), indices
+
+
 def triu(input, diagonal=0):
     """torch.triu: ops.triu has no complex kernel on CPU, so a complex input is cut part by part."""
     if is_complex_dtype(input.dtype):
@@ -50,7 +62,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     result = collections.namedtuple("kthvalue", ["values", "indices"])
     if input.ndim == 0:
         return result(input, ops.zeros((), mindspore.int64))
-    values, indices = ops.sort(input, axis=dim)
+    values, indices = sort_nan_last(input, dim)
     pick = mindspore.tensor([k - 1], mindspore.int64)
     values, indices = ops.index_select(values, dim, pick), ops.index_select(indices, dim, pick)
     if not keepdim:
@@ -238,7 +250,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False):
     has no CPU kernel; ops.unique does not sort and reads float64 through float32)."""
     flat = input.reshape(-1)
     kind = mindspore.int32 if input.dtype == mindspore.bool_ else input.dtype
-    ordered, order = ops.sort(flat.astype(kind))
+    ordered, order = sort_nan_last(flat.astype(kind), 0)
     n = flat.shape[0]
     starts = ops.ones((n,), mindspore.bool_)  # where a new value begins in the sorted order
     if n > 1:
@@ -263,7 +275,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     return result(linalg_solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular), A.copy())
 
 
-def conv_tbc(input, weight, bias, pad=0):
+def time_batch_conv1d(input, weight, bias, pad=0):
     """torch.conv_tbc: a 1-D convolution of a (time, batch, channels) input with a (width, in, out) weight."""
     out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
     return out.permute(2, 0, 1)
@@ -298,3 +310,131 @@ def det(input):
 def pdist(input, p=2):
     """torch.pdist with ops.pdist, which takes p as a float only (PyTorch's default p=2 is an int)."""
     return ops.pdist(input, float(p))
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """Tensor.unsafe_chunk: chunk (PyTorch's unsafe variant only skips a check on views)."""
+    return ops.chunk(input, chunks, dim)
+
+
+def unsafe_split(input, split_size, dim=0):
+    """Tensor.unsafe_split: split (PyTorch's unsafe variant only skips a check on views)."""
+    return ops.split(input, split_size, dim)
+
+
+def select_scatter(input, src, dim, index):
+    """torch.select_scatter: src written at index along dim; complex input part by part (the
+    TensorScatterElements kernel has no complex one)."""
+    if is_complex_dtype(input.dtype):
+        src = src.astype(input.dtype)
+        return ops.Complex()(select_scatter(ops.real(input), ops.real(src), dim, index),
+                             select_scatter(ops.imag(input), ops.imag(src), dim, index))
+    return ops.select_scatter(input, src.astype(input.dtype), dim, index)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """torch.slice_scatter: src written at input[start:end:step] along dim; complex input part by part."""
+    if is_complex_dtype(input.dtype):
+        src = src.astype(input.dtype)
+        return ops.Complex()(slice_scatter(ops.real(input), ops.real(src), dim, start, end, step),
+                             slice_scatter(ops.imag(input), ops.imag(src), dim, start, end, step))
+    return ops.slice_scatter(input, src.astype(input.dtype), dim, start, end, step)
+
+
+def index_copy(input, dim, index, source):
+    """torch.index_copy / Tensor.index_copy: source's slices written at index along dim of a copy of input."""
+    if input.ndim == 0:
+        return source.reshape(()).astype(input.dtype)
+    dim = dim % input.ndim
+    moved = input.movedim(dim, 0)
+    rows = source.reshape(moved.shape[:0] + (-1,) + tuple(moved.shape[1:])) if source.ndim == 0 else source.movedim(dim, 0)
+    out = ops.tensor_scatter_update(moved, index.astype(mindspore.int64).reshape(-1, 1), rows.astype(input.dtype))
+    return out.movedim(0, dim)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """torch.mode: (values, indices) of the most frequent value along dim, the smallest where several are
+    as frequent, at the last place it occurs (PyTorch's CPU choice); MindSpore has no mode."""
+    import collections
+    result = collections.namedtuple("mode", ["values", "indices"])
+    if input.ndim == 0:
+        return result(input, ops.zeros((), mindspore.int64))
+    x = input.movedim(dim, -1)
+    kind = mindspore.int32 if x.dtype == mindspore.bool_ else x.dtype
+    x = x.astype(kind)
+    counts = (x.unsqueeze(-1) == x.unsqueeze(-2)).astype(mindspore.int32).sum(-1)
+    frequent = counts == counts.max(-1, keepdims=True)
+    values = ops.where(frequent, x, x.max(-1, keepdims=True)).min(-1, keepdims=True)
+    places = ops.arange(x.shape[-1], dtype=mindspore.int64)
+    indices = ops.where(x == values, places, -1).max(-1, keepdims=True)
+    values, indices = values.astype(input.dtype).movedim(-1, dim), indices.movedim(-1, dim)
+    if not keepdim:
+        values, indices = values.squeeze(dim), indices.squeeze(dim)
+    return result(values, indices)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """torch.nanquantile: torch.quantile over the values that are not NaN (NaN where a slice has none):
+    sorted (NaNs last) and picked at ranks q * (k - 1), k the count of numbers in the slice."""
+    x = input.reshape(-1) if dim is None else input
+    axis = 0 if dim is None else dim % x.ndim
+    qs = q.astype(x.dtype) if isinstance(q, mindspore.Tensor) else mindspore.tensor(q, x.dtype)
+    ordered = sort_nan_last(x.movedim(axis, -1), -1)[0]
+    count = (~ops.isnan(ordered)).astype(x.dtype).sum(-1, keepdims=True)
+    ranks = qs.reshape(-1) * ops.maximum(count - 1, ops.zeros_like(count))  # (..., len(q))
+    below, above = ops.floor(ranks), ops.ceil(ranks)
+    if interpolation == "nearest":
+        below = above = ops.round(ranks)
+    low = ops.gather_elements(ordered, -1, below.astype(mindspore.int64))
+    high = ops.gather_elements(ordered, -1, above.astype(mindspore.int64))
+    if interpolation == "lower":
+        out = low
+    elif interpolation == "higher":
+        out = high
+    elif interpolation == "midpoint":
+        out = (low + high) / 2
+    else:
+        out = low + (high - low) * (ranks - below)
+    out = ops.where(count == 0, ops.full_like(out, float("nan")), out).movedim(-1, 0)
+    if keepdim:
+        out = out.unsqueeze(axis + 1) if dim is not None else out.reshape(out.shape[:1] + (1,) * input.ndim)
+    return out.squeeze(0) if qs.ndim == 0 else out
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """torch.scatter_reduce / Tensor.scatter_reduce: src's elements reduced ("sum", "prod", "mean",
+    "amax", "amin") into input at index along dim, with or without input's own values there, through
+    the TensorScatter{Add,Mul,Max,Min} kernels on each element's full coordinates (integer means
+    rounded down, as PyTorch's)."""
+    import numpy
+    if input.dtype == mindspore.bool_:  # in int32: sums and maxima are PyTorch's "or", products and minima its "and"
+        return scatter_reduce(input.astype(mindspore.int32), dim, index, src.astype(mindspore.int32), reduce,
+                              include_self=include_self).astype(mindspore.bool_)
+    if input.ndim == 0:
+        return scatter_reduce(input.reshape(1), 0, index.reshape(1), src.reshape(1), reduce,
+                              include_self=include_self).reshape(())
+    dim = dim % input.ndim
+    src = src[tuple(slice(0, size) for size in index.shape)]
+    grids = numpy.indices(tuple(index.shape))
+    coords = [index.astype(mindspore.int64) if axis == dim else mindspore.tensor(grids[axis], mindspore.int64)
+              for axis in range(input.ndim)]
+    where = ops.stack(coords, -1).reshape(-1, input.ndim)
+    values = src.reshape(-1).astype(input.dtype)
+    ones = ops.ones((values.shape[0],), mindspore.int32)
+    hits = ops.tensor_scatter_add(ops.zeros(input.shape, mindspore.int32), where, ones)
+    start = input
+    if not include_self:
+        if ops.is_floating_point(input):
+            low, high = float("-inf"), float("inf")
+        else:
+            info = numpy.iinfo(mindspore.dtype_to_nptype(input.dtype))
+            low, high = int(info.min), int(info.max)
+        neutral = {"sum": 0, "mean": 0, "prod": 1, "amax": low, "amin": high}[reduce]
+        start = ops.where(hits > 0, ops.full(input.shape, neutral, dtype=input.dtype), input)
+    kernel = {"sum": ops.tensor_scatter_add, "mean": ops.tensor_scatter_add, "prod": ops.tensor_scatter_mul,
+              "amax": ops.tensor_scatter_max, "amin": ops.tensor_scatter_min}[reduce]
+    out = kernel(start, where, values)
+    if reduce == "mean":
+        count = ops.maximum(hits + (1 if include_self else 0), ops.ones_like(hits)).astype(input.dtype)
+        out = out / count if ops.is_floating_point(input) else ops.floor_div(out, count)
+    return out
