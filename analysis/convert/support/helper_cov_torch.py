@@ -245,8 +245,8 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False):
-    """torch.unique without dim: the distinct values in ascending order (each NaN its own), with where each
-    element went (inverse, shaped as input) and how often each occurs, from one sort (MindSpore's mint.unique
+    """torch.unique without dim: the distinct values in ascending order (each NaN its own; PyTorch's CPU
+    kernel sorts them with sorted=False too), with where each element went (inverse, shaped as input) and how often each occurs, from one sort (MindSpore's mint.unique
     has no CPU kernel; ops.unique does not sort and reads float64 through float32)."""
     flat = input.reshape(-1)
     kind = mindspore.int32 if input.dtype == mindspore.bool_ else input.dtype
