@@ -142,11 +142,6 @@ def broadcast_tensors(*tensors):
     return tuple(ops.broadcast_to(t, shape) for t in tensors)
 
 
-def is_conj(input):
-    """torch.is_conj: MindSpore has no lazy conjugation, a tensor's values are always resolved."""
-    return False
-
-
 def resolve_conj(input):
     """torch.resolve_conj / resolve_neg: nothing to resolve in MindSpore (no conjugate or negative bit)."""
     return input
