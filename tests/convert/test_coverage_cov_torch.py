@@ -159,6 +159,9 @@ with_nan = torch.tensor([1.0, float("nan"), 1.0, float("inf"), float("nan"), -fl
 out["unique_nan"], _, out["unique_nan_counts"] = torch.unique(with_nan, return_inverse=True, return_counts=True)
 out["kth_nan"] = torch.kthvalue(with_nan, 6).values
 out["kth_nan_rows"] = torch.kthvalue(nan, 2, dim=1).values
+ties = torch.tensor(rng.integers(0, 3, (3, 7, 5)))
+out["kth_ties"] = torch.kthvalue(ties, 4, 1).indices
+out["kth_ties_dim0"] = ties.float().kthvalue(2, dim=0, keepdim=True).indices
 out["uchunk"] = x.unsafe_chunk(2, dim=1)[0]
 out["usplit"] = x.unsafe_split(2)[1]
 

@@ -55,19 +55,76 @@ def signbit(input):
     return input < 0
 
 
+def quickselect_position(row, k):
+    """The position (in the NumPy 1-D `row`) of the element PyTorch's CPU kthvalue returns as the k-th
+    smallest (0-based k): its quickselect (median-of-three pivot, NaN largest) replayed on the row, so that
+    among equal values the same one is chosen."""
+    import numpy
+    values, places = row.copy(), numpy.arange(len(row))
+    nan = numpy.isnan(values) if values.dtype.kind == "f" else numpy.zeros(len(values), bool)
+
+    def above(a, b):  # values[a] > values[b], a NaN above any number
+        return bool(nan[a] and not nan[b]) or bool(not nan[a] and not nan[b] and values[a] > values[b])
+
+    def swap(a, b):
+        for array in (values, places, nan):
+            array[a], array[b] = array[b], array[a]
+
+    low, high = 0, len(values) - 1
+    while True:
+        if high <= low + 1:  # one or two left
+            if high == low + 1 and above(low, high):
+                swap(low, high)
+            return int(places[k])
+        swap(low + (high - low) // 2, low + 1)
+        for a, b in ((low + 1, high), (low, high), (low + 1, low)):  # the median of three lands at low
+            if above(a, b):
+                swap(a, b)
+        i, j = low + 1, high
+        while True:
+            i += 1
+            while above(low, i):
+                i += 1
+            j -= 1
+            while above(j, low):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(low, j)
+        if j <= k:
+            low = i
+        if j >= k:
+            high = j - 1
+
+
 def kthvalue(input, k, dim=-1, keepdim=False):
-    """torch.kthvalue: (values, indices) of the k-th smallest along dim, from a sort (MindSpore's
-    kthvalue has no CPU kernel). Where equal values tie, the index may be another of theirs."""
+    """torch.kthvalue: (values, indices) of the k-th smallest along dim, from a sort (MindSpore's kthvalue
+    has no CPU kernel); where the k-th value occurs more than once in a slice, the index PyTorch's own
+    quickselect picks (quickselect_position, on the host)."""
     import collections
     result = collections.namedtuple("kthvalue", ["values", "indices"])
     if input.ndim == 0:
         return result(input, ops.zeros((), mindspore.int64))
-    values, indices = sort_nan_last(input, dim)
-    pick = mindspore.tensor([k - 1], mindspore.int64)
-    values, indices = ops.index_select(values, dim, pick), ops.index_select(indices, dim, pick)
+    dim = -1 if dim is None else dim  # x.kthvalue(k, dim=None): the last axis
+    x = input.movedim(dim, -1)
+    indices = sort_nan_last(x, -1)[1][..., k - 1:k]
+    values = ops.gather_elements(x, -1, indices)
+    same = x == values
+    if ops.is_floating_point(x):
+        same = same | (ops.isnan(x) & ops.isnan(values))
+    tied = same.astype(mindspore.int32).sum(-1) > 1
+    if bool(tied.any()):
+        import numpy
+        rows, chosen = x.asnumpy().reshape(-1, x.shape[-1]), indices.asnumpy().reshape(-1)
+        for r in numpy.flatnonzero(tied.asnumpy().reshape(-1)):
+            chosen[r] = quickselect_position(rows[r], k - 1)
+        indices = mindspore.tensor(chosen.reshape(tuple(x.shape[:-1]) + (1,)), mindspore.int64)
+        values = ops.gather_elements(x, -1, indices)
+    values, indices = values.movedim(-1, dim), indices.movedim(-1, dim)
     if not keepdim:
         values, indices = values.squeeze(dim), indices.squeeze(dim)
-    return result(values, indices.astype(mindspore.int64))
+    return result(values, indices)
 
 
 def take_along_dim(input, indices, dim=None):
@@ -354,6 +411,7 @@ def mode(input, dim=-1, keepdim=False):
     result = collections.namedtuple("mode", ["values", "indices"])
     if input.ndim == 0:
         return result(input, ops.zeros((), mindspore.int64))
+    dim = -1 if dim is None else dim  # x.mode(dim=None): the last axis
     x = input.movedim(dim, -1)
     kind = mindspore.int32 if x.dtype == mindspore.bool_ else x.dtype
     x = x.astype(kind)
