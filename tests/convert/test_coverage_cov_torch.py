@@ -162,6 +162,12 @@ out["kth_nan_rows"] = torch.kthvalue(nan, 2, dim=1).values
 ties = torch.tensor(rng.integers(0, 3, (3, 7, 5)))
 out["kth_ties"] = torch.kthvalue(ties, 4, 1).indices
 out["kth_ties_dim0"] = ties.float().kthvalue(2, dim=0, keepdim=True).indices
+out["grad0"], out["grad1"] = torch.gradient(x)
+out["grad_h"] = torch.gradient(d, spacing=0.5, dim=1, edge_order=2)[0]
+out["grad_coords"] = torch.gradient(cube, spacing=[torch.tensor([0.0, 1.0, 3.0])], dim=1)[0]
+out["grad_coords2"] = torch.gradient(d, spacing=(torch.tensor([0.0, 0.5, 2.0]), torch.tensor([1.0, 2.0, 4.0, 7.0])),
+                                     edge_order=2)[1]
+out["grad_int"] = torch.gradient(i, dim=[0])[0]
 out["uchunk"] = x.unsafe_chunk(2, dim=1)[0]
 out["usplit"] = x.unsafe_split(2)[1]
 

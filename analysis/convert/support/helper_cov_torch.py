@@ -491,3 +491,57 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         count = ops.maximum(hits + (1 if include_self else 0), ops.ones_like(hits)).astype(input.dtype)
         out = out / count if ops.is_floating_point(input) else ops.floor_div(out, count)
     return out
+
+
+def gradient_along(f, axis, h, edge_order):
+    """The central differences of f along axis (one-sided at the ends, of edge_order 1 or 2) for a spacing h:
+    a number, or the 1-D sample coordinates (then NumPy's and PyTorch's second-order formula for uneven
+    gaps)."""
+    if is_complex_dtype(f.dtype):  # linear in f: the parts apart (real coefficients times complex values: no Mul kernel)
+        return ops.Complex()(gradient_along(ops.real(f), axis, h, edge_order),
+                             gradient_along(ops.imag(f), axis, h, edge_order))
+    n = f.shape[axis]
+    part = lambda start, length: f.narrow(axis, start, length)  # noqa: E731
+    if isinstance(h, mindspore.Tensor) and h.ndim == 1:
+        gaps = (h[1:] - h[:-1]).astype(f.dtype)
+        gaps = gaps.reshape(tuple(-1 if a == axis else 1 for a in range(f.ndim)))
+        gap = lambda start: gaps.narrow(axis, start, 1)  # noqa: E731
+        if edge_order == 1:
+            first, last = (part(1, 1) - part(0, 1)) / gap(0), (part(n - 1, 1) - part(n - 2, 1)) / gap(n - 2)
+        else:
+            d1, d2 = gap(0), gap(1)
+            first = (-(2 * d1 + d2) / (d1 * (d1 + d2)) * part(0, 1) + (d1 + d2) / (d1 * d2) * part(1, 1)
+                     - d1 / (d2 * (d1 + d2)) * part(2, 1))
+            d1, d2 = gap(n - 3), gap(n - 2)
+            last = (d2 / (d1 * (d1 + d2)) * part(n - 3, 1) - (d2 + d1) / (d1 * d2) * part(n - 2, 1)
+                    + (2 * d2 + d1) / (d2 * (d1 + d2)) * part(n - 1, 1))
+        if n == 2:
+            return ops.cat((first, last), axis)
+        d1, d2 = gaps.narrow(axis, 0, n - 2), gaps.narrow(axis, 1, n - 2)
+        inner = (-d2 / (d1 * (d1 + d2)) * part(0, n - 2) + (d2 - d1) / (d1 * d2) * part(1, n - 2)
+                 + d1 / (d2 * (d1 + d2)) * part(2, n - 2))
+        return ops.cat((first, inner, last), axis)
+    h = h.item() if isinstance(h, mindspore.Tensor) else h
+    if edge_order == 1:
+        first, last = (part(1, 1) - part(0, 1)) / h, (part(n - 1, 1) - part(n - 2, 1)) / h
+    else:
+        first = (-1.5 * part(0, 1) + 2 * part(1, 1) - 0.5 * part(2, 1)) / h
+        last = (0.5 * part(n - 3, 1) - 2 * part(n - 2, 1) + 1.5 * part(n - 1, 1)) / h
+    if n == 2:
+        return ops.cat((first, last), axis)
+    return ops.cat((first, (part(2, n - 2) - part(0, n - 2)) / (2 * h), last), axis)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """torch.gradient: one tensor of differences per axis of dim (every axis by default), each with its
+    spacing (one number for all, one per axis, or each axis' sample coordinates); integers in float32."""
+    if not ops.is_floating_point(input) and not is_complex_dtype(input.dtype):
+        input = input.astype(mindspore.float32)
+    dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    spacing = 1 if spacing is None else spacing
+    if isinstance(spacing, (int, float)) or (isinstance(spacing, mindspore.Tensor) and spacing.ndim == 0):
+        spacing = [spacing] * len(dims)
+    spacing = list(spacing)
+    if len(spacing) == 1 and len(dims) > 1:
+        spacing = spacing * len(dims)
+    return tuple(gradient_along(input, axis % input.ndim, h, edge_order) for axis, h in zip(dims, spacing))
