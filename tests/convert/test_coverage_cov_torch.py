@@ -168,6 +168,9 @@ out["grad_coords"] = torch.gradient(cube, spacing=[torch.tensor([0.0, 1.0, 3.0])
 out["grad_coords2"] = torch.gradient(d, spacing=(torch.tensor([0.0, 0.5, 2.0]), torch.tensor([1.0, 2.0, 4.0, 7.0])),
                                      edge_order=2)[1]
 out["grad_int"] = torch.gradient(i, dim=[0])[0]
+out["ireduce"] = torch.index_reduce(x, 0, torch.tensor([0, 2, 0]), d[:3].float(), "prod")
+out["ireduce_m"] = x.index_reduce(1, torch.tensor([3, 3]), x[:, :2], reduce="amax", include_self=False)
+out["ireduce_mean"] = i.index_reduce(dim=1, index=torch.tensor([0, 1, 0]), source=i[:, :3], reduce="mean")
 out["uchunk"] = x.unsafe_chunk(2, dim=1)[0]
 out["usplit"] = x.unsafe_split(2)[1]
 

@@ -545,3 +545,14 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if len(spacing) == 1 and len(dims) > 1:
         spacing = spacing * len(dims)
     return tuple(gradient_along(input, axis % input.ndim, h, edge_order) for axis, h in zip(dims, spacing))
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """torch.index_reduce / Tensor.index_reduce: source's slices along dim reduced ("prod", "mean", "amax",
+    "amin") into input's slices that index names: scatter_reduce with index spread over each slice."""
+    if input.ndim == 0:
+        return scatter_reduce(input, 0, index.reshape(()), source.reshape(()), reduce, include_self=include_self)
+    dim = dim % input.ndim
+    spread = index.astype(mindspore.int64).reshape(tuple(-1 if a == dim else 1 for a in range(input.ndim)))
+    return scatter_reduce(input, dim, ops.broadcast_to(spread, tuple(source.shape)), source, reduce,
+                          include_self=include_self)
