@@ -171,6 +171,10 @@ out["grad_int"] = torch.gradient(i, dim=[0])[0]
 out["ireduce"] = torch.index_reduce(x, 0, torch.tensor([0, 2, 0]), d[:3].float(), "prod")
 out["ireduce_m"] = x.index_reduce(1, torch.tensor([3, 3]), x[:, :2], reduce="amax", include_self=False)
 out["ireduce_mean"] = i.index_reduce(dim=1, index=torch.tensor([0, 1, 0]), source=i[:, :3], reduce="mean")
+out["conv3d"] = torch.conv3d(cube[None, None], torch.ones(2, 1, 1, 2, 2), stride=1, padding=1, groups=1)
+out["var_copy"] = torch.view_as_real_copy(c)
+out["vac_copy"] = torch.view_as_complex_copy(d.reshape(2, 3, 2))
+out["frombuffer"] = torch.frombuffer(bytearray(np.arange(6, dtype=np.int32).tobytes()), dtype=torch.int32, count=4, offset=4)
 out["uchunk"] = x.unsafe_chunk(2, dim=1)[0]
 out["usplit"] = x.unsafe_split(2)[1]
 
