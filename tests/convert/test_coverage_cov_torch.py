@@ -156,7 +156,8 @@ out["sr_prod"] = torch.scatter_reduce(d, 1, si[:, :2], d[:2, :2], "prod")
 out["sr_mean_int"] = torch.scatter_reduce(i, 0, si, i[:2] + 1, "mean")
 out["sr_bool"] = torch.scatter_reduce(b, 0, si, b[:2], "sum", include_self=False)
 with_nan = torch.tensor([1.0, float("nan"), 1.0, float("inf"), float("nan"), -float("inf"), 0.5])
-out["unique_nan"], _, out["unique_nan_counts"] = torch.unique(with_nan, return_inverse=True, return_counts=True)
+out["unique_nan"], _, out["unique_nan_counts"] = torch.unique(with_nan, return_inverse=True,
+                                                              return_counts=True)
 out["kth_nan"] = torch.kthvalue(with_nan, 6).values
 out["kth_nan_rows"] = torch.kthvalue(nan, 2, dim=1).values
 ties = torch.tensor(rng.integers(0, 3, (3, 7, 5)))
@@ -165,8 +166,8 @@ out["kth_ties_dim0"] = ties.float().kthvalue(2, dim=0, keepdim=True).indices
 out["grad0"], out["grad1"] = torch.gradient(x)
 out["grad_h"] = torch.gradient(d, spacing=0.5, dim=1, edge_order=2)[0]
 out["grad_coords"] = torch.gradient(cube, spacing=[torch.tensor([0.0, 1.0, 3.0])], dim=1)[0]
-out["grad_coords2"] = torch.gradient(d, spacing=(torch.tensor([0.0, 0.5, 2.0]), torch.tensor([1.0, 2.0, 4.0, 7.0])),
-                                     edge_order=2)[1]
+coords = (torch.tensor([0.0, 0.5, 2.0]), torch.tensor([1.0, 2.0, 4.0, 7.0]))
+out["grad_coords2"] = torch.gradient(d, spacing=coords, edge_order=2)[1]
 out["grad_int"] = torch.gradient(i, dim=[0])[0]
 out["ireduce"] = torch.index_reduce(x, 0, torch.tensor([0, 2, 0]), d[:3].float(), "prod")
 out["ireduce_m"] = x.index_reduce(1, torch.tensor([3, 3]), x[:, :2], reduce="amax", include_self=False)
@@ -174,7 +175,8 @@ out["ireduce_mean"] = i.index_reduce(dim=1, index=torch.tensor([0, 1, 0]), sourc
 out["conv3d"] = torch.conv3d(cube[None, None], torch.ones(2, 1, 1, 2, 2), stride=1, padding=1, groups=1)
 out["var_copy"] = torch.view_as_real_copy(c)
 out["vac_copy"] = torch.view_as_complex_copy(d.reshape(2, 3, 2))
-out["frombuffer"] = torch.frombuffer(bytearray(np.arange(6, dtype=np.int32).tobytes()), dtype=torch.int32, count=4, offset=4)
+raw = bytearray(np.arange(6, dtype=np.int32).tobytes())
+out["frombuffer"] = torch.frombuffer(raw, dtype=torch.int32, count=4, offset=4)
 out["uchunk"] = x.unsafe_chunk(2, dim=1)[0]
 out["usplit"] = x.unsafe_split(2)[1]
 
@@ -194,7 +196,8 @@ def test_coverage_calls_convert_without_markers():
     result = convert_source(SOURCE)
     assert "import torch" not in result.text
     assert not result.unconverted, [(u.torch_api, u.action) for u in result.unconverted]
-    assert "kthvalue(x, 2)" in result.text and "take_along_dim(x, " in result.text and "ops.argwhere(b)" in result.text
+    assert "kthvalue(x, 2)" in result.text and "take_along_dim(x, " in result.text
+    assert "ops.argwhere(b)" in result.text
 
 
 def test_unique_with_dim_stays_marked():
@@ -205,7 +208,8 @@ def test_unique_with_dim_stays_marked():
 
 
 def test_settings_without_counterpart_say_what_to_write():
-    result = convert_source("import torch\ntorch.set_num_threads(4)\ntorch.use_deterministic_algorithms(True)\n"
+    result = convert_source("import torch\ntorch.set_num_threads(4)\n"
+                            "torch.use_deterministic_algorithms(True)\n"
                             "torch.set_default_dtype(torch.float64)\n")
     actions = {u.torch_api: u.action for u in result.unconverted}
     assert "op_tuning.threads_num" in actions["torch.set_num_threads"]
@@ -228,8 +232,8 @@ def test_converted_values_match_pytorch(tmp_path):
     for key, (dtype, shape, values) in torch_out.items():
         got_dtype, got_shape, got = ms_out[key]
         assert (got_dtype, got_shape) == (dtype, shape), key
-        np.testing.assert_allclose(np.array(got, dtype=float), np.array(values, dtype=float), rtol=1e-3, atol=1e-3,
-                                   err_msg=key)
+        np.testing.assert_allclose(np.array(got, dtype=float), np.array(values, dtype=float), rtol=1e-3,
+                                   atol=1e-3, err_msg=key)
     # the inputs reach the cases they are meant for: -0.0 and NaN rows, ties in mode, an all-NaN slice
     assert torch_out["signbit"][2] == [[False, False, True], [False, False, False]]
     assert torch_out["mode_v"][2] == [2, 4, 0] and torch_out["nanq_all_nan"][2][0] == 12345.0

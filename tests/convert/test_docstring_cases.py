@@ -18,7 +18,7 @@ CASES = [
     ("linalg.norm", "a = torch.arange(9, dtype=torch.float) - 4\ny = torch.linalg.norm(a, float('inf'))", "pass"),
     ("Tensor.new_empty", "y = torch.ones(())", "pass"),
     ("zeros", "y = torch.zeros([])", "pass"),
-    ("signbit", "y = torch.signbit(torch.tensor([-0.0, 0.0]))", "marked"),
+    ("signbit", "y = torch.signbit(torch.tensor([-0.0, 0.0]))", "pass"),  # the sign bit itself (helper_cov_torch)
     ("copysign", "a = torch.tensor([1.])\nb = torch.tensor([-0.])\ny = torch.copysign(a, b)", "pass"),
     ("copysign", "a = torch.tensor([1., -2.])\ny = torch.copysign(a, 1)", "pass"),
     ("narrow", "x = torch.tensor([[1, 2, 3], [4, 5, 6]])\ny = torch.narrow(x, -1, torch.tensor(-1), 1)", "pass"),
@@ -28,7 +28,7 @@ CASES = [
     ("AdaptiveMaxPool3d", "x = torch.linspace(-1, 1, 2 * 10 * 9 * 8).reshape(1, 2, 10, 9, 8)\n"
                           "y = nn.AdaptiveMaxPool3d((7, None, None))(x)", "marked"),
     ("svd", "a = torch.linspace(-1, 1, 15).reshape(5, 3)\nu, s, v = torch.svd(a)\ny = s", "marked"),
-    ("unique", "y = torch.unique(torch.tensor([1, 3, 2, 3]))", "marked"),
+    ("unique", "y = torch.unique(torch.tensor([1, 3, 2, 3]))", "pass"),  # sorted by its helper
     ("dot", "y = torch.dot(torch.tensor([2, 3]), torch.tensor([2, 1]))", "pass"),
     ("finfo", "eps = torch.finfo(torch.float32).eps\ny = torch.tensor([1.0, 2.0]) + eps", "pass"),
     ("finfo", "x = torch.tensor([1.0, 2.0], dtype=torch.float16)\ny = torch.tensor([1.0]) + torch.finfo(x.dtype).max", "pass"),
@@ -166,9 +166,8 @@ def converted(body: str):
 
 
 @pytest.mark.parametrize("body, named", [
-    ("y = torch.signbit(x)", "-0.0"),
     ("u, s, v = torch.svd(a)", "up to its sign"),  # converted, the singular vectors flagged
-    ("y = torch.unique(x)", "does not sort"),
+    ("y = torch.unique(x, dim=0)", "dim="),
     ("y = torch.tensor_split(x, indices=torch.tensor([1, 3]))", ".tolist()"),  # positional: edge_forms.py converts it
     ("m = nn.AdaptiveAvgPool2d((None, 7))", "output_size="),
     ("packet = torch.ops.aten.pow", "torch.ops.aten"),

@@ -14,8 +14,8 @@ def sort_nan_last(input, axis=-1):
     """ops.sort with NaNs after every number, as PyTorch sorts (MindSpore's CPU sort leaves NaNs wherever
     they fall): (values, int64 indices)."""
     key = input
-    if ops.is_floating_point(input):  # +inf becomes float32's largest number and NaN +inf (the kernel sorts
-        key = input.astype(mindspore.float64)  # float64 through float32, so larger float64 values tie with NaN)
+    if ops.is_floating_point(input):  # +inf becomes float32's largest number and NaN +inf (the kernel
+        key = input.astype(mindspore.float64)  # sorts float64 through float32: larger values tie with NaN)
         key = ops.where(key == float("inf"), ops.full_like(key, 3.4028234663852886e38), key)
         key = ops.where(ops.isnan(key), ops.full_like(key, float("inf")), key)
     indices = ops.sort(key, axis=axis)[1].astype(mindspore.int64)
@@ -169,7 +169,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     n = y.shape[dim]
     if n == 0:
         rest = tuple(s for i, s in enumerate(y.shape) if i != dim % y.ndim)
-        return ops.zeros(rest, y.dtype if ops.is_floating_point(y) or is_complex_dtype(y.dtype) else mindspore.float32)
+        exact = ops.is_floating_point(y) or is_complex_dtype(y.dtype)
+        return ops.zeros(rest, y.dtype if exact else mindspore.float32)
     if x is None:
         ends = y.narrow(dim, 0, 1).squeeze(dim) + y.narrow(dim, n - 1, 1).squeeze(dim)
         return (as_sum_dtype(y).sum(dim) - ends * 0.5) * (1 if dx is None else dx)
@@ -190,7 +191,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 def broadcast_shapes(*shapes):
     """torch.broadcast_shapes: the shape all of `shapes` (ints or tuples) broadcast to, as a tuple."""
     import numpy
-    return tuple(numpy.broadcast_shapes(*[tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes]))
+    return tuple(numpy.broadcast_shapes(*[tuple(s) if isinstance(s, (tuple, list)) else (s,)
+                                          for s in shapes]))
 
 
 def broadcast_tensors(*tensors):
@@ -258,7 +260,8 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 
 
 def nonzero_static(input, *, size, fill_value=-1):
-    """torch.nonzero_static: the indices of the non-zero elements, cut or padded with fill_value to `size` rows."""
+    """torch.nonzero_static: the indices of the non-zero elements, cut or padded with fill_value to
+    `size` rows."""
     if input.ndim == 0:  # one element, no axes to index (the NonZero kernel refuses 0-d input)
         found = ops.zeros((int(input.astype(mindspore.bool_)), 0), mindspore.int64)
     else:
@@ -284,7 +287,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     return mindspore.tensor(obj, dtype=dtype)
 
 
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
     """torch.empty_strided: a tensor of `size` (its values are unset in PyTorch, zeros here); MindSpore
     tensors have no strides."""
     return ops.zeros(tuple(size), dtype or mindspore.float32)
@@ -298,8 +302,9 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False):
     """torch.unique without dim: the distinct values in ascending order (each NaN its own; PyTorch's CPU
-    kernel sorts them with sorted=False too), with where each element went (inverse, shaped as input) and how often each occurs, from one sort (MindSpore's mint.unique
-    has no CPU kernel; ops.unique does not sort and reads float64 through float32)."""
+    kernel sorts them with sorted=False too), with where each element went (inverse, shaped as input) and
+    how often each occurs, from one sort (MindSpore's mint.unique has no CPU kernel; ops.unique does not
+    sort and reads float64 through float32)."""
     flat = input.reshape(-1)
     kind = mindspore.int32 if input.dtype == mindspore.bool_ else input.dtype
     ordered, order = sort_nan_last(flat.astype(kind), 0)
@@ -310,11 +315,14 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False):
     out = [ops.masked_select(ordered, starts).astype(input.dtype) if n else flat]
     if return_inverse:
         group = ops.cumsum(starts.astype(mindspore.int64), 0) - 1
-        inverse = ops.tensor_scatter_update(ops.zeros((n,), mindspore.int64), order.astype(mindspore.int64).reshape(-1, 1),
-                                            group) if n else ops.zeros((0,), mindspore.int64)
+        inverse = ops.zeros((n,), mindspore.int64)
+        if n:
+            inverse = ops.tensor_scatter_update(inverse, order.reshape(-1, 1), group)
         out.append(inverse.reshape(input.shape))
     if return_counts:
-        first = ops.nonzero(starts).reshape(-1).astype(mindspore.int64) if n else ops.zeros((0,), mindspore.int64)
+        first = ops.zeros((0,), mindspore.int64)
+        if n:
+            first = ops.nonzero(starts).reshape(-1).astype(mindspore.int64)
         out.append(ops.cat((first[1:], mindspore.tensor([n], mindspore.int64))) - first if n else first)
     return out[0] if len(out) == 1 else tuple(out)
 
@@ -324,7 +332,8 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     import collections
     result = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
     M = A.swapaxes(-2, -1) if transpose else A
-    return result(linalg_solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular), A.copy())
+    solution = linalg_solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
+    return result(solution, A.copy())
 
 
 def time_batch_conv1d(input, weight, bias, pad=0):
@@ -399,12 +408,13 @@ def index_copy(input, dim, index, source):
         return source.reshape(()).astype(input.dtype)
     dim = dim % input.ndim
     moved = input.movedim(dim, 0)
-    rows = source.reshape(moved.shape[:0] + (-1,) + tuple(moved.shape[1:])) if source.ndim == 0 else source.movedim(dim, 0)
-    out = ops.tensor_scatter_update(moved, index.astype(mindspore.int64).reshape(-1, 1), rows.astype(input.dtype))
+    rows = source.movedim(dim, 0) if source.ndim else source.reshape(1)
+    targets = index.astype(mindspore.int64).reshape(-1, 1)
+    out = ops.tensor_scatter_update(moved, targets, rows.astype(input.dtype))
     return out.movedim(0, dim)
 
 
-def mode(input, dim=-1, keepdim=False):
+def mode_along(input, dim=-1, keepdim=False):
     """torch.mode: (values, indices) of the most frequent value along dim, the smallest where several are
     as frequent, at the last place it occurs (PyTorch's CPU choice); MindSpore has no mode."""
     import collections
@@ -460,7 +470,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     the TensorScatter{Add,Mul,Max,Min} kernels on each element's full coordinates (integer means
     rounded down, as PyTorch's)."""
     import numpy
-    if input.dtype == mindspore.bool_:  # in int32: sums and maxima are PyTorch's "or", products and minima its "and"
+    if input.dtype == mindspore.bool_:  # in int32: sum and max are "or", prod and min "and"
         return scatter_reduce(input.astype(mindspore.int32), dim, index, src.astype(mindspore.int32), reduce,
                               include_self=include_self).astype(mindspore.bool_)
     if input.ndim == 0:
@@ -471,10 +481,10 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     grids = numpy.indices(tuple(index.shape))
     coords = [index.astype(mindspore.int64) if axis == dim else mindspore.tensor(grids[axis], mindspore.int64)
               for axis in range(input.ndim)]
-    where = ops.stack(coords, -1).reshape(-1, input.ndim)
+    targets = ops.stack(coords, -1).reshape(-1, input.ndim)
     values = src.reshape(-1).astype(input.dtype)
     ones = ops.ones((values.shape[0],), mindspore.int32)
-    hits = ops.tensor_scatter_add(ops.zeros(input.shape, mindspore.int32), where, ones)
+    hits = ops.tensor_scatter_add(ops.zeros(input.shape, mindspore.int32), targets, ones)
     start = input
     if not include_self:
         if ops.is_floating_point(input):
@@ -486,7 +496,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         start = ops.where(hits > 0, ops.full(input.shape, neutral, dtype=input.dtype), input)
     kernel = {"sum": ops.tensor_scatter_add, "mean": ops.tensor_scatter_add, "prod": ops.tensor_scatter_mul,
               "amax": ops.tensor_scatter_max, "amin": ops.tensor_scatter_min}[reduce]
-    out = kernel(start, where, values)
+    out = kernel(start, targets, values)
     if reduce == "mean":
         count = ops.maximum(hits + (1 if include_self else 0), ops.ones_like(hits)).astype(input.dtype)
         out = out / count if ops.is_floating_point(input) else ops.floor_div(out, count)
@@ -497,7 +507,7 @@ def gradient_along(f, axis, h, edge_order):
     """The central differences of f along axis (one-sided at the ends, of edge_order 1 or 2) for a spacing h:
     a number, or the 1-D sample coordinates (then NumPy's and PyTorch's second-order formula for uneven
     gaps)."""
-    if is_complex_dtype(f.dtype):  # linear in f: the parts apart (real coefficients times complex values: no Mul kernel)
+    if is_complex_dtype(f.dtype):  # linear in f: the parts apart (no Mul kernel for real times complex)
         return ops.Complex()(gradient_along(ops.real(f), axis, h, edge_order),
                              gradient_along(ops.imag(f), axis, h, edge_order))
     n = f.shape[axis]
@@ -532,7 +542,7 @@ def gradient_along(f, axis, h, edge_order):
     return ops.cat((first, (part(2, n - 2) - part(0, n - 2)) / (2 * h), last), axis)
 
 
-def gradient(input, *, spacing=1, dim=None, edge_order=1):
+def numerical_gradient(input, *, spacing=1, dim=None, edge_order=1):
     """torch.gradient: one tensor of differences per axis of dim (every axis by default), each with its
     spacing (one number for all, one per axis, or each axis' sample coordinates); integers in float32."""
     if not ops.is_floating_point(input) and not is_complex_dtype(input.dtype):
@@ -551,8 +561,14 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """torch.index_reduce / Tensor.index_reduce: source's slices along dim reduced ("prod", "mean", "amax",
     "amin") into input's slices that index names: scatter_reduce with index spread over each slice."""
     if input.ndim == 0:
-        return scatter_reduce(input, 0, index.reshape(()), source.reshape(()), reduce, include_self=include_self)
+        return scatter_reduce(input, 0, index.reshape(()), source.reshape(()), reduce,
+                              include_self=include_self)
     dim = dim % input.ndim
     spread = index.astype(mindspore.int64).reshape(tuple(-1 if a == dim else 1 for a in range(input.ndim)))
     return scatter_reduce(input, dim, ops.broadcast_to(spread, tuple(source.shape)), source, reduce,
                           include_self=include_self)
+
+
+def index_add_function(input, dim, index, source, *, alpha=1):
+    """torch.index_add: Tensor.index_add's helper under torch.index_add's signature (alpha keyword-only)."""
+    return index_add(input, dim, index, source, alpha)
