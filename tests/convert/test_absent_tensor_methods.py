@@ -17,9 +17,9 @@ HEADER = "import torch\n"
 
 # (name, PyTorch block, start of the marked statement, variable it assigns): the receiver is a bound name or a torch call
 ABSENT = [
-    ("bound_name", "grid = torch.linspace(0.0, 1.0, 7)\nmiddle = grid.is_neg()\n",
+    ("bound_name", "grid = torch.linspace(0.0, 1.0, 7)\nmiddle = grid.is_distributed()\n",
      "middle = ", "middle"),
-    ("torch_call_receiver", "picked = torch.arange(5.0).exp2()\n",
+    ("torch_call_receiver", "picked = torch.arange(5.0).is_distributed()\n",
      "picked = ", "picked"),
     ("keyword_arguments", "w = torch.full((2, 2), -1.5)\nplain = w.resolve_neg()\nsame = w.is_same_size(other=w)\n",
      "same = ", "same"),

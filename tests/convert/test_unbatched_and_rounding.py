@@ -241,9 +241,9 @@ x = torch.linspace(-1.0, 1.0, 7) * 1.2345
 w = nn.Parameter(torch.linspace(-2.0, 2.0, 5) * 1.2345)
 b = w.round(decimals=1)
 a = x.numpy().round(decimals=2)
-c = torch.linspace(0.0, 1.0, 7).float().is_neg()
+c = torch.linspace(0.0, 1.0, 7).float().is_distributed()
 h = torch.nn.utils.weight_norm(nn.Linear(2, 2))
-i = h.is_neg()
+i = h.is_distributed()
 d = np.zeros(3).round(decimals=2)
 e = re.compile('a').split('banana')
 f = [3, 1].index(1)
@@ -261,8 +261,8 @@ def test_one_tensor_test_for_every_rule():
     text = _converted(RECEIVERS)
     marked = _marked_lines(text)
     assert "b = round_decimals(w, 1)" in text  # a Parameter is a tensor
-    assert "c = ops.linspace(0.0, 1.0, 7).float().is_neg()" in marked  # a chain from a torch call
-    assert "i = h.is_neg()" in text and "i = h.is_neg()" not in marked  # a network, not a tensor
+    assert "c = ops.linspace(0.0, 1.0, 7).float().is_distributed()" in marked  # a chain from a torch call
+    assert "i = h.is_distributed()" in text and "i = h.is_distributed()" not in marked  # a network, not a tensor
     # a chain through numpy() or tolist(), numpy arrays, lists, re and plt: no tensor, left as written
     for line in ("a = x.asnumpy().round(decimals=2)", "d = np.zeros(3).round(decimals=2)",
                  "e = re.compile('a').split('banana')", "f = [3, 1].index(1)", "g = x.tolist().index(1)",
@@ -275,7 +275,7 @@ def test_one_tensor_test_for_every_rule():
 
 @pytest.mark.slow
 def test_receivers_known_as_tensors_or_not_give_pytorchs_values():
-    body = RECEIVERS.split("h = torch.nn")[0].replace("c = torch.linspace(0.0, 1.0, 7).float().is_neg()\n", "")
+    body = RECEIVERS.split("h = torch.nn")[0].replace("c = torch.linspace(0.0, 1.0, 7).float().is_distributed()\n", "")
     problems = _problems([("a Parameter's round(decimals=) and numpy's round of x.numpy()",
                            body + "out = [b, a, np.zeros(3).round(decimals=2), x.tolist().index(x.tolist()[1])]\n",
                            {})])
