@@ -177,6 +177,8 @@ out["var_copy"] = torch.view_as_real_copy(c)
 out["vac_copy"] = torch.view_as_complex_copy(d.reshape(2, 3, 2))
 raw = bytearray(np.arange(6, dtype=np.int32).tobytes())
 out["frombuffer"] = torch.frombuffer(raw, dtype=torch.int32, count=4, offset=4)
+out["erfinv"] = torch.erfinv(torch.tensor([0.0, 0.5, -0.9, 0.999, 0.999999, 1.0]))
+out["erfinv_m"] = torch.tensor([0.993, -0.5, 0.25], dtype=torch.float64).erfinv()
 out["uchunk"] = x.unsafe_chunk(2, dim=1)[0]
 out["usplit"] = x.unsafe_split(2)[1]
 

@@ -108,7 +108,7 @@ CASES = [
                              "    except AssertionError:\n"
                              "        y.append(1)", "pass"),
     ("special.ndtr", "y = torch.special.ndtr(torch.tensor([-40., -3., -2, -1, 0, 1, 2, 3, 40.]))", "pass"),
-    ("special.erfinv", "y = torch.special.erfinv(torch.tensor([0, 0.5, -1., 0.999999]))", "marked"),
+    ("special.erfinv", "y = torch.special.erfinv(torch.tensor([0, 0.5, -1., 0.999999]))", "pass"),  # Newton-refined helper
     ("Tensor.bitwise_not", "y = torch.tensor([-1, -2, 3], dtype=torch.int8).bitwise_not()", "pass"),
     ("Tensor.bitwise_left_shift", "x = torch.tensor([1, 2], dtype=torch.int32)\n"
                                   "y = x.bitwise_left_shift(torch.tensor([32, -1], dtype=torch.int32))", "pass"),
