@@ -179,6 +179,11 @@ raw = bytearray(np.arange(6, dtype=np.int32).tobytes())
 out["frombuffer"] = torch.frombuffer(raw, dtype=torch.int32, count=4, offset=4)
 out["erfinv"] = torch.erfinv(torch.tensor([0.0, 0.5, -0.9, 0.999, 0.999999, 1.0]))
 out["erfinv_m"] = torch.tensor([0.993, -0.5, 0.25], dtype=torch.float64).erfinv()
+out["matrix_exp"] = torch.matrix_exp(sq / 3)
+out["matrix_exp_m"] = (sq[0] / 2).float().matrix_exp()
+out["conv_t1d"] = torch.conv_transpose1d(cube, torch.ones(3, 2, 2), stride=2)
+out["conv_t2d"] = torch.conv_transpose2d(cube[None], torch.ones(2, 1, 2, 2), torch.tensor([0.5]), 1, 1)
+out["conv_t3d"] = torch.conv_transpose3d(cube[None, None], torch.ones(1, 2, 2, 1, 2), padding=(0, 0, 1))
 out["uchunk"] = x.unsafe_chunk(2, dim=1)[0]
 out["usplit"] = x.unsafe_split(2)[1]
 
@@ -197,7 +202,10 @@ print("RESULT " + json.dumps({k: record(v) for k, v in out.items()}))
 def test_coverage_calls_convert_without_markers():
     result = convert_source(SOURCE)
     assert "import torch" not in result.text
-    assert not result.unconverted, [(u.torch_api, u.action) for u in result.unconverted]
+    # matrix_exp keeps its conversion with a marker naming float16 (PyTorch's own float16 result overflows
+    # on CPU; the helper computes it in float32): the calls here are float32/64 and run below
+    marked = [u for u in result.unconverted if not (u.torch_api == "torch.matrix_exp" and "float16" in u.action)]
+    assert not marked, [(u.torch_api, u.action) for u in marked]
     assert "kthvalue(x, 2)" in result.text and "take_along_dim(x, " in result.text
     assert "ops.argwhere(b)" in result.text
 

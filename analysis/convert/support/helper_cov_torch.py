@@ -572,3 +572,12 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
 def index_add_function(input, dim, index, source, *, alpha=1):
     """torch.index_add: Tensor.index_add's helper under torch.index_add's signature (alpha keyword-only)."""
     return index_add(input, dim, index, source, alpha)
+
+
+def matrix_exp_of(input):
+    """torch.matrix_exp / Tensor.matrix_exp: torch.linalg.matrix_exp's helper under torch.matrix_exp's
+    parameter name (ops.matrix_exp raises on CPU); float16 computed in float32, whose Taylor terms it
+    would overflow (PyTorch's own float16 result overflows on CPU: the sample verdicts mark that class)."""
+    if input.dtype == mindspore.float16:
+        return matrix_exp(input.astype(mindspore.float32)).astype(mindspore.float16)
+    return matrix_exp(input)
