@@ -336,12 +336,6 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     return result(solution, A.copy())
 
 
-def time_batch_conv1d(input, weight, bias, pad=0):
-    """torch.conv_tbc: a 1-D convolution of a (time, batch, channels) input with a (width, in, out) weight."""
-    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
-    return out.permute(2, 0, 1)
-
-
 def corrcoef(input):
     """torch.corrcoef: the covariance matrix scaled by the standard deviations, clipped to [-1, 1] (real
     and imaginary parts apart for complex input, whose covariance is written out in real products:
