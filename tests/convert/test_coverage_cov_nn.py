@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from analysis.convert import convert_source
-from tests.convert.test_inplace_fill import _run  # runs a script in its own folder, returns its RESULT
+from tests.convert.both_frameworks import assert_records_match, run_both
 
 SOURCE = '''
 import json
@@ -200,15 +200,8 @@ def test_every_call_is_converted():
 
 @pytest.mark.slow
 def test_converted_values_match_pytorch(tmp_path):
-    torch_out = _run(tmp_path / "torch", SOURCE)
-    ms_out = _run(tmp_path / "ms", convert_source(SOURCE).text)
-    assert set(ms_out) == set(torch_out)
-    for key, (dtype, shape, values) in torch_out.items():
-        got_dtype, got_shape, got = ms_out[key]
-        assert (got_dtype, got_shape) == (dtype, shape), key
-        tolerance = 2e-3 if key == "rms_half" else 1e-4
-        np.testing.assert_allclose(np.array(got, dtype=np.float64), np.array(values, dtype=np.float64),
-                                   rtol=tolerance, atol=tolerance, err_msg=key)
+    torch_out, ms_out = run_both(tmp_path, SOURCE)
+    assert_records_match(torch_out, ms_out, lambda key, dtype: (2e-3, 2e-3) if key == "rms_half" else (1e-4, 1e-4))
     # what the comparison covers: max_norm rewrote rows of the table, the weights lie within PyTorch's bound,
     # negative windows give NaN at p = 1.5, indices are int64
     assert torch_out["emb_changed"][2] is True and torch_out["lazy_linear_bound"][2] is True

@@ -8,11 +8,11 @@ MindSpore counterpart keep a marker saying what to write, only on a torch tensor
 values() stays as it is); put's helper calls a queue's or an array's own put."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from analysis.convert import convert_source
-from tests.convert.test_inplace_fill import _run  # runs a script in its own folder, returns its RESULT
+from tests.convert.both_frameworks import assert_records_match, run_both
+from tests.convert.both_frameworks import run_script as _run
 
 SOURCE = '''
 import json
@@ -221,15 +221,8 @@ def test_absent_calls_are_converted():
 
 @pytest.mark.slow
 def test_converted_values_match_pytorch(tmp_path):
-    torch_out = _run(tmp_path / "torch", SOURCE)
-    ms_out = _run(tmp_path / "ms", convert_source(SOURCE).text)
-    assert set(ms_out) == set(torch_out)
-    for key, (dtype, shape, values) in torch_out.items():
-        got_dtype, got_shape, got = ms_out[key]
-        assert (got_dtype, got_shape) == (dtype, shape), key
-        rtol = 1e-2 if dtype == "float16" else 1e-4
-        np.testing.assert_allclose(np.array(got, dtype=np.float64), np.array(values, dtype=np.float64),
-                                   rtol=rtol, atol=1e-5, err_msg=key)
+    torch_out, ms_out = run_both(tmp_path, SOURCE)
+    assert_records_match(torch_out, ms_out, lambda key, dtype: (1e-2 if dtype == "float16" else 1e-4, 1e-5))
     assert torch_out["char_f32"][0] == "int8" and torch_out["cdouble_bool"][0] == "complex128"
     assert torch_out["y1_f32"][0] == "float32" and torch_out["y1_i64"][0] == "float32"
 

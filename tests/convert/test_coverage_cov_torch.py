@@ -7,11 +7,10 @@ position and keyword, as functions and methods. The script runs with PyTorch, it
 MindSpore; every result compares by dtype, shape and value."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from analysis.convert import convert_source
-from tests.convert.test_inplace_fill import _run  # runs a script in its own folder, returns its RESULT
+from tests.convert.both_frameworks import assert_records_match, run_both
 
 SOURCE = '''
 import json
@@ -236,14 +235,8 @@ def test_in_place_scatter_reduce_stays_marked():
 
 @pytest.mark.slow
 def test_converted_values_match_pytorch(tmp_path):
-    torch_out = _run(tmp_path / "torch", SOURCE)
-    ms_out = _run(tmp_path / "ms", convert_source(SOURCE).text)
-    assert set(ms_out) == set(torch_out)
-    for key, (dtype, shape, values) in torch_out.items():
-        got_dtype, got_shape, got = ms_out[key]
-        assert (got_dtype, got_shape) == (dtype, shape), key
-        np.testing.assert_allclose(np.array(got, dtype=float), np.array(values, dtype=float), rtol=1e-3,
-                                   atol=1e-3, err_msg=key)
+    torch_out, ms_out = run_both(tmp_path, SOURCE)
+    assert_records_match(torch_out, ms_out, lambda key, dtype: (1e-3, 1e-3))
     # the inputs reach the cases they are meant for: -0.0 and NaN rows, ties in mode, an all-NaN slice
     assert torch_out["signbit"][2] == [[False, False, True], [False, False, False]]
     assert torch_out["mode_v"][2] == [2, 4, 0] and torch_out["nanq_all_nan"][2][0] == 12345.0

@@ -4,13 +4,10 @@ test reads the converted text; the slow one runs the original with PyTorch and t
 MindSpore."""
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 
 from analysis.convert import convert_source
+from tests.convert.both_frameworks import run_script as _run
 
 SOURCE = '''
 import json
@@ -59,15 +56,6 @@ def test_fill_of_part_of_a_tensor_is_marked():
     result = convert_source("import torch\nx = torch.zeros(3)\nx[1:].fill_(1)\nmake().zero_()\n")
     assert [u.line for u in result.unconverted] == [3, 4]
     assert "x[1:].fill_(1)" in result.text and "x[index] = value" in result.unconverted[0].action
-
-
-def _run(folder, text):
-    folder.mkdir()
-    (folder / "script.py").write_text(text)
-    proc = subprocess.run([sys.executable, "script.py"], cwd=folder, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
-    return json.loads(line[len("RESULT "):])
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ import pytest
 
 from analysis.convert import convert_source
 from analysis.convert.tensors.inplace import table
-from tests.convert.test_inplace_fill import _run  # runs a script in its own folder, returns its RESULT
+from tests.convert.both_frameworks import run_script as _run
 
 SOURCE = '''
 import json

@@ -9,7 +9,7 @@ import ast
 import re
 
 from analysis.convert import convert_source
-from tests.convert.test_inplace_fill import _run  # runs a script in its own folder, returns its RESULT
+from tests.convert.both_frameworks import run_script as _run
 
 DRAWS = '''
 import json

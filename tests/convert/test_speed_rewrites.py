@@ -8,7 +8,7 @@ import ast
 
 from analysis.convert import convert_source
 from tests.convert.harness import parse_snippet, run_corpus
-from tests.convert.test_inplace_fill import _run  # runs a script in its own folder, returns its RESULT
+from tests.convert.both_frameworks import run_script as _run
 
 # nanoGPT's get_batch over a numpy token array, and the same pattern slicing a tensor
 BATCHES = '''
