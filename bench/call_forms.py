@@ -78,7 +78,7 @@ def samples(only: set[str] | None, per_dtype: int, scan: int):
     import torch
     from torch.testing._internal.common_methods_invocations import op_db
 
-    from analysis.verify.samples import DTYPES, Unwritable, Writer, op_api_names
+    from analysis.verify.samples import Unwritable, Writer, op_api_names, op_cpu_dtypes, op_origin
     from bench.opinfo_samples import mapped_apis
 
     mapped = mapped_apis()
@@ -89,12 +89,10 @@ def samples(only: set[str] | None, per_dtype: int, scan: int):
         in_place = _in_place_forms(function)
         if not (op.supports_out or in_place):
             continue
-        try:
-            dtypes = sorted({str(d).replace("torch.", "") for d in op.supported_dtypes("cpu")} & set(DTYPES),
-                            key=DTYPES.index)
-        except Exception:
+        dtypes = op_cpu_dtypes(op)
+        if dtypes is None:
             continue
-        origin = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+        origin = op_origin(op)
         for dtype in dtypes:
             torch.manual_seed(0)
             try:

@@ -165,6 +165,20 @@ def op_api_names(op) -> tuple[str | None, str | None]:
     return function, method
 
 
+def op_cpu_dtypes(op) -> list[str] | None:
+    """The DTYPES an OpInfo lists for CPU, in DTYPES' order; None where the OpInfo cannot say."""
+    try:
+        supported = {str(d).replace("torch.", "") for d in op.supported_dtypes("cpu")}
+    except Exception:
+        return None
+    return sorted(supported & set(DTYPES), key=DTYPES.index)
+
+
+def op_origin(op) -> str:
+    """The OpInfo's name as PyTorch's tests spell it (name.variant)."""
+    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+
+
 def positional_keywords(api: str) -> list[str] | None:
     """PyTorch's names for an API's leading parameters (input first), from the verification's signatures."""
     from .signature import EITHER, torch_params
@@ -197,12 +211,10 @@ def opinfo_samples(mapped: set[str], per_dtype: int = 2, scan: int = 24, only: s
         if not (function or method) or (only and not ({function, method} & only)):
             continue
         keywords = positional_keywords(function) if function else None
-        try:
-            dtypes = sorted({str(d).replace("torch.", "") for d in op.supported_dtypes("cpu")} & set(DTYPES),
-                            key=DTYPES.index)
-        except Exception:
+        dtypes = op_cpu_dtypes(op)
+        if dtypes is None:
             continue
-        origin = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+        origin = op_origin(op)
         for dtype in dtypes:
             torch.manual_seed(0)
             try:
