@@ -327,7 +327,7 @@ def test_ordered_dict_star_list_and_add_module_containers_keep_the_layer_map():
     paths = {r.attribute: r.mindspore_api for r in result.layer_map}
     assert paths == {"body": "mindspore.nn.SequentialCell", "body.fc1": "mindspore.nn.Dense",
                      "body.act": "mindspore.nn.ReLU", "tail": "mindspore.nn.SequentialCell",
-                     "tail.0": "mindspore.nn.Dense", "tail.1": "mindspore.nn.Tanh",
+                     "tail.0": "mindspore.nn.Dense", "tail.1": "Tanh",
                      "heads": "mindspore.nn.CellDict", "heads.a": "mindspore.nn.Dense", "extra": "mindspore.nn.Dense"}
 
 

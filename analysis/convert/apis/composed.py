@@ -32,8 +32,10 @@ def helper_parameters(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Helper `name`'s parameters an argument can fill by position (a '*args' last), and all of them."""
     text, _ = helpers.definitions()[name]
     node = ast.parse(text).body[0]
-    if isinstance(node, ast.ClassDef):  # a cell: its __init__ takes the layer's arguments
-        node = next(n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    if isinstance(node, ast.ClassDef):  # a cell: its __init__ takes the layer's arguments (none without one)
+        node = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+        if node is None:
+            return (), ()
     positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args] if a.arg != "self"]
     positional += [f"*{node.args.vararg.arg}"] if node.args.vararg else []
     return tuple(positional), tuple(positional) + tuple(a.arg for a in node.args.kwonlyargs)

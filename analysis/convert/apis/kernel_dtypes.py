@@ -4,6 +4,9 @@ which casts the tensor arguments to a dtype the kernel takes only when their dty
 casts the outputs back. The tensor's dtype is rarely visible in the code (a function argument), so the cast
 is decided at run time; for every other dtype the call is the plain one.
 
+A float kernel that runs but is far less accurate than PyTorch's (tanh, log1p, expm1 on CPU) is bridged the
+same way, to float64 (knowledge/data/kernel_accuracy.json, `python -m analysis.verify.kernel_accuracy`).
+
 The table is data (knowledge/data/kernel_dtypes.json, written by `python -m analysis.verify.kernel_bridge`):
 API -> {refused dtype: dtype the kernel takes}, kept only where the bridged results equal PyTorch's on its
 OpInfo samples. A complex dtype has no wider dtype: its entry names how support/helper_complex.py computes
@@ -24,6 +27,7 @@ from .exact_forms import SHARED_NAMES
 from .stated_dtypes import dtype_class, expression_class
 
 DATA = Path(__file__).resolve().parents[2] / "knowledge" / "data" / "kernel_dtypes.json"
+ACCURACY = DATA.with_name("kernel_accuracy.json")  # written by `python -m analysis.verify.kernel_accuracy`
 HELPER = "kernel_dtypes"
 # methods Python lists and numpy arrays have too (names.sort(), a.round(2)): bridged only on a known tensor, so
 # such calls keep their plain form (kernel_dtypes would run them unchanged, but less readably)
@@ -39,7 +43,13 @@ def use_table(table: dict | None) -> None:
 
 @lru_cache(maxsize=1)
 def _file_table() -> dict[str, dict[str, str]]:
-    return json.loads(DATA.read_text(encoding="utf-8"))["apis"] if DATA.exists() else {}
+    """The refused dtypes' bridge, and after it the accuracy bridge's (a float kernel that runs but is far less
+    accurate than PyTorch's computes in float64: knowledge/data/kernel_accuracy.json)."""
+    table = json.loads(DATA.read_text(encoding="utf-8"))["apis"] if DATA.exists() else {}
+    accurate = json.loads(ACCURACY.read_text(encoding="utf-8"))["apis"] if ACCURACY.exists() else {}
+    for name, casts in accurate.items():
+        table[name] = {**casts, **table.get(name, {})}
+    return table
 
 
 def casts_for(api: str) -> dict[str, str]:
@@ -71,7 +81,8 @@ def _bridged(ctx: ConversionContext, original: cst.Call, api: str, casts: dict[s
     args = head + [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
     through = ", ".join(f"{a} by {b}" if a.startswith("complex") else f"{a} as {b}" for a, b in casts.items())
     return helpers.call(ctx, original, api, HELPER, args, shown=api.replace("torch.Tensor.", "x."),
-                        why=f"dtypes MindSpore's CPU kernel refuses go through one it takes and back: {through}")
+                        why=f"dtypes MindSpore's CPU kernel refuses or computes less accurately than PyTorch's go "
+                            f"through one it takes and back: {through}")
 
 
 def _is_bridged(ctx: ConversionContext, new: cst.Call) -> bool:
