@@ -26,6 +26,7 @@ from .modules import containers, layercalls, layers, pretrained, receivers, stat
 from .modules import transposed  # transposed convs (issue 15)
 from .modules import weight_norms  # weight normalisation, which MindSpore lacks
 from .modules import unbatched  # layers given an unbatched input (issue 29)
+from .modules import nn_forms  # layer call forms: implicit softmax dims, run-time SmoothL1Loss betas
 from .modules.layermap import NOT_LAYERS, self_path
 from .tensors import absent_methods, methods, numeric_info, outargs, scatter
 from .tensors import inplace_functions  # in-place functions (torch.relu_, F.elu_) and inplace=True (issue 29)
@@ -64,6 +65,7 @@ HANDLERS.update(thirdparty.HANDLERS)  # einops.layers.torch's layers -> MindSpor
 HANDLERS.update(pretrained.HANDLERS)  # nn.Embedding.from_pretrained (issue 29)
 HANDLERS.update(samplers.HANDLERS)  # a sampler the file iterates (issue 29)
 HANDLERS.update(edge_forms.HANDLERS)  # edge inputs and argument forms of PyTorch's samples (issue 29)
+HANDLERS.update(nn_forms.HANDLERS)  # softmax family's implicit dim and 0-d inputs, SmoothL1Loss's beta
 
 
 class CallRewrites(WalkState):

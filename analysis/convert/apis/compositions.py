@@ -119,8 +119,9 @@ FORMS = {
                                     why="MindSpore's circular PadV3 refuses booleans and some shapes PyTorch pads"),
     "torch.nn.functional.smooth_l1_loss": Form(
         ("input", "target", "size_average", "reduce", "reduction", "beta"), "smooth_l1_loss",
-        lambda bound: _no_legacy(bound) and _literal(bound, "beta") == 0,
-        why="MindSpore's smooth_l1_loss has no CPU kernel for beta=0 (the L1 loss)"),
+        lambda bound: _no_legacy(bound) and _literal(bound, "beta", 1.0) in (0, ...),
+        why="MindSpore's smooth_l1_loss has no CPU kernel for beta=0 (the L1 loss), which a beta known only when "
+            "it runs may be"),
     "torch.nn.functional.multi_margin_loss": Form(
         ("input", "target", "p", "margin", "weight", "size_average", "reduce", "reduction"), "multi_margin_loss",
         _no_legacy, why="MindSpore's takes an int margin only and refuses PyTorch's unbatched form"),

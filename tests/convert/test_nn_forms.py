@@ -1,0 +1,106 @@
+"""Layer call forms MindSpore's namesake reads another way (convert/modules/nn_forms.py, support's
+helper_nn_forms.py): the softmax family with PyTorch's implicit dim or a 0-d input, SmoothL1Loss and
+F.smooth_l1_loss with beta 0 or a beta known only at run time, the loss arguments both frameworks read
+alike (nn_forms.json) and adaptive pooling sizes holding None. Each converted form is also run in both
+frameworks."""
+from __future__ import annotations
+
+import pytest
+
+from analysis.convert import convert_source
+from tests.convert.both_frameworks import assert_records_match, run_both
+
+
+def converted(source: str):
+    result = convert_source("import torch\nfrom torch import nn\nimport torch.nn.functional as F\n" + source)
+    return result.text, [u.action for u in result.unconverted]
+
+
+@pytest.mark.parametrize("layer", ["Softmax", "Softmin", "LogSoftmax"])
+def test_softmax_layer_becomes_the_local_class_with_pytorchs_dim(layer):
+    text, markers = converted(f"a = nn.{layer}()\nb = nn.{layer}(dim=1)\nc = nn.{layer}(0)\n")
+    assert f"a = {layer}()\n" in text and f"b = {layer}(dim=1)\n" in text and f"c = {layer}(0)\n" in text
+    assert f"class {layer}(nn.{layer}):" in text  # MindSpore's layer underneath: isinstance checks hold
+    assert not markers
+
+
+def test_softmax_function_without_dim_gets_the_implicit_axis_and_with_one_goes_to_ops():
+    text, markers = converted("a = F.softmax(x)\nb = F.log_softmax(x, dim=None, dtype=torch.float64)\n"
+                              "c = F.softmin(x, 1)\nd = F.softmax(x, dim=-1)\n")
+    assert 'a = softmax_family(x, kind="softmax")' in text
+    assert 'b = softmax_family(x, kind="log_softmax", dtype=mindspore.float64)' in text
+    assert "c = ops.softmin(x, 1)" in text and "d = ops.softmax(x, axis=-1)" in text
+    assert not markers
+
+
+def test_smooth_l1_with_beta_zero_or_a_runtime_beta_goes_to_the_helpers():
+    text, markers = converted("a = nn.SmoothL1Loss(beta=0.0)\nb = nn.SmoothL1Loss(reduction='sum', beta=beta)\n"
+                              "c = nn.SmoothL1Loss(beta=0.5)\nd = F.smooth_l1_loss(x, y, reduction='sum', beta=beta)\n"
+                              "e = nn.SmoothL1Loss(reduction='none')\n")
+    assert "a = SmoothL1Loss(beta=0.0)" in text and "b = SmoothL1Loss(reduction='sum', beta=beta)" in text
+    assert "c = nn.SmoothL1Loss(beta=0.5, reduction='mean')" in text
+    assert "d = smooth_l1_loss(x, y, reduction='sum', beta=beta)" in text
+    assert "e = nn.SmoothL1Loss(reduction='none')" in text  # the same values in both frameworks: kept
+    assert not markers
+
+
+def test_adaptive_pool_none_kept_where_mindspore_reads_it_and_marked_where_it_refuses():
+    text, markers = converted("a = nn.AdaptiveAvgPool2d((None, 3))\nb = nn.AdaptiveMaxPool2d((3, None))\n"
+                              "c = nn.AdaptiveMaxPool3d((None, 2, 2))\n")
+    assert "a = nn.AdaptiveAvgPool2d((None, 3))" in text and "b = nn.AdaptiveMaxPool2d((3, None))" in text
+    assert len(markers) == 1 and "None" in markers[0] and "AdaptiveMaxPool3d" in markers[0]
+
+
+def test_nll_loss_ignore_index_and_weight_are_passed_on():
+    text, markers = converted("loss = nn.NLLLoss(weight=w, ignore_index=2, reduction='sum')\n")
+    assert "loss = nn.NLLLoss(weight=w, ignore_index=2, reduction='sum')" in text and not markers
+
+
+SCRIPT = '''
+import json
+import numpy as np
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+records = {}
+
+
+def keep(name, t):
+    records[name] = ["float", list(t.shape), np.array(t.tolist(), dtype=np.float64).ravel().tolist()]
+
+
+inputs = {n: torch.tensor(np.random.RandomState(n).randn(*[2, 3, 4, 5][:n]).astype(np.float32)) for n in (1, 2, 3, 4)}
+inputs[0] = torch.tensor(np.float32(0.7))
+for n, x in inputs.items():
+    keep(f"softmax{n}", nn.Softmax()(x))
+    keep(f"softmin{n}", nn.Softmin()(x))
+    keep(f"log_softmax{n}", nn.LogSoftmax()(x))
+    keep(f"softmax_dim0_{n}", nn.Softmax(dim=0)(x))
+    keep(f"F_softmax{n}", F.softmax(x))
+    keep(f"F_log_softmax{n}", F.log_softmax(x, dtype=torch.float64))
+    keep(f"F_softmin{n}", F.softmin(x, dim=None))
+a, b = inputs[3], inputs[3] * 0.5 + 0.1
+for beta in (0.0, 0.5):
+    keep(f"smooth_l1_layer{beta}", nn.SmoothL1Loss(reduction="sum", beta=beta)(a, b))
+    keep(f"smooth_l1_none{beta}", nn.SmoothL1Loss(reduction="none", beta=beta)(a, b))
+    keep(f"F_smooth_l1{beta}", F.smooth_l1_loss(a, b, reduction="mean", beta=beta))
+keep("smooth_l1_zero", nn.SmoothL1Loss(beta=0.0)(a, b))
+logits = F.log_softmax(torch.tensor(np.random.RandomState(7).randn(4, 5).astype(np.float32)), dim=1)
+target = torch.tensor([1, 2, 0, 2])
+weight = torch.tensor(np.random.RandomState(8).rand(5).astype(np.float32))
+keep("nll_ignore", nn.NLLLoss(ignore_index=2)(logits, target))
+keep("nll_weight_sum", nn.NLLLoss(weight=weight, ignore_index=2, reduction="sum")(logits, target))
+img = inputs[4]
+keep("avg_none_w", nn.AdaptiveAvgPool2d((None, 3))(img))
+keep("max_none_h", nn.AdaptiveMaxPool2d((2, None))(img))
+keep("avg3d_none", nn.AdaptiveAvgPool3d((None, 2, 3))(img))
+print("RESULT " + json.dumps(records))
+'''
+
+
+@pytest.mark.slow
+def test_nn_forms_compute_pytorchs_values(tmp_path):
+    torch_out, ms_out = run_both(tmp_path, SCRIPT)
+    assert_records_match(torch_out, ms_out)
