@@ -199,6 +199,10 @@ class CallRewrites(WalkState):
                 if local is not new:  # the layer's records follow the call that now builds it
                     self.layers[id(local)] = self.layers.pop(id(new))
                     new = local
+                local = nn_forms.after_map(ctx, original, new)  # bias=False, LayerNorm over several axes
+                if local is not new:
+                    self.layers[id(local)] = self.layers.pop(id(new))
+                    new = local
         return new
 
     def _int_labels(self, original: cst.Call, updated: cst.Call) -> cst.Call:

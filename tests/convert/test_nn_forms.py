@@ -1,7 +1,8 @@
 """Layer call forms MindSpore's namesake reads another way (convert/modules/nn_forms.py, support's
 helper_nn_forms.py): the softmax family with PyTorch's implicit dim or a 0-d input, SmoothL1Loss and
 F.smooth_l1_loss with beta 0 or a beta known only at run time, the loss arguments both frameworks read
-alike (nn_forms.json) and adaptive pooling sizes holding None. Each converted form is also run in both
+alike (nn_forms.json), adaptive pooling sizes holding None, bias=False / elementwise_affine=False on layers
+MindSpore builds with a shift anyway, LayerNorm over several axes and LSTM's proj_size. Each converted form is also run in both
 frameworks."""
 from __future__ import annotations
 
@@ -56,6 +57,34 @@ def test_nll_loss_ignore_index_and_weight_are_passed_on():
     assert "loss = nn.NLLLoss(weight=w, ignore_index=2, reduction='sum')" in text and not markers
 
 
+def test_bias_false_wraps_mindspores_layer_in_fixed_affine():
+    text, markers = converted("a = nn.BatchNorm2d(3, bias=False)\nb = nn.LayerNorm(8, elementwise_affine=flag)\n"
+                              "c = nn.TransformerEncoderLayer(d_model=4, nhead=2, bias=False)\nd = nn.BatchNorm2d(3, bias=True)\n")
+    assert "a = fixed_affine(nn.BatchNorm2d(3, momentum=0.9), shift=False)" in text
+    assert "b = fixed_affine(nn.LayerNorm(normalized_shape=(8,), epsilon=1e-05), scale=flag, shift=flag)" in text
+    assert "c = fixed_affine(nn.TransformerEncoderLayer(d_model=4, nhead=2), shift=False)" in text
+    assert "d = nn.BatchNorm2d(3, momentum=0.9)" in text
+    assert not markers
+
+
+def test_bias_false_in_a_subclass_init_stays_marked():
+    # layercalls.base_init takes the converted arguments: a wrapper cannot go there
+    text, markers = converted("class B(nn.BatchNorm2d):\n    def __init__(self):\n        super().__init__(3, bias=False)\n")
+    assert "super().__init__(3, bias=False)" in text and any("bias=" in m for m in markers)
+
+
+def test_layer_norm_over_several_axes_is_the_local_class():
+    text, markers = converted("a = nn.LayerNorm([2, 2, 5], 0.001)\n")
+    assert "a = LayerNorm(normalized_shape=(2, 2, 5), epsilon=0.001)" in text
+    assert "class LayerNorm(nn.LayerNorm):" in text and not markers
+
+
+def test_lstm_with_proj_size_is_the_local_projected_lstm():
+    text, markers = converted("a = nn.LSTM(4, 8, proj_size=2)\nb = nn.LSTM(4, 8, proj_size=0)\n")
+    assert "a = ProjectedLSTM(4, 8, proj_size=2)" in text and "b = LSTM(4, 8, proj_size=0)" not in text
+    assert not markers
+
+
 SCRIPT = '''
 import json
 import numpy as np
@@ -96,6 +125,27 @@ img = inputs[4]
 keep("avg_none_w", nn.AdaptiveAvgPool2d((None, 3))(img))
 keep("max_none_h", nn.AdaptiveMaxPool2d((2, None))(img))
 keep("avg3d_none", nn.AdaptiveAvgPool3d((None, 2, 3))(img))
+for name, layer, x in [("bn_nobias", nn.BatchNorm2d(3, bias=False), inputs[4]),
+                       ("ln_wide", nn.LayerNorm([4, 5], 0.001), inputs[4]),
+                       ("ln_plain", nn.LayerNorm((3, 4), elementwise_affine=False), inputs[3]),
+                       ("ln_nobias", nn.LayerNorm(5, bias=False), inputs[4])]:
+    layer.eval()
+    with torch.no_grad():
+        for i, p in enumerate(layer.parameters()):
+            p.copy_(torch.tensor(np.sin(np.arange(p.numel()) * 0.37 + i).reshape(tuple(p.shape)).astype(np.float32)))
+    keep(name, layer(x))
+    keep(name + "_count", torch.tensor(float(sum(p.numel() for p in layer.parameters() if p.requires_grad))))
+lstm = nn.LSTM(4, 5, num_layers=2, proj_size=3, bidirectional=True, batch_first=True)
+lstm.eval()
+with torch.no_grad():
+    for i, p in enumerate(lstm.parameters()):
+        p.copy_(torch.tensor(np.sin(np.arange(p.numel()) * 0.37 + i).reshape(tuple(p.shape)).astype(np.float32)))
+out, (h, c) = lstm(inputs[3])
+keep("lstm_proj_out", out)
+keep("lstm_proj_h", h)
+keep("lstm_proj_c", c)
+out, (h, c) = lstm(inputs[3][0])
+keep("lstm_proj_unbatched", out)
 print("RESULT " + json.dumps(records))
 '''
 
