@@ -52,9 +52,11 @@ def test_adaptive_pool_none_kept_where_mindspore_reads_it_and_marked_where_it_re
     assert len(markers) == 1 and "None" in markers[0] and "AdaptiveMaxPool3d" in markers[0]
 
 
-def test_nll_loss_ignore_index_and_weight_are_passed_on():
-    text, markers = converted("loss = nn.NLLLoss(weight=w, ignore_index=2, reduction='sum')\n")
-    assert "loss = nn.NLLLoss(weight=w, ignore_index=2, reduction='sum')" in text and not markers
+def test_loss_weights_and_ignore_index_are_passed_on():
+    text, markers = converted("loss = nn.NLLLoss(weight=w, ignore_index=2, reduction='sum')\n"
+                              "bce = nn.BCEWithLogitsLoss(w, pos_weight=p)\n")
+    assert "loss = nn.NLLLoss(weight=w, ignore_index=2, reduction='sum')" in text
+    assert "bce = nn.BCEWithLogitsLoss(weight=w, pos_weight=p)" in text and not markers
 
 
 def test_bias_false_wraps_mindspores_layer_in_fixed_affine():
@@ -74,8 +76,12 @@ def test_bias_false_in_a_subclass_init_stays_marked():
 
 
 def test_layer_norm_over_several_axes_is_the_local_class():
-    text, markers = converted("a = nn.LayerNorm([2, 2, 5], 0.001)\n")
+    text, markers = converted("a = nn.LayerNorm([2, 2, 5], 0.001)\n"
+                              "b = nn.LayerNorm([2, 5], 0.001, elementwise_affine=True, bias=False)\n"
+                              "c = nn.LayerNorm(4, 1e-05, False)\n")
     assert "a = LayerNorm(normalized_shape=(2, 2, 5), epsilon=0.001)" in text
+    assert "b = fixed_affine(LayerNorm(normalized_shape=(2, 5), epsilon=0.001), shift=False)" in text
+    assert "c = fixed_affine(nn.LayerNorm(normalized_shape=(4,), epsilon=1e-05), scale=False, shift=False)" in text
     assert "class LayerNorm(nn.LayerNorm):" in text and not markers
 
 
@@ -121,6 +127,9 @@ target = torch.tensor([1, 2, 0, 2])
 weight = torch.tensor(np.random.RandomState(8).rand(5).astype(np.float32))
 keep("nll_ignore", nn.NLLLoss(ignore_index=2)(logits, target))
 keep("nll_weight_sum", nn.NLLLoss(weight=weight, ignore_index=2, reduction="sum")(logits, target))
+probs = torch.tensor(np.random.RandomState(9).rand(4, 5).astype(np.float32))
+keep("bce_weight", nn.BCEWithLogitsLoss(weight, reduction="sum", pos_weight=weight * 2)(logits, probs))
+keep("bce_weight_none", nn.BCEWithLogitsLoss(weight=weight, reduction="none")(logits, probs))
 img = inputs[4]
 keep("avg_none_w", nn.AdaptiveAvgPool2d((None, 3))(img))
 keep("max_none_h", nn.AdaptiveMaxPool2d((2, None))(img))

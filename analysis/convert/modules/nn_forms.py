@@ -97,6 +97,7 @@ def lstm(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualifie
 AFFINE = {**{f"torch.nn.BatchNorm{d}d": ("bias",) for d in (1, 2, 3)},
           "torch.nn.LayerNorm": ("elementwise_affine", "bias"),
           **{f"torch.nn.Transformer{kind}": ("bias",) for kind in ("", "EncoderLayer", "DecoderLayer")}}
+LAYER_NORM = ("normalized_shape", "eps", "elementwise_affine", "bias")  # its positional parameters
 # original call's id -> (several normalised axes, {switch: value}) until after_map writes the rewrite
 _PENDING: dict[int, tuple[bool, dict[str, cst.BaseExpression]]] = {}
 
@@ -126,11 +127,14 @@ def affine_layer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, 
             # converted as a one-axis norm (the tuple and epsilon written), then given every axis back
             wide = cst.Tuple([cst.Element(e.value) for e in shape.elements])
             args[index] = args[index].with_changes(value=cst.List([cst.Element(shape.elements[0].value)]))
-    switches = {a.keyword.value: a for a in args if a.keyword is not None and a.keyword.value in AFFINE[qualified]}
+    names = [a.keyword.value if a.keyword is not None else (LAYER_NORM[i] if qualified == "torch.nn.LayerNorm"
+             and i < len(LAYER_NORM) else "") for i, a in enumerate(args)]
+    switches = {name: a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) for name, a in zip(names, args)
+                if name in AFFINE[qualified]}
     if wide is None and not switches:
         return plain(updated)
     call = updated.with_changes(args=_last_without_comma(
-        [a for a in args if not (a.keyword is not None and a.keyword.value in switches)]))
+        [a for name, a in zip(names, args) if name not in switches]))
     new = plain(call)
     if new is call or not isinstance(new, cst.Call):
         return updated  # marked for another argument: left as it was written
