@@ -169,7 +169,7 @@ def converted(body: str):
     ("u, s, v = torch.svd(a)", "up to its sign"),  # converted, the singular vectors flagged
     ("y = torch.unique(x, dim=0)", "dim="),
     ("y = torch.tensor_split(x, indices=torch.tensor([1, 3]))", ".tolist()"),  # positional: edge_forms.py converts it
-    ("m = nn.AdaptiveAvgPool2d((None, 7))", "output_size="),
+    ("m = nn.AdaptiveMaxPool3d((None, 7, 7))", "output_size="),  # AdaptiveAvgPool2d/3d and MaxPool2d take None
     ("packet = torch.ops.aten.pow", "torch.ops.aten"),
     ("class Logged(torch.Tensor):\n    pass", "extends torch.Tensor"),
     ("@torch.library.custom_op('lib::f', mutates_args=())\ndef f(x: torch.Tensor) -> torch.Tensor:\n"
