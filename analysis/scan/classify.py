@@ -1,7 +1,6 @@
 """Turn the scanner's uses into findings: mapping accounting plus the rule catalogue."""
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -80,25 +79,8 @@ def _namespaces(target: str) -> frozenset[str]:
     return frozenset(spaces)
 
 
-_SIG_NAMES = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
-
-
-@lru_cache(maxsize=2048)
 def _positional_names(signature: str) -> tuple[str, ...]:
-    match = _SIG_NAMES.search(signature or "")
-    if not match:
-        return ()
-    names = []
-    for part in match.group(1).split(","):
-        name = part.split("=")[0].split(":")[0].strip()
-        if not name or name.startswith("*") or name == "/":
-            if name.startswith("*"):
-                break
-            continue
-        if name in ("self",):
-            continue
-        names.append(name)
-    return tuple(names)
+    return verdicts.signature_positionals(signature)
 
 
 def differing_args(entry: ApiEntry, use: Use) -> dict:
@@ -276,12 +258,8 @@ def _supplement_verdict(name: str, use: Use) -> verdicts.Verdict | None:
 def execution_verdict(entry: ApiEntry, use: Use) -> verdicts.Verdict | None:
     """What running calls like this one in both frameworks showed (see analysis.verify); None for
     an API outside verification by execution."""
-    if not verdicts.covered(entry.torch):
-        return None
-    names = verdicts.positional_names(entry.torch) or _positional_names(entry.torch_signature)
-    params = [names[i] for i in range(min(len(use.args), len(names)))] if use.call else []
-    params += [f"{k}=" for k in use.kwargs] if use.call else []
-    return verdicts.verdict(entry.torch, params)
+    return verdicts.call_verdict(entry.torch, len(use.args) if use.call else 0, use.kwargs if use.call else (),
+                                 entry.torch_signature)
 
 
 def classify(uses: list[Use], facts: set[str], *, target: str, ms_version: str) -> list[Hit]:

@@ -16,6 +16,7 @@ and the input dtype: the worst of them wins, so a call is only `verified` when e
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -103,6 +104,40 @@ def verdict(api: str, params: Iterable[str] = (), dtype: str | None = None) -> V
         return Verdict(VERIFIED, "", sum(v.calls for v in parts))
     notes = [v.note for v in parts if v.status == worst.status and v.note]
     return Verdict(worst.status, "; ".join(dict.fromkeys(notes)), worst.calls)
+
+
+def call_verdict(api: str, positional: int, keywords, signature: str = "") -> Verdict | None:
+    """The verdict for one call as written (`positional` arguments by position, `keywords` by name), None
+    for an API outside verification by execution. The analyzer's finding and the converter's marker both
+    read this one decision (scan/classify.py, convert/apis/verdict_hook.py); `signature` (PyTorch's, as
+    the tables write it) names the positional arguments where the generator did not."""
+    if not covered(api):
+        return None
+    names = positional_names(api) or signature_positionals(signature)
+    params = [names[i] for i in range(min(positional, len(names)))] + [f"{k}=" for k in keywords]
+    return verdict(api, params)
+
+
+_SIG_NAMES = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+
+
+@lru_cache(maxsize=2048)
+def signature_positionals(signature: str) -> tuple[str, ...]:
+    """The parameters a signature's text takes by position, up to its first `*`."""
+    match = _SIG_NAMES.search(signature or "")
+    if not match:
+        return ()
+    names = []
+    for part in match.group(1).split(","):
+        name = part.split("=")[0].split(":")[0].strip()
+        if not name or name.startswith("*") or name == "/":
+            if name.startswith("*"):
+                break
+            continue
+        if name in ("self",):
+            continue
+        names.append(name)
+    return tuple(names)
 
 
 def covered(api: str) -> bool:
