@@ -15,6 +15,7 @@ from .apis import kernel_dtypes  # dtypes a MindSpore CPU kernel refuses, bridge
 from .apis import edge_forms  # 0-d inputs, broadcast operands, argument forms MindSpore lacks (issue 29)
 from .apis import loop_draws  # torch.randn/rand in module-level loops reuse one random operator per shape
 from .apis import host_draws  # a torch.randint only iterated for indices is drawn with numpy
+from .apis import target_args  # arguments the MindSpore call would refuse: dropped when harmless, else marked
 from .apis import cpu_convolutions  # convolutions on CPU: oneDNN's GEMM kernel rather than its reference code
 from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .core import rules
@@ -133,7 +134,8 @@ class CallRewrites(WalkState):
                         else new
                 sample_checks.method(ctx, original)
                 new = dtype_forms.method(ctx, original, new if new is not None else updated)
-                return size_forms.tuple_sizes(kernel_dtypes.method(ctx, original, new))
+                new = size_forms.tuple_sizes(kernel_dtypes.method(ctx, original, new))
+                return target_args.method(ctx, original, updated, new)  # no argument MindSpore refuses passes
             return updated
         if id(original) in self.grad_items and qualified in self.ctx.classic.no_op_decorators:
             return updated  # the function definition drops the decorator
@@ -180,7 +182,8 @@ class CallRewrites(WalkState):
             self.ctx.keep(original)
         else:
             # sizes spelled as MindSpore takes them before the bridge wraps the call (it hides the API's name)
-            new = kernel_dtypes.function(ctx, original, qualified, size_forms.tuple_sizes(dtype_forms.function(ctx, qualified, new)))
+            new = target_args.function(ctx, original, size_forms.tuple_sizes(dtype_forms.function(ctx, qualified, new)), entry)
+            new = kernel_dtypes.function(ctx, original, qualified, new)
             sample_checks.check(ctx, original, qualified)
             if isinstance(new, cst.Call) and handler is not loaders.dataloader and _same_arguments(updated, new):
                 new = relayout(updated, new)

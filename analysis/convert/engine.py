@@ -23,6 +23,7 @@ from .core.scope import occupied
 from .modules.assignments import LABEL_LOSSES
 from .outline import cst_kinds, outline
 from .tensors.devices import read_elsewhere
+from .apis import target_args
 from .tensors.methods import relevant_methods
 from .apis import thirdparty
 from .training import modern
@@ -81,6 +82,7 @@ def convert_source(
     hot: set[str] = set()
     if "datasets" in source:  # train_data.train_data on a torchvision dataset is marked (calls.leave_Attribute)
         hot |= DATASET_ATTRS
+    hot |= target_args.method_names()  # a method left as written is checked against MindSpore's (target_args.py)
     ctx.outline = outline(source, aliases, relevant_methods(ctx.classic) | hot, LABEL_LOSSES)
     if ctx.outline is not None and ctx.outline.kinds != cst_kinds(module):
         ctx.outline = None  # the two parsers cut the file differently: walk everything, locate by full codegen

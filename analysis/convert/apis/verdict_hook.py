@@ -63,3 +63,23 @@ def verified(api: str) -> bool:
     except ImportError:
         return False
     return api_status(api) == VERIFIED
+
+
+def measured_problem(api: str, call: cst.Call, signature: str = "") -> str | None:
+    """What running calls like this one showed to go wrong (fails, no CPU kernel, other values), in the
+    words of the verdict the analyzer's finding for the same call reads (verdicts.call_verdict), or None.
+    The call is kept as converted and this goes into its marker: the report and the text say one thing."""
+    if _OFF["value"]:
+        return None
+    try:
+        from analysis.verify.verdicts import BROKEN, DIFFERS, call_verdict
+    except ImportError:
+        return None
+    positional = sum(1 for a in call.args if a.keyword is None)  # a method's receiver is not counted
+    checked = call_verdict(api, positional, [a.keyword.value for a in call.args if a.keyword is not None],
+                           signature)
+    if checked is None or checked.status not in BROKEN | {DIFFERS}:
+        return None
+    said = "gave other values than PyTorch's" if checked.status == DIFFERS else "failed in MindSpore"
+    return f"running calls like this one in both frameworks {said}" + (f" ({checked.note})" if checked.note else "") \
+        + ": check this call or convert it by hand"

@@ -1,0 +1,185 @@
+"""What the converter writes must be a call MindSpore accepts: arguments the target does not take never
+pass through silently.
+
+After a call's rewrite (or where the call is left as written because MindSpore has a method of the same
+name), its arguments are checked against the MindSpore signature of what it now calls (the introspected
+table knowledge/data/signatures_classic.json, plus target_signatures.json for a few it lacks):
+- a keyword the user passed that the MindSpore API does not take is dropped where its value provably
+  changes no value computed (HARMLESS below), and otherwise the call is marked: MindSpore would raise
+  "unexpected keyword argument", or the argument's effect would be lost;
+- more positional arguments than the MindSpore API takes: marked (it would raise).
+Keywords the converter itself writes are not judged here: its rewrites are checked by their own tests.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import libcst as cst
+
+from analysis.knowledge.mapping import DATA_DIR
+
+from ..core import rules
+from ..core.bound import tensor_receiver
+from ..core.names import code, resolve
+from ..core.result import Unconverted
+from .verdict_hook import measured_problem
+
+# PyTorch-only keywords whose value changes no value computed, with the values for which that holds
+# (None: any value). device/non_blocking/pin_memory: MindSpore places data by context, not per tensor;
+# memory_format: strides only (MindSpore tensors have none, values are the same); layout: only the dense
+# layout is what MindSpore has; requires_grad=False is the default (True asks for a gradient, which
+# MindSpore takes from value_and_grad: a person must decide).
+HARMLESS = {
+    "device": None,
+    "non_blocking": None,
+    "pin_memory": None,
+    "memory_format": None,
+    "layout": frozenset({"torch.strided"}),
+    "requires_grad": frozenset({"False", "None"}),
+}
+_SUPPLEMENT = Path(__file__).with_name("target_signatures.json")
+
+
+@lru_cache(maxsize=1)
+def _signatures() -> dict[str, tuple]:
+    """MindSpore name -> its parameters (the union of every row that names it)."""
+    out: dict[str, list] = {}
+    raw = json.loads((DATA_DIR / "signatures_classic.json").read_text(encoding="utf-8"))["apis"]
+    for row in raw.values():
+        params = out.setdefault(row["mindspore_name"], [])
+        params += [p for p in row["mindspore"] if p not in params]
+    extra = json.loads(_SUPPLEMENT.read_text(encoding="utf-8"))["signatures"]
+    for name, params in extra.items():
+        out[name] = params
+    return {name: tuple(tuple(p) for p in params) for name, params in out.items()}
+
+
+def signature(ms_name: str) -> tuple | None:
+    return _signatures().get(ms_name)
+
+
+@lru_cache(maxsize=1)
+def method_names() -> frozenset[str]:
+    """Tensor method names method() may mark though nothing rewrites them (the outline must walk their
+    statements): every public torch.Tensor method (tensor_keywords.json's list)."""
+    from .tensor_keywords import PATH
+
+    if not PATH.exists():
+        return frozenset()
+    return frozenset(json.loads(PATH.read_text(encoding="utf-8"))["methods"])
+
+
+def _harmless(ctx, name: str, value: cst.BaseExpression) -> bool:
+    if name not in HARMLESS:
+        return False
+    allowed = HARMLESS[name]
+    return allowed is None or (resolve(value, ctx.aliases) or code(value)) in allowed
+
+
+def check(ctx, original: cst.Call, new: cst.BaseExpression, ms_name: str, torch_api: str) -> cst.BaseExpression:
+    """new (the call as converted), with harmless PyTorch-only keywords dropped, marked where MindSpore's
+    ms_name would not take its arguments."""
+    params = signature(ms_name)
+    if params is None or not isinstance(new, cst.Call) or any(a.star for a in new.args):
+        return new
+    kinds = {p[1] for p in params}
+    names = {p[0] for p in params}
+    passed = {a.keyword.value: a.value for a in original.args if a.keyword is not None}
+    dropped, refused = [], []
+    if "w" not in kinds:
+        for arg in new.args:
+            name = arg.keyword.value if arg.keyword is not None else None
+            if name is None or name not in passed or name in names:
+                continue
+            (dropped if _harmless(ctx, name, passed[name]) else refused).append(name)
+    problems = [f"{name}= is not an argument of {ms_name} (it would raise): translate or remove it"
+                for name in refused]
+    if "v" not in kinds:
+        room = sum(1 for p in params if p[1] in "po")
+        given = sum(1 for a in new.args if a.keyword is None)
+        if given > room:
+            problems.append(f"{ms_name} takes {room} positional argument{'s' if room != 1 else ''}, "
+                            f"the call passes {given} (it would raise): pass the rest by keyword or drop them")
+    if dropped:
+        args = [a for a in new.args if a.keyword is None or a.keyword.value not in dropped]
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        new = new.with_changes(args=args)
+        ctx.change(original, rules.API_ARGS, torch_api, ms_name,
+                   f"dropped {', '.join(n + '=' for n in dropped)} (no effect on the values in MindSpore)")
+        for name in dropped:  # torch.strided in layout=torch.strided went with its argument
+            value = resolve(passed[name], ctx.aliases)
+            if value and value.startswith("torch."):
+                ctx.change(original, rules.API_ARGS, value, "", f"{value}: dropped with {name}=")
+    if problems:
+        ctx.caution(original, rules.API_DIFF, torch_api, "; ".join(problems))
+    return new
+
+
+def _marked(ctx, original: cst.Call) -> bool:
+    """A marker was already written for this call (its own handler's): that one says what to do."""
+    return any(node is original and isinstance(record, Unconverted) for record, node, _ in ctx.located)
+
+
+def measured(ctx, original: cst.Call, api: str, signature: str) -> None:
+    """A marker where running calls like this one showed a failure or other values (the verdict the
+    analyzer's finding for this call reads), unless the call is marked already."""
+    if _marked(ctx, original):
+        return
+    problem = measured_problem(api, original, signature)
+    if problem:
+        ctx.caution(original, rules.API_DIFF, api, problem)
+
+
+def _recorded(ctx, original: cst.Call) -> bool:
+    return any(node is original for _, node, _ in ctx.located)
+
+
+def _same_name_only(ctx, api: str) -> bool:
+    """Nothing vouches for leaving the method as written: no table pairs it with MindSpore's method of the
+    same name, no run compared the two, and it is not among the calls checked to run as written."""
+    from analysis.scan.agree import unchanged_ok
+
+    from .mapped import SUPPLEMENT
+    from .verdict_hook import verified
+
+    return ctx.classic.get(api) is None and api not in SUPPLEMENT and api not in unchanged_ok() \
+        and not verified(api)
+
+
+def method(ctx, original: cst.Call, updated: cst.Call, new: cst.BaseExpression) -> cst.BaseExpression:
+    """check() for a tensor method call on a known tensor, written as a method of the same receiver, then
+    measured() for it however it is written. A method left as written only because MindSpore's Tensor
+    has one of that name (nothing pairs the two) is marked: the analyzer reports it unmapped."""
+    if not (isinstance(updated.func, cst.Attribute) and tensor_receiver(ctx, original.func.value)) \
+            or _marked(ctx, original):
+        return new
+    api = f"torch.Tensor.{original.func.attr.value}"
+    if isinstance(new, cst.Call) and code(new) == code(updated) and not _recorded(ctx, original) \
+            and _same_name_only(ctx, api):
+        ctx.caution(original, rules.API_UNMAPPED, api,
+                    f"left as written: no mapping table pairs torch's Tensor.{original.func.attr.value} with a "
+                    "MindSpore method and no run compared them: check MindSpore's method of that name computes the same")
+        return new
+    if isinstance(new, cst.Call) and isinstance(new.func, cst.Attribute) \
+            and code(new.func.value) == code(updated.func.value):
+        new = check(ctx, original, new, f"mindspore.Tensor.{new.func.attr.value}", api)
+    entry = ctx.classic.get(api)
+    if entry is not None:
+        measured(ctx, original, api, entry.torch_signature)
+    return new
+
+
+def function(ctx, original: cst.Call, new: cst.BaseExpression, entry) -> cst.BaseExpression:
+    """check() for a torch function's call written as a call of its table's MindSpore counterpart, and
+    measured() for it however it is written."""
+    if entry is None:
+        return new
+    func = None if not isinstance(new, cst.Call) else new.func.attr.value if isinstance(new.func, cst.Attribute) \
+        else new.func.value if isinstance(new.func, cst.Name) else None
+    if func and func == entry.primary.rsplit(".", 1)[-1] and not _marked(ctx, original):
+        new = check(ctx, original, new, entry.primary, entry.torch)  # else a helper or another form
+    measured(ctx, original, entry.torch, entry.torch_signature)
+    return new
