@@ -318,6 +318,12 @@ class CallRewrites(WalkState):
                               f"{qualified} used as a value is not converted, and `{root}` may name MindSpore's "
                               f"module in the converted file: write the MindSpore form of what it does here")
                 return updated
+            if entry is None and qualified not in SUPPLEMENT and id(original) not in self.placement_values \
+                    and target_args.unmapped_value(self.ctx, qualified):
+                self.ctx.mark(original, rules.API_UNMAPPED, qualified,
+                              f"{qualified} has no MindSpore counterpart: left as written, this line still needs "
+                              "PyTorch; write what it does here in MindSpore")
+                return updated
             self.ctx.keep(original)
             return updated
         self.ctx.change(original, rules.API_RENAME, qualified, target, f"{qualified} -> {target}")

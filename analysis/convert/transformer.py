@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from analysis.knowledge.placement_keywords import HARMLESS
 from analysis.scan.model_transforms import ACTION, LAYER_CONTAINERS, is_transform
 
 from .apis import partials
@@ -193,6 +194,8 @@ class Converter(ScriptIdioms, ParameterNames, CellRewrites, CallRewrites, LayerM
     def visit_Arg(self, node: cst.Arg) -> bool:
         if node.keyword is not None:
             self.skip.add(id(node.keyword))
+            if node.keyword.value in HARMLESS:  # layout=torch.strided: goes with its argument
+                self.placement_values.add(id(node.value))
         return id(node) not in self.unwalked
 
     def visit_Param(self, node: cst.Param) -> None:

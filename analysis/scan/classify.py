@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from analysis.findings import Severity, UseStatus
 from analysis.knowledge.mapping import RELATION_TEXT, ApiEntry, load_mapping
+from analysis.knowledge.placement_keywords import harmless
 from analysis.rules import Rule, all_rules, get_rule, parse_version
 from analysis.rules import checks
 from analysis.scan.names import SUPPLEMENT
@@ -49,6 +50,15 @@ def _rule_index():
         for name in trig.get("events", ()):
             events[name].append(rule)
     return dict(apis), prefixes, dict(methods), dict(events)
+
+
+def unmapped_name(name: str, target: str = "classic") -> bool:
+    """Whether a torch name used as a value (not called) gets the analyzer's MS-API-UNMAPPED finding: no
+    table entry, no dedicated rule, not a module. The converter marks the same names (convert/calls.py)."""
+    if load_mapping(target).get(name) is not None or name in SUPPLEMENT or name in _namespaces(target):
+        return False
+    apis, prefixes, _, _ = _rule_index()
+    return name not in apis and not any(name.startswith(prefix) for prefix, _ in prefixes)
 
 
 def matching_rules(use: Use) -> list[Rule]:
@@ -258,8 +268,10 @@ def _supplement_verdict(name: str, use: Use) -> verdicts.Verdict | None:
 def execution_verdict(entry: ApiEntry, use: Use) -> verdicts.Verdict | None:
     """What running calls like this one in both frameworks showed (see analysis.verify); None for
     an API outside verification by execution."""
-    return verdicts.call_verdict(entry.torch, len(use.args) if use.call else 0, use.kwargs if use.call else (),
-                                 entry.torch_signature)
+    # a placement keyword with a harmless value is dropped by the converter: no verdict about passing it applies
+    keywords = [k for k, v in use.kwargs.items() if not harmless(k, None if v is NONLIT else repr(v))] \
+        if use.call else ()
+    return verdicts.call_verdict(entry.torch, len(use.args) if use.call else 0, keywords, entry.torch_signature)
 
 
 def classify(uses: list[Use], facts: set[str], *, target: str, ms_version: str) -> list[Hit]:

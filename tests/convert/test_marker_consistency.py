@@ -92,3 +92,13 @@ def test_marked_arguments_are_the_ones_mindspore_refuses(tmp_path):
     assert marked == {"torch.Tensor.new_ones", "torch.Tensor.type"}
     torch_out, ms_out = run_both(tmp_path, source)
     assert torch_out["ran"] == [True, True] and ms_out["ran"] == [False, False]
+
+
+def test_an_unmapped_torch_name_used_as_a_value_is_marked():
+    # torch.quint8 stays torch: the analyzer reports it unmapped, the text now says so on its line;
+    # a placement value dropped with its keyword (layout=torch.strided) is not marked
+    source = "import torch\nx = torch.ones(2, 3)\nq = torch.quint8\nb = x.new_empty((2, 3), layout=torch.strided)\n"
+    marks = _marks(source)
+    assert "torch.quint8 has no MindSpore counterpart" in marks.get(3, "")
+    assert "torch.strided" not in marks.get(4, "")
+    assert [g for g in check_source(source) if g.kind == "unmarked"] == []

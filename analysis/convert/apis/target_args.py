@@ -1,14 +1,18 @@
-"""What the converter writes must be a call MindSpore accepts: arguments the target does not take never
-pass through silently.
+"""What the converter writes must be a call MindSpore accepts, and whatever it does not convert exactly is
+marked in the text, as the analyzer's report says it (scan/marker_check.py counts the two disagreeing).
 
-After a call's rewrite (or where the call is left as written because MindSpore has a method of the same
+After a call's rewrite (or where a tensor method is left as written because MindSpore has one of the same
 name), its arguments are checked against the MindSpore signature of what it now calls (the introspected
 table knowledge/data/signatures_classic.json, plus target_signatures.json for a few it lacks):
 - a keyword the user passed that the MindSpore API does not take is dropped where its value provably
-  changes no value computed (HARMLESS below), and otherwise the call is marked: MindSpore would raise
+  changes no value computed (knowledge/placement_keywords.py), and otherwise the call is marked: MindSpore would raise
   "unexpected keyword argument", or the argument's effect would be lost;
 - more positional arguments than the MindSpore API takes: marked (it would raise).
 Keywords the converter itself writes are not judged here: its rewrites are checked by their own tests.
+Then the call is marked where the analyzer's finding for it would leave it to a person for a reason the
+converter can read the same way: running calls like it failed or differed (verdicts.call_verdict, one
+decision for both), a tensor method left as written only for its name (nothing pairs it with MindSpore's),
+a torch name used as a value that nothing maps (scan.classify.unmapped_name; convert/calls.py).
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from pathlib import Path
 import libcst as cst
 
 from analysis.knowledge.mapping import DATA_DIR
+from analysis.knowledge.placement_keywords import harmless
 
 from ..core import rules
 from ..core.bound import tensor_receiver
@@ -26,19 +31,6 @@ from ..core.names import code, resolve
 from ..core.result import Unconverted
 from .verdict_hook import measured_problem
 
-# PyTorch-only keywords whose value changes no value computed, with the values for which that holds
-# (None: any value). device/non_blocking/pin_memory: MindSpore places data by context, not per tensor;
-# memory_format: strides only (MindSpore tensors have none, values are the same); layout: only the dense
-# layout is what MindSpore has; requires_grad=False is the default (True asks for a gradient, which
-# MindSpore takes from value_and_grad: a person must decide).
-HARMLESS = {
-    "device": None,
-    "non_blocking": None,
-    "pin_memory": None,
-    "memory_format": None,
-    "layout": frozenset({"torch.strided"}),
-    "requires_grad": frozenset({"False", "None"}),
-}
 _SUPPLEMENT = Path(__file__).with_name("target_signatures.json")
 
 
@@ -71,11 +63,15 @@ def method_names() -> frozenset[str]:
     return frozenset(json.loads(PATH.read_text(encoding="utf-8"))["methods"])
 
 
+def unmapped_value(ctx, qualified: str) -> bool:
+    """A torch name used as a value that the analyzer reports unmapped (scan.classify.unmapped_name)."""
+    from analysis.scan.classify import unmapped_name
+
+    return qualified.startswith("torch.") and unmapped_name(qualified, ctx.target)
+
+
 def _harmless(ctx, name: str, value: cst.BaseExpression) -> bool:
-    if name not in HARMLESS:
-        return False
-    allowed = HARMLESS[name]
-    return allowed is None or (resolve(value, ctx.aliases) or code(value)) in allowed
+    return harmless(name, resolve(value, ctx.aliases) or code(value))
 
 
 def check(ctx, original: cst.Call, new: cst.BaseExpression, ms_name: str, torch_api: str) -> cst.BaseExpression:
@@ -128,7 +124,8 @@ def measured(ctx, original: cst.Call, api: str, signature: str) -> None:
     analyzer's finding for this call reads), unless the call is marked already."""
     if _marked(ctx, original):
         return
-    problem = measured_problem(api, original, signature)
+    kept = [a for a in original.args if a.keyword is None or not _harmless(ctx, a.keyword.value, a.value)]
+    problem = measured_problem(api, original.with_changes(args=kept), signature)
     if problem:
         ctx.caution(original, rules.API_DIFF, api, problem)
 
@@ -157,15 +154,15 @@ def method(ctx, original: cst.Call, updated: cst.Call, new: cst.BaseExpression) 
             or _marked(ctx, original):
         return new
     api = f"torch.Tensor.{original.func.attr.value}"
-    if isinstance(new, cst.Call) and code(new) == code(updated) and not _recorded(ctx, original) \
-            and _same_name_only(ctx, api):
+    as_written = isinstance(new, cst.Call) and code(new) == code(updated) and not _recorded(ctx, original)
+    if isinstance(new, cst.Call) and isinstance(new.func, cst.Attribute) \
+            and code(new.func.value) == code(updated.func.value):
+        new = check(ctx, original, new, f"mindspore.Tensor.{new.func.attr.value}", api)
+    if as_written and not _marked(ctx, original) and _same_name_only(ctx, api):
         ctx.caution(original, rules.API_UNMAPPED, api,
                     f"left as written: no mapping table pairs torch's Tensor.{original.func.attr.value} with a "
                     "MindSpore method and no run compared them: check MindSpore's method of that name computes the same")
         return new
-    if isinstance(new, cst.Call) and isinstance(new.func, cst.Attribute) \
-            and code(new.func.value) == code(updated.func.value):
-        new = check(ctx, original, new, f"mindspore.Tensor.{new.func.attr.value}", api)
     entry = ctx.classic.get(api)
     if entry is not None:
         measured(ctx, original, api, entry.torch_signature)
