@@ -319,10 +319,14 @@ class CallRewrites(WalkState):
                               f"module in the converted file: write the MindSpore form of what it does here")
                 return updated
             if entry is None and qualified not in SUPPLEMENT and id(original) not in self.placement_values \
-                    and target_args.unmapped_value(self.ctx, qualified):
-                self.ctx.mark(original, rules.API_UNMAPPED, qualified,
-                              f"{qualified} has no MindSpore counterpart: left as written, this line still needs "
-                              "PyTorch; write what it does here in MindSpore")
+                    and target_args.unmapped_value(self.ctx, qualified) and self.ctx.statements:
+                # marked when its statement is left (transformer.on_leave) unless a marker of the statement's
+                # own says more (a torch.profiler.profile(...) left as it was covers its activities=)
+                self.ctx.keep(original)
+                self.pending_values.setdefault(id(self.ctx.statements[-1][0]), []).append(
+                    (original, rules.API_UNMAPPED, qualified,
+                     f"{qualified} has no MindSpore counterpart: left as written, this line still needs PyTorch; "
+                     "write what it does here in MindSpore"))
                 return updated
             self.ctx.keep(original)
             return updated

@@ -85,6 +85,10 @@ class Converter(ScriptIdioms, ParameterNames, CellRewrites, CallRewrites, LayerM
         if result is not updated:
             self.edits += 1
         if kind in STATEMENT_TYPES:
+            pending = self.pending_values.pop(id(original), ())
+            if pending and not self.ctx.marks[-1]:  # no marker of its own: each unmapped value gets one
+                for node, *mark in pending:
+                    self.ctx.mark(node, *mark)
             within = self.ctx.statements.pop()
             comments = self.ctx.marks.pop()
             if comments:

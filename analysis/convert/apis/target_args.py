@@ -174,9 +174,9 @@ def function(ctx, original: cst.Call, new: cst.BaseExpression, entry) -> cst.Bas
     measured() for it however it is written."""
     if entry is None:
         return new
-    func = None if not isinstance(new, cst.Call) else new.func.attr.value if isinstance(new.func, cst.Attribute) \
-        else new.func.value if isinstance(new.func, cst.Name) else None
-    if func and func == entry.primary.rsplit(".", 1)[-1] and not _marked(ctx, original):
+    # the table's MindSpore call as the converter spells it (a local helper of the same name is not it)
+    if entry.primary and isinstance(new, cst.Call) and code(new.func) == code(ctx.ms_expr(entry.primary)) \
+            and not _marked(ctx, original):
         new = check(ctx, original, new, entry.primary, entry.torch)  # else a helper or another form
     measured(ctx, original, entry.torch, entry.torch_signature)
     return new

@@ -20,6 +20,7 @@ class WalkState(cst.CSTTransformer):
         self.ctx = ctx
         self.skip: set[int] = set()  # nodes that are parts of a larger name, callees, keywords
         self.placement_values: set[int] = set()  # values of device=/layout=/... keywords: dropped with them
+        self.pending_values: dict[int, list[tuple]] = {}  # statement -> unmapped torch values, marked at its end
         self.attribute_stores: set[int] = set()  # `obj.is_cuda = ...` / `p.grad = ...` targets (the user's attributes)
         self.classes: list[tuple[str, str, int]] = []  # (name, kind: cell/dataset/other, function depth)
         self.functions: list[str] = []
