@@ -2,7 +2,7 @@
 marked in the text, as the analyzer's report says it (scan/marker_check.py counts the two disagreeing).
 
 After a call's rewrite (or where a tensor method is left as written because MindSpore has one of the same
-name), its arguments are checked against the MindSpore signature of what it now calls (the introspected
+name and takes it), its arguments are checked against the MindSpore signature of what it now calls (the introspected
 table knowledge/data/signatures_classic.json, plus target_signatures.json for a few it lacks):
 - a keyword the user passed that the MindSpore API does not take is dropped where its value provably
   changes no value computed (knowledge/placement_keywords.py), and otherwise the call is marked: MindSpore would raise
@@ -11,8 +11,8 @@ table knowledge/data/signatures_classic.json, plus target_signatures.json for a 
 Keywords the converter itself writes are not judged here: its rewrites are checked by their own tests.
 Then the call is marked where the analyzer's finding for it would leave it to a person for a reason the
 converter can read the same way: running calls like it failed or differed (verdicts.call_verdict, one
-decision for both), a tensor method left as written only for its name (nothing pairs it with MindSpore's),
-a torch name used as a value that nothing maps (scan.classify.unmapped_name; convert/calls.py).
+decision for both; only for the table's call: a helper written since may fix what the verdict saw), a
+torch name used as a value that nothing maps (scan.classify.unmapped_name; convert/calls.py).
 """
 from __future__ import annotations
 
@@ -54,13 +54,9 @@ def signature(ms_name: str) -> tuple | None:
 
 @lru_cache(maxsize=1)
 def method_names() -> frozenset[str]:
-    """Tensor method names method() may mark though nothing rewrites them (the outline must walk their
-    statements): every public torch.Tensor method (tensor_keywords.json's list)."""
-    from .tensor_keywords import PATH
-
-    if not PATH.exists():
-        return frozenset()
-    return frozenset(json.loads(PATH.read_text(encoding="utf-8"))["methods"])
+    """Tensor method names whose arguments method() checks though nothing else rewrites them (the outline
+    must walk their statements): those of MindSpore's Tensor methods with a known signature."""
+    return frozenset(name.rsplit(".", 1)[1] for name in _signatures() if name.startswith("mindspore.Tensor."))
 
 
 def unmapped_value(ctx, qualified: str) -> bool:
@@ -130,53 +126,30 @@ def measured(ctx, original: cst.Call, api: str, signature: str) -> None:
         ctx.caution(original, rules.API_DIFF, api, problem)
 
 
-def _recorded(ctx, original: cst.Call) -> bool:
-    return any(node is original for _, node, _ in ctx.located)
-
-
-def _same_name_only(ctx, api: str) -> bool:
-    """Nothing vouches for leaving the method as written: no table pairs it with MindSpore's method of the
-    same name, no run compared the two, and it is not among the calls checked to run as written."""
-    from analysis.scan.agree import unchanged_ok
-
-    from .mapped import SUPPLEMENT
-    from .verdict_hook import verified
-
-    return ctx.classic.get(api) is None and api not in SUPPLEMENT and api not in unchanged_ok() \
-        and not verified(api)
-
-
 def method(ctx, original: cst.Call, updated: cst.Call, new: cst.BaseExpression) -> cst.BaseExpression:
-    """check() for a tensor method call on a known tensor, written as a method of the same receiver, then
-    measured() for it however it is written. A method left as written only because MindSpore's Tensor
-    has one of that name (nothing pairs the two) is marked: the analyzer reports it unmapped."""
+    """check() for a tensor method call on a known tensor, written as a method of the same receiver, and
+    measured() where that method is the table's."""
     if not (isinstance(updated.func, cst.Attribute) and tensor_receiver(ctx, original.func.value)) \
             or _marked(ctx, original):
         return new
     api = f"torch.Tensor.{original.func.attr.value}"
-    as_written = isinstance(new, cst.Call) and code(new) == code(updated) and not _recorded(ctx, original)
+    entry = ctx.classic.get(api)
     if isinstance(new, cst.Call) and isinstance(new.func, cst.Attribute) \
             and code(new.func.value) == code(updated.func.value):
         new = check(ctx, original, new, f"mindspore.Tensor.{new.func.attr.value}", api)
-    if as_written and not _marked(ctx, original) and _same_name_only(ctx, api):
-        ctx.caution(original, rules.API_UNMAPPED, api,
-                    f"left as written: no mapping table pairs torch's Tensor.{original.func.attr.value} with a "
-                    "MindSpore method and no run compared them: check MindSpore's method of that name computes the same")
-        return new
-    entry = ctx.classic.get(api)
-    if entry is not None:
-        measured(ctx, original, api, entry.torch_signature)
+        if entry is not None and entry.primary == f"mindspore.Tensor.{new.func.attr.value}":
+            measured(ctx, original, api, entry.torch_signature)  # the table's method, as written
     return new
 
 
 def function(ctx, original: cst.Call, new: cst.BaseExpression, entry) -> cst.BaseExpression:
-    """check() for a torch function's call written as a call of its table's MindSpore counterpart, and
-    measured() for it however it is written."""
+    """check() and measured() for a torch function's call written as a call of its table's MindSpore
+    counterpart."""
     if entry is None:
         return new
     # the table's MindSpore call as the converter spells it (a local helper of the same name is not it)
     if entry.primary and isinstance(new, cst.Call) and code(new.func) == code(ctx.ms_expr(entry.primary)) \
             and not _marked(ctx, original):
-        new = check(ctx, original, new, entry.primary, entry.torch)  # else a helper or another form
-    measured(ctx, original, entry.torch, entry.torch_signature)
-    return new
+        new = check(ctx, original, new, entry.primary, entry.torch)
+        measured(ctx, original, entry.torch, entry.torch_signature)
+    return new  # a helper or another form: checked by its own tests (a verdict may predate it)
