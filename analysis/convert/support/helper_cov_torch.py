@@ -439,19 +439,7 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     ordered = sort_nan_last(x.movedim(axis, -1), -1)[0]
     count = (~ops.isnan(ordered)).astype(x.dtype).sum(-1, keepdims=True)
     ranks = qs.reshape(-1) * ops.maximum(count - 1, ops.zeros_like(count))  # (..., len(q))
-    below, above = ops.floor(ranks), ops.ceil(ranks)
-    if interpolation == "nearest":
-        below = above = ops.round(ranks)
-    low = ops.gather_elements(ordered, -1, below.astype(mindspore.int64))
-    high = ops.gather_elements(ordered, -1, above.astype(mindspore.int64))
-    if interpolation == "lower":
-        out = low
-    elif interpolation == "higher":
-        out = high
-    elif interpolation == "midpoint":
-        out = (low + high) / 2
-    else:
-        out = low + (high - low) * (ranks - below)
+    out = quantile_pick(ordered, ranks, interpolation)
     out = ops.where(count == 0, ops.full_like(out, float("nan")), out).movedim(-1, 0)
     if keepdim:
         out = out.unsqueeze(axis + 1) if dim is not None else out.reshape(out.shape[:1] + (1,) * input.ndim)

@@ -1816,6 +1816,24 @@ def multigammaln(input, p):
     return ops.lgamma(input.unsqueeze(-1) - halves).sum(-1) + p * (p - 1) / 4 * 1.1447298858494002  # log(pi)
 
 
+def quantile_pick(ordered, ranks, interpolation):
+    """The values of ordered (sorted along its last axis) at the fractional ranks (..., len(q)), one row of
+    ranks per slice, as torch.quantile and torch.nanquantile pick them: the value below or above the rank,
+    the one at the rank rounded ("nearest"), their mean ("midpoint") or the linear interpolation."""
+    below, above = ops.floor(ranks), ops.ceil(ranks)
+    if interpolation == "nearest":
+        below = above = ops.round(ranks)
+    low = ops.gather_elements(ordered, -1, below.astype(mindspore.int64))
+    high = ops.gather_elements(ordered, -1, above.astype(mindspore.int64))
+    if interpolation == "lower":
+        return low
+    if interpolation == "higher":
+        return high
+    if interpolation == "midpoint":
+        return (low + high) / 2
+    return low + (high - low) * (ranks - below)
+
+
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """torch.quantile by sorting and picking (MindSpore 2.10 has no Quantile kernel on CPU): PyTorch's ranks
     q * (n - 1), the five interpolations, NaN where a reduced slice holds one, the quantiles first in the
@@ -1823,21 +1841,9 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     x = input.reshape(-1) if dim is None else input
     axis = 0 if dim is None else dim % x.ndim
     qs = q.astype(x.dtype) if isinstance(q, mindspore.Tensor) else mindspore.tensor(q, x.dtype)
-    ranks = qs.reshape(-1) * (x.shape[axis] - 1)
     ordered = ops.sort(x.movedim(axis, -1), axis=-1)[0]
-    below, above = ops.floor(ranks), ops.ceil(ranks)
-    if interpolation == "nearest":
-        below = above = ops.round(ranks)
-    low = ops.gather(ordered, below.astype(mindspore.int64), axis=-1)
-    high = ops.gather(ordered, above.astype(mindspore.int64), axis=-1)
-    if interpolation == "lower":
-        out = low
-    elif interpolation == "higher":
-        out = high
-    elif interpolation == "midpoint":
-        out = (low + high) / 2
-    else:
-        out = low + (high - low) * (ranks - below)
+    ranks = ops.broadcast_to(qs.reshape(-1) * (x.shape[axis] - 1), ordered.shape[:-1] + (qs.size,))
+    out = quantile_pick(ordered, ranks, interpolation)
     out = ops.where(ops.isnan(ordered).any(-1, keep_dims=True), ops.full_like(out, float("nan")), out)
     out = out.movedim(-1, 0)
     if keepdim:
