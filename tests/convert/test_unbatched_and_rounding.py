@@ -140,7 +140,8 @@ def test_unbatched_inputs_give_pytorchs_values():
 
 
 # The local classes inside a network compiled by MindSpore (GRAPH_MODE) give what they give eagerly: the
-# rank test reads a static shape, so each compiled graph keeps one path.
+# rank test reads a static shape, so each compiled graph keeps one path. GRU/RNN and the two cells share a
+# construct (a mixin), whose super() the graph compiler must resolve to MindSpore's layer.
 GRAPH_SCRIPT = """
 import sys
 import numpy as np
@@ -153,10 +154,13 @@ class Net(nn.Cell):
     def __init__(self):
         super().__init__()
         self.conv, self.lstm, self.cell = h.Conv2d(3, 2, 3, pad_mode="valid", has_bias=True), h.LSTM(4, 5, batch_first=True), h.GRUCell(5, 5)
+        self.gru, self.rnn, self.rnn_cell = h.GRU(4, 5, batch_first=True), h.RNN(4, 5, batch_first=True), h.RNNCell(5, 5)
 
     def construct(self, image, sequence):
         y, (hn, cn) = self.lstm(sequence)
-        return self.conv(image), y, hn, cn, self.cell(y[..., -1, :])
+        g, gn = self.gru(sequence)
+        r, rn = self.rnn(sequence)
+        return self.conv(image), y, hn, cn, self.cell(y[..., -1, :]), g, gn, r, rn, self.rnn_cell(r[..., -1, :])
 
 rng = np.random.default_rng(0)
 net = Net()
@@ -178,8 +182,8 @@ def test_local_classes_compile_in_graph_mode(tmp_path):
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     differences, shapes = proc.stdout.strip().splitlines()[-2:]
-    assert differences == str([0.0] * 10)
-    assert shapes == str([(2, 4, 4), (7, 5), (1, 5), (1, 5), (5,)])
+    assert differences == str([0.0] * 20)
+    assert shapes == str([(2, 4, 4), (7, 5), (1, 5), (1, 5), (5,), (7, 5), (1, 5), (7, 5), (1, 5), (5,)])
 
 
 HALVES = np.array([0.125, 0.375, -0.625, -2.5, 15.0, 25.0, 1.005, 123.456, -0.0449, 0.0], np.float32)

@@ -49,48 +49,47 @@ class LSTM(nn.LSTM):
         return out.squeeze(axis), (h.squeeze(1), c.squeeze(1))
 
 
-class GRU(nn.GRU):
+class UnbatchedOneState:
+    """The construct of GRU and RNN below (mixed in before MindSpore's layer): an unbatched (L, H_in) input,
+    with h0 of (layers * directions, H), runs as a batch of one. super() names this class: MindSpore's graph
+    compiler reads a bare super() as the instance's class, and would call this construct again forever."""
+
+    def construct(self, x, hx=None, seq_length=None):
+        if x.ndim != 2:
+            return super(UnbatchedOneState, self).construct(x, hx, seq_length)
+        axis = 0 if self.batch_first else 1
+        out, h = super(UnbatchedOneState, self).construct(x.expand_dims(axis),
+                                                          None if hx is None else hx.expand_dims(1), seq_length)
+        return out.squeeze(axis), h.squeeze(1)
+
+
+class GRU(UnbatchedOneState, nn.GRU):
     """nn.GRU that also takes an unbatched (L, H_in) input, with h0 of (layers * directions, H)."""
 
-    def construct(self, x, hx=None, seq_length=None):
-        if x.ndim != 2:
-            return super().construct(x, hx, seq_length)
-        axis = 0 if self.batch_first else 1
-        out, h = super().construct(x.expand_dims(axis), None if hx is None else hx.expand_dims(1), seq_length)
-        return out.squeeze(axis), h.squeeze(1)
 
-
-class RNN(nn.RNN):
+class RNN(UnbatchedOneState, nn.RNN):
     """nn.RNN that also takes an unbatched (L, H_in) input, with h0 of (layers * directions, H)."""
 
-    def construct(self, x, hx=None, seq_length=None):
-        if x.ndim != 2:
-            return super().construct(x, hx, seq_length)
-        axis = 0 if self.batch_first else 1
-        out, h = super().construct(x.expand_dims(axis), None if hx is None else hx.expand_dims(1), seq_length)
-        return out.squeeze(axis), h.squeeze(1)
+
+class UnbatchedOneStateCell:
+    """The construct of RNNCell and GRUCell below (mixed in before MindSpore's cell): an unbatched (H_in,)
+    input runs as a batch of one and, as in PyTorch, no state means zeros (super() names this class, as in
+    UnbatchedOneState)."""
+
+    def construct(self, x, hx=None):
+        if hx is None:
+            hx = ops.zeros(x.shape[:-1] + (self.hidden_size,), x.dtype)
+        if x.ndim == 1:
+            return super(UnbatchedOneStateCell, self).construct(x.expand_dims(0), hx.expand_dims(0)).squeeze(0)
+        return super(UnbatchedOneStateCell, self).construct(x, hx)
 
 
-class RNNCell(nn.RNNCell):
+class RNNCell(UnbatchedOneStateCell, nn.RNNCell):
     """nn.RNNCell that also takes an unbatched (H_in,) input and, as PyTorch, no state (zeros)."""
 
-    def construct(self, x, hx=None):
-        if hx is None:
-            hx = ops.zeros(x.shape[:-1] + (self.hidden_size,), x.dtype)
-        if x.ndim == 1:
-            return super().construct(x.expand_dims(0), hx.expand_dims(0)).squeeze(0)
-        return super().construct(x, hx)
 
-
-class GRUCell(nn.GRUCell):
+class GRUCell(UnbatchedOneStateCell, nn.GRUCell):
     """nn.GRUCell that also takes an unbatched (H_in,) input and, as PyTorch, no state (zeros)."""
-
-    def construct(self, x, hx=None):
-        if hx is None:
-            hx = ops.zeros(x.shape[:-1] + (self.hidden_size,), x.dtype)
-        if x.ndim == 1:
-            return super().construct(x.expand_dims(0), hx.expand_dims(0)).squeeze(0)
-        return super().construct(x, hx)
 
 
 class LSTMCell(nn.LSTMCell):
