@@ -17,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..core import rules
+from ..core.variables import VariableNames, target_names
 from ..support import helpers
 
 # PyTorch function -> (the helper its mapping writes, the host-side helper)
@@ -99,7 +100,7 @@ def _binding(scope: cst.CSTNode, call: cst.Call) -> tuple[str, cst.Name] | None:
     return found[0] if found else None
 
 
-class _References(cst.CSTVisitor):
+class _References(VariableNames):
     """Every Name node spelling `name` in code positions (not attribute names nor keyword names), how many
     statements bind it, and which of them a loop iterates: id(reference) -> (loop variable, the parts of
     the loop that read it)."""
@@ -113,14 +114,6 @@ class _References(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == self.name:
             self.found.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self.bindings += self._binds(node.target)
@@ -155,17 +148,7 @@ class _References(cst.CSTVisitor):
             self.iterated[id(comp.iter)] = (comp.target.value, [*parts, *comp.ifs])
 
     def _binds(self, target: cst.BaseExpression) -> int:
-        return sum(1 for n in _target_names(target) if n == self.name)
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
+        return sum(1 for n in target_names(target) if n == self.name)
 
 
 def _index_only(variable: str, parts: list[cst.CSTNode]) -> bool:
@@ -173,7 +156,7 @@ def _index_only(variable: str, parts: list[cst.CSTNode]) -> bool:
     of an attribute, and never rebound."""
     ok = True
 
-    class _Scan(cst.CSTVisitor):
+    class _Scan(VariableNames):
         depth = 0
 
         def visit_SubscriptElement(self, node: cst.SubscriptElement) -> None:
@@ -186,12 +169,7 @@ def _index_only(variable: str, parts: list[cst.CSTNode]) -> bool:
             nonlocal ok
             if isinstance(node.value, cst.Name) and node.value.value == variable:
                 ok = False  # a method or attribute of the element (`i.item()`): a Tensor's, not an int's
-            node.value.visit(self)
-            return False
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
-            return False
+            return super().visit_Attribute(node)
 
         def visit_Name(self, node: cst.Name) -> None:
             nonlocal ok

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..core.names import code
+from ..core.variables import VariableNames, target_names
 
 STEP_METHODS = frozenset({"backward", "step", "zero_grad"})
 
@@ -322,13 +323,7 @@ def assigned_names(stmt: cst.CSTNode) -> set[str]:
 
 
 def _collect(target: cst.BaseExpression, names: set[str]) -> None:
-    if isinstance(target, cst.Name):
-        names.add(target.value)
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            _collect(element.value, names)
-    elif isinstance(target, cst.StarredElement):
-        _collect(target.value, names)
+    names.update(target_names(target))
 
 
 def read_names(nodes: list[cst.CSTNode]) -> set[str]:
@@ -340,17 +335,9 @@ def read_counts(nodes: list[cst.CSTNode]) -> Counter[str]:
     """How often the nodes read each plain name."""
     names: Counter[str] = Counter()
 
-    class _Reads(cst.CSTVisitor):
+    class _Reads(VariableNames):
         def visit_Name(self, node: cst.Name) -> None:
             names[node.value] += 1
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
-            return False
 
         def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
             self._store(node.target)
