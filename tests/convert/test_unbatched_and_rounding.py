@@ -123,7 +123,9 @@ def test_layers_that_take_unbatched_input_are_built_from_the_local_classes():
         """))
     for line in ('self.conv = Conv2d(1, 16, kernel_size=5, pad_mode="pad", padding=2, has_bias=True)',
                  "self.rnn = LSTM(16, 8, 2, batch_first=True)", "self.cell = GRUCell(8, 8)",
-                 "self.fc = nn.Dense(8, 2)", "class Conv2d(nn.Conv2d):", "class LSTM(nn.LSTM):"):
+                 "self.fc = nn.Dense(8, 2)", "class UnbatchedConv:", "class Conv2d(UnbatchedConv, nn.Conv2d):",
+                 "class LSTM(nn.LSTM):", "class UnbatchedOneStateCell:",
+                 "class GRUCell(UnbatchedOneStateCell, nn.GRUCell):"):
         assert line in text
     compile(text, "converted.py", "exec")
 
@@ -140,8 +142,8 @@ def test_unbatched_inputs_give_pytorchs_values():
 
 
 # The local classes inside a network compiled by MindSpore (GRAPH_MODE) give what they give eagerly: the
-# rank test reads a static shape, so each compiled graph keeps one path. GRU/RNN and the two cells share a
-# construct (a mixin), whose super() the graph compiler must resolve to MindSpore's layer.
+# rank test reads a static shape, so each compiled graph keeps one path. Conv2d, GRU/RNN and the two cells
+# take their construct from a mixin, whose super() the graph compiler must resolve to MindSpore's layer.
 GRAPH_SCRIPT = """
 import sys
 import numpy as np

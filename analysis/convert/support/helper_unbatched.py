@@ -2,38 +2,39 @@
 accept an input without its batch axis (a (C, H, W) image for Conv2d, a (L, H_in) sequence for LSTM, an
 (H_in,) vector for a cell); MindSpore's refuse it with a shape error. Each class here is MindSpore's layer
 (the same parameters, names and kernels; isinstance checks still hold) whose construct runs such an input
-as a batch of one and takes the batch axis off the results again. A batched input takes the plain path:
-the rank is known when a graph compiles, so the test costs nothing there. The cells also take PyTorch's
-default state (zeros) where none is given. Same rules as helper_source.py: copied as it stands, MindSpore
-reached only through `mindspore.`, `ops.` and `nn.`."""
+as a batch of one and takes the batch axis off the results again (layers that do it alike take their
+construct from one mixin). A batched input takes the plain path: the rank is known when a graph compiles,
+so the test costs nothing there. The cells also take PyTorch's default state (zeros) where none is given.
+Same rules as helper_source.py: copied as it stands, MindSpore reached only through `mindspore.`, `ops.`
+and `nn.`. A mixin's super() names the mixin: MindSpore's graph compiler reads a bare super() as the
+instance's class, and would call the mixin's construct again forever."""
 from mindspore import nn, ops
 
 
-class Conv1d(nn.Conv1d):
+class UnbatchedConv:
+    """The construct of Conv1d/2d/3d (mixed in before MindSpore's layer): an input of the class's
+    unbatched_ndim runs as a batch of one (super() names this class: in graph mode a bare one recurses)."""
+    unbatched_ndim = None
+
+    def construct(self, x):
+        if x.ndim == self.unbatched_ndim:
+            return super(UnbatchedConv, self).construct(x.expand_dims(0)).squeeze(0)
+        return super(UnbatchedConv, self).construct(x)
+
+
+class Conv1d(UnbatchedConv, nn.Conv1d):
     """nn.Conv1d that also takes an unbatched (C, L) input."""
-
-    def construct(self, x):
-        if x.ndim == 2:
-            return super().construct(x.expand_dims(0)).squeeze(0)
-        return super().construct(x)
+    unbatched_ndim = 2
 
 
-class Conv2d(nn.Conv2d):
+class Conv2d(UnbatchedConv, nn.Conv2d):
     """nn.Conv2d that also takes an unbatched (C, H, W) input."""
-
-    def construct(self, x):
-        if x.ndim == 3:
-            return super().construct(x.expand_dims(0)).squeeze(0)
-        return super().construct(x)
+    unbatched_ndim = 3
 
 
-class Conv3d(nn.Conv3d):
+class Conv3d(UnbatchedConv, nn.Conv3d):
     """nn.Conv3d that also takes an unbatched (C, D, H, W) input."""
-
-    def construct(self, x):
-        if x.ndim == 4:
-            return super().construct(x.expand_dims(0)).squeeze(0)
-        return super().construct(x)
+    unbatched_ndim = 4
 
 
 class LSTM(nn.LSTM):
@@ -50,9 +51,9 @@ class LSTM(nn.LSTM):
 
 
 class UnbatchedOneState:
-    """The construct of GRU and RNN below (mixed in before MindSpore's layer): an unbatched (L, H_in) input,
-    with h0 of (layers * directions, H), runs as a batch of one. super() names this class: MindSpore's graph
-    compiler reads a bare super() as the instance's class, and would call this construct again forever."""
+    """The construct of GRU and RNN (mixed in before MindSpore's layer): an unbatched (L, H_in) input, with h0
+    of (layers * directions, H), runs as a batch of one (super() names this class: in graph mode a bare one
+    recurses)."""
 
     def construct(self, x, hx=None, seq_length=None):
         if x.ndim != 2:
@@ -72,9 +73,9 @@ class RNN(UnbatchedOneState, nn.RNN):
 
 
 class UnbatchedOneStateCell:
-    """The construct of RNNCell and GRUCell below (mixed in before MindSpore's cell): an unbatched (H_in,)
-    input runs as a batch of one and, as in PyTorch, no state means zeros (super() names this class, as in
-    UnbatchedOneState)."""
+    """The construct of RNNCell and GRUCell (mixed in before MindSpore's cell): an unbatched (H_in,) input
+    runs as a batch of one and, as in PyTorch, no state means zeros (super() names this class: in graph mode
+    a bare one recurses)."""
 
     def construct(self, x, hx=None):
         if hx is None:
