@@ -10,6 +10,8 @@ and `nn.`. A mixin's super() names the mixin: MindSpore's graph compiler reads a
 instance's class, and would call the mixin's construct again forever."""
 from mindspore import nn, ops
 
+from analysis.convert.support.helper_rnn_speed import cpu_gru_steps  # noqa: F401  (the converted file gets its own copy)
+
 
 class UnbatchedConv:
     """The construct of Conv1d/2d/3d (mixed in before MindSpore's layer): an input of the class's
@@ -65,7 +67,12 @@ class UnbatchedOneState:
 
 
 class GRU(UnbatchedOneState, nn.GRU):
-    """nn.GRU that also takes an unbatched (L, H_in) input, with h0 of (layers * directions, H)."""
+    """nn.GRU that also takes an unbatched (L, H_in) input, with h0 of (layers * directions, H). On CPU its
+    time steps run in fewer kernels (helper_rnn_speed.py's GRUSteps)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        cpu_gru_steps(self)
 
 
 class RNN(UnbatchedOneState, nn.RNN):

@@ -42,6 +42,7 @@ MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__)
                 Path(__file__).with_name("helper_unbatched.py"),  # layers given an unbatched input (issue 29)
                 Path(__file__).with_name("helper_cov_tensor.py"),  # Tensor methods and torch.special (issue 29)
                 Path(__file__).with_name("helper_speed.py"),  # draws made on the host where only indices read them
+                Path(__file__).with_name("helper_rnn_speed.py"),  # a GRU's time steps in fewer CPU kernels
                 Path(__file__).with_name("helper_cov_nn.py"),  # torch.nn / F / linalg APIs the tables lacked (issue 29)
                 Path(__file__).with_name("helper_callforms.py"),  # out= buffers written (issue 29)
                 Path(__file__).with_name("helper_cov_torch.py"),  # torch.* functions the tables lacked (issue 29)
