@@ -17,6 +17,7 @@ from .apis import loop_draws  # torch.randn/rand in module-level loops reuse one
 from .apis import host_draws  # a torch.randint only iterated for indices is drawn with numpy
 from .apis import target_args  # arguments the MindSpore call would refuse: dropped when harmless, else marked
 from .apis import cpu_convolutions  # convolutions on CPU: oneDNN's GEMM kernel rather than its reference code
+from .apis import keyword_aliases  # keywords PyTorch takes under their ATen name (linalg input=)
 from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .core import rules
 from .core.layout import relayout
@@ -158,6 +159,8 @@ class CallRewrites(WalkState):
             if folded is None:
                 return updated  # marked
             updated = folded
+        if not ctx.mint_entry(qualified):  # torch.linalg.cholesky(input=a): the documented name (A) from here on
+            updated = keyword_aliases.canonical(qualified, updated)
         new = outargs.rewrite(self, original, updated, qualified)  # out=buf: the call without it, written into buf
         if new is None:  # torch.relu_(x), F.elu_(x): the out-of-place call, written back into x
             new = inplace_functions.rewrite(self, original, updated, qualified, HANDLERS)
