@@ -51,7 +51,7 @@ def _from_inspect(obj, drop_self: bool) -> list[Param] | None:
 
 def _from_doc(obj, name: str) -> list[Param] | None:
     doc = inspect.getdoc(obj) or getattr(obj, "__doc__", None) or ""
-    match = re.search(rf"(?m)^\s*{re.escape(name)}\(", doc)
+    match = re.search(rf"(?m)^\s*(?:[\w.]+\.)?{re.escape(name)}\(", doc)  # linalg.cholesky(A, ...) too
     if not match:
         return None
     items = signature_parameters(doc[match.start():].lstrip())
@@ -87,4 +87,30 @@ def torch_params(api: str, obj=None) -> list[Param] | None:
     found = _from_inspect(obj, drop_self=method) if inspect.isfunction(obj) else None
     if found is not None and all(p.kind == VAR for p in found):
         found = None  # a dispatch wrapper (*args): its docstring has the real signature
-    return found or _from_doc(obj, name)
+    return found or _accepted_names(api, _from_doc(obj, name))
+
+
+def _accepted_names(api: str, params: list[Param] | None) -> list[Param] | None:
+    """A builtin's documented parameters under the names its parser takes: the docs write
+    `linalg.cholesky(A, ...)`, the parser binds ATen's schema, whose first tensor is `input` (`A=a`
+    raises), so a keyword call is written as PyTorch runs it (the converter's keyword_aliases.py reads
+    it back)."""
+    if not params or api.startswith("torch.Tensor."):
+        return params
+    from analysis.knowledge import introspect
+
+    try:
+        schemas = introspect._aten_schemas(introspect._aten_name(api, api.rsplit(".", 1)[1]), False)
+    except Exception:
+        return params
+    if not schemas:
+        return params
+    taken = {p[0] for schema in schemas for p in schema}
+    first = [p[0] for p in schemas[0] if p[1] == "p"]
+    out = []
+    for index, param in enumerate(params):
+        if param.kind == EITHER and param.name not in taken and index < len(first) and first[index] not in \
+                {p.name for p in params}:
+            param = Param(first[index], param.kind, param.default)
+        out.append(param)
+    return out
