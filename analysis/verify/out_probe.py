@@ -2,9 +2,9 @@
 
     python -m analysis.verify.out_probe   # writes analysis/convert/tensors/out_cast.json
 
-For each OpInfo that takes out=, float32 samples run once as they are and once into a float64 out=
-tensor. An operator is listed as "cast" when, on a sample where computing in float64 gives other
-values than computing in float32, the out= result equals the float32 result cast; "wide" when it
+For each OpInfo that takes out=, float32 samples run once as they are and once into a wider out= tensor
+(float64 for a float32 result, complex128 for a complex64 one: torch.fft.fft of float32 input). An
+operator is listed as "cast" when, on a sample where computing in float64 gives other values than computing in float32, the out= result equals the float32 result cast; "wide" when it
 equals the float64 computation; "refuses" when PyTorch raises for the wider buffer. An operator that
 rounds nothing (NO_ROUNDING) is "cast" where no sample tells the readings apart. Only the "cast"
 ones may be converted with a cast after the MindSpore call (support/helper_callforms.write_out_cast);
@@ -25,34 +25,44 @@ NO_ROUNDING = frozenset(f"torch.{name}" for name in (
     "fmax", "fmin", "clamp", "clip", "clamp_min", "clamp_max", "copysign", "max", "min", "amax", "amin"))
 
 
+def _wider():
+    import torch
+
+    # a float32 result goes into a float64 buffer; a complex64 one (torch.fft.fft of float32) into complex128
+    return {torch.float32: torch.float64, torch.complex64: torch.complex128}
+
+
 def _wide(value):
     import torch
 
-    return value.double() if isinstance(value, torch.Tensor) and value.dtype == torch.float32 else value
+    wider = _wider()
+    if isinstance(value, torch.Tensor) and value.dtype in wider:
+        return value.to(wider[value.dtype])
+    return value
 
 
 def verdict(op) -> str | None:
     """cast / wide / refuses / other for one OpInfo; None where no float32 sample tells them apart."""
     import torch
 
-    undecided = None
+    undecided, wider = None, _wider()
     for sample in itertools.islice(op.sample_inputs("cpu", torch.float32), 12):
         args, kwargs = sample.args, sample.kwargs
         try:
             expected = op(sample.input, *args, **kwargs)
         except Exception:
             continue
-        if not isinstance(expected, torch.Tensor) or expected.dtype != torch.float32:
+        if not isinstance(expected, torch.Tensor) or expected.dtype not in wider:
             return None
         try:
-            got = op(sample.input, *args, **kwargs, out=torch.empty(0, dtype=torch.float64))
+            got = op(sample.input, *args, **kwargs, out=torch.empty(0, dtype=wider[expected.dtype]))
         except Exception:
             return "refuses"
         try:
             wide = op(_wide(sample.input), *[_wide(a) for a in args], **kwargs)
         except Exception:
             wide = None
-        cast = expected.double()
+        cast = expected.to(wider[expected.dtype])
         if wide is not None and torch.equal(cast, wide):
             undecided = undecided or ("cast" if torch.equal(got, cast) else "other")
             continue  # both readings give these values: another sample must tell
@@ -78,7 +88,8 @@ def probe() -> dict:
         if result is not None:
             found[function] = result
     return {"measured_with": {"torch": torch.__version__, "script": "python -m analysis.verify.out_probe",
-                              "buffer": "float64 out= of float32 inputs (OpInfo sample_inputs)"},
+                              "buffer": "float64 out= of float32 results, complex128 out= of complex64 ones "
+                                        "(OpInfo sample_inputs)"},
             "cast": sorted(k for k, v in found.items() if v == "cast"),
             "not_cast": {k: v for k, v in sorted(found.items()) if v != "cast"}}
 
