@@ -1,0 +1,214 @@
+"""torch / linalg / fft / functional calls in the keyword and edge forms real code writes: the ATen
+keyword names PyTorch's builtins take besides their documented ones (torch.linalg.cholesky(input=a),
+apis/keyword_aliases.py), torch.vander's increasing= and N=0 (support/helper_torch_forms.py), torch.fft's
+out= buffers of another precision than the result (PyTorch casts: tensors/out_cast.json), and the loss
+family's keywords. The script runs with PyTorch, its conversion with MindSpore; every result compares by
+dtype, shape and value."""
+from __future__ import annotations
+
+import pytest
+
+from analysis.convert import convert_source
+from analysis.convert.apis import keyword_aliases
+from tests.convert.both_frameworks import assert_records_match, run_both
+
+RECORD = '''
+
+def record(v):
+    a = v.detach().numpy() if hasattr(v, "detach") else v.asnumpy()
+    if a.dtype.kind == "c":
+        a = np.stack([a.real, a.imag], -1)
+    return [str(a.dtype), list(a.shape), np.nan_to_num(a.astype(np.float64), nan=12345.0).round(4).tolist()]
+
+
+print("RESULT " + json.dumps({k: record(v) for k, v in out.items()}))
+'''
+
+LINALG = '''
+import json
+import numpy as np
+import torch
+
+rng = np.random.default_rng(3)
+m = torch.tensor(rng.standard_normal((4, 4)))
+spd = m @ m.T + 4 * torch.eye(4, dtype=torch.float64)
+f = m.float()
+batch = torch.tensor(rng.standard_normal((2, 3, 3)).astype(np.float32))
+out = {}
+out["chol_kw"] = torch.linalg.cholesky(input=spd, upper=True)
+out["chol_kw_lower"] = torch.linalg.cholesky(input=spd.float())
+out["pinv_kw"] = torch.linalg.pinv(input=m, atol=1e-5, rtol=1e-3, hermitian=False)
+out["pinv_kw_h"] = torch.linalg.pinv(input=spd, hermitian=True)
+out["pinv_f"] = torch.linalg.pinv(input=batch)
+out["vnorm_kw"] = torch.linalg.vector_norm(input=f, ord=3, dim=1, keepdim=True)
+out["mnorm_kw"] = torch.linalg.matrix_norm(input=batch, ord="fro")
+out["norm_kw"] = torch.linalg.norm(input=m, ord=2)
+out["power_kw"] = torch.linalg.matrix_power(input=f, n=3)
+out["eigvalsh_kw"] = torch.linalg.eigvalsh(input=spd, UPLO="U")
+out["rank_kw"] = torch.linalg.matrix_rank(input=m, hermitian=False)
+out["exp_kw"] = torch.linalg.matrix_exp(input=batch)
+out["cholinv_kw"] = torch.cholesky_inverse(input=torch.linalg.cholesky(spd))
+out["onehot_kw"] = torch.nn.functional.one_hot(input=torch.tensor([0, 2, 1]), num_classes=4)
+''' + RECORD
+
+VANDER = '''
+import json
+import numpy as np
+import torch
+
+x = torch.tensor([1.5, -2.0, 3.0, 0.5])
+out = {}
+out["default"] = torch.vander(x)
+out["kw"] = torch.vander(x, N=3, increasing=True)
+out["pos"] = torch.vander(x.double(), 5, True)
+out["dec"] = torch.vander(x=x, N=2, increasing=False)
+out["n0"] = torch.vander(x, N=0)
+out["n1"] = torch.vander(x, 1, True)
+out["empty"] = torch.vander(torch.tensor([]))
+out["int"] = torch.vander(torch.tensor([1, 2, 3], dtype=torch.int32), increasing=True)
+out["int64"] = torch.vander(torch.tensor([1, -2, 3]), N=4)
+out["bool"] = torch.vander(torch.tensor([True, False]), increasing=True)
+out["half"] = torch.vander(x.half(), N=3)
+out["complex"] = torch.vander(torch.complex(x, x.flip(0)), N=3, increasing=True)
+''' + RECORD
+
+FFT_OUT = '''
+import json
+import numpy as np
+import torch
+
+rng = np.random.default_rng(7)
+x = torch.tensor(rng.standard_normal((4, 6)).astype(np.float32))
+d = x.double()
+c = torch.complex(x, x.flip(0))
+out = {}
+b0 = torch.empty(0, dtype=torch.complex64)
+torch.fft.fftn(x, out=b0)
+out["fftn_c64"] = b0
+b1 = torch.empty(0, dtype=torch.complex128)
+torch.fft.fftn(x, out=b1)
+out["fftn_c128"] = b1
+b2 = torch.empty(0, dtype=torch.complex64)
+torch.fft.fftn(d, out=b2)
+out["fftn_d_c64"] = b2
+b3 = torch.empty(0, dtype=torch.complex128)
+torch.fft.fft(x, out=b3)
+out["fft_c128"] = b3
+b4 = torch.empty(0, dtype=torch.complex128)
+torch.fft.fft2(c, out=b4)
+out["fft2_c"] = b4
+b5 = torch.empty(0, dtype=torch.complex64)
+torch.fft.ifftn(d, out=b5)
+out["ifftn_c64"] = b5
+b6 = torch.empty(0, dtype=torch.complex128)
+torch.fft.rfft(x, out=b6)
+out["rfft_c128"] = b6
+b7 = torch.empty(0, dtype=torch.complex64)
+torch.fft.rfftn(d, out=b7)
+out["rfftn_d_c64"] = b7
+b8 = torch.empty(0, dtype=torch.complex64)
+torch.fft.rfft2(x, out=b8)
+out["rfft2_c64"] = b8
+b9 = torch.empty(0, dtype=torch.complex128)
+torch.fft.ihfft2(x, out=b9)
+out["ihfft2_c128"] = b9
+b10 = torch.empty(0, dtype=torch.float64)
+torch.fft.irfft(c, out=b10)
+out["irfft_f64"] = b10
+b11 = torch.empty(0, dtype=torch.float32)
+torch.fft.irfftn(c.to(torch.complex128), out=b11)
+out["irfftn_f32"] = b11
+b12 = torch.empty(0, dtype=torch.float64)
+torch.fft.hfft(c, out=b12)
+out["hfft_f64"] = b12
+b13 = torch.empty(0, dtype=torch.float32)
+torch.fft.hfft2(c, out=b13)
+out["hfft2_f32"] = b13
+buf = torch.empty(4, 6, dtype=torch.complex64)
+got = torch.fft.fftn(x, (4, 6), (0, 1), "ortho", out=buf)
+out["fftn_args"] = buf
+out["fftn_same"] = torch.tensor(got is buf)
+buf2 = torch.empty(0, dtype=torch.complex128)
+torch.fft.fft(input=x, n=8, dim=0, norm="forward", out=buf2)
+out["fft_kw"] = buf2
+''' + RECORD
+
+LOSSES = '''
+import json
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+rng = np.random.default_rng(11)
+x = torch.tensor(rng.standard_normal((4, 5)).astype(np.float32))
+y = torch.tensor(rng.standard_normal((4, 5)).astype(np.float32))
+t = torch.tensor([0, 3, 1, 4])
+w = torch.tensor(rng.uniform(0.5, 1.5, 5).astype(np.float32))
+p = torch.tensor(rng.uniform(0.1, 0.9, (4, 5)).astype(np.float32))
+sign = torch.where(y > 0, 1.0, -1.0)
+out = {}
+out["sl1"] = F.smooth_l1_loss(x, y, size_average=None, reduce=None, reduction="mean", beta=0.5)
+out["sl1_kw"] = F.smooth_l1_loss(input=x, target=y, reduction="none", beta=2.0)
+out["sl1_legacy"] = F.smooth_l1_loss(x, y, reduce=True, size_average=False)
+out["sl1_legacy_none"] = F.smooth_l1_loss(x, y, reduce=False)
+out["huber_kw"] = F.huber_loss(input=x, target=y, reduction="sum", delta=0.5)
+out["huber_pos"] = F.huber_loss(x, y, "sum", 0.5)
+out["huber_none"] = F.huber_loss(x, y, reduction="mean", delta=1.0, weight=None)
+out["mse_legacy"] = F.mse_loss(x, y, size_average=False)
+out["l1_legacy"] = F.l1_loss(x, y, reduce=False)
+out["ce"] = F.cross_entropy(x, t, weight=w, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                            label_smoothing=0.1)
+out["nll"] = F.nll_loss(F.log_softmax(x, 1), t, weight=w, reduction="sum")
+out["bce"] = F.binary_cross_entropy(p, p.flip(0), weight=w, reduction="mean")
+out["bcel"] = F.binary_cross_entropy_with_logits(x, p, weight=w, reduction="sum", pos_weight=w)
+out["kl"] = F.kl_div(F.log_softmax(x, 1), p, reduction="batchmean", log_target=False)
+out["soft_margin"] = F.soft_margin_loss(x, sign, reduction="sum")
+out["ml_soft_margin"] = F.multilabel_soft_margin_loss(x, p, weight=w, reduction="mean")
+out["hinge"] = F.hinge_embedding_loss(x, sign, margin=0.5, reduction="sum")
+out["ranking"] = F.margin_ranking_loss(x, y, sign, margin=0.1, reduction="sum")
+out["cosine"] = F.cosine_embedding_loss(x, y, sign[:, 0], margin=0.1, reduction="sum")
+out["poisson"] = F.poisson_nll_loss(x, p, log_input=True, full=True, eps=1e-6, reduction="sum")
+out["gaussian"] = F.gaussian_nll_loss(x, y, p, full=True, eps=1e-6, reduction="sum")
+out["triplet"] = F.triplet_margin_loss(x, y, p, margin=0.5, p=1, eps=1e-6, swap=True, reduction="sum")
+out["multi_margin"] = F.multi_margin_loss(x, t, p=1, margin=0.5, weight=w, reduction="sum")
+''' + RECORD
+
+
+@pytest.mark.parametrize("call, name", [
+    ("torch.linalg.cholesky(input=a, upper=True)", "linalg_cholesky"),
+    ("torch.linalg.pinv(input=a, atol=1e-5, rtol=1e-3, hermitian=False)", "linalg_pinv"),
+    ("torch.linalg.vector_norm(input=a, ord=2)", "linalg_vector_norm"),
+    ("torch.vander(a, N=3, increasing=True)", "vander"),
+])
+def test_keyword_forms_convert_without_a_marker(call, name):
+    result = convert_source(f"import torch\na = torch.ones(3, 3)\nb = {call}\n")
+    assert not result.unconverted, [u.action for u in result.unconverted]
+    assert f"b = {name}(" in result.text
+
+
+def test_an_aten_keyword_is_renamed_to_the_documented_one_only_where_torch_takes_it():
+    assert keyword_aliases._data()["torch.linalg.cholesky"] == {"input": "A"}
+    assert "torch.linalg.det" not in keyword_aliases._data()  # linalg_det(A): `input=` raises in PyTorch too
+    result = convert_source("import torch\na = torch.ones(3, 3)\nb = torch.linalg.det(input=a)\n")
+    assert result.unconverted  # left as written, with its marker
+
+
+def test_keyword_aliases_match_the_installed_torch():
+    assert keyword_aliases.build()["apis"] == keyword_aliases._data()
+
+
+def test_fft_out_of_another_precision_is_cast_as_pytorch_does():
+    text = convert_source("import torch\nx = torch.ones(4)\nbuf = torch.empty(4, dtype=torch.complex128)\n"
+                          "torch.fft.fftn(x, out=buf)\n").text
+    assert "write_out_cast(buf, " in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", [LINALG, VANDER, FFT_OUT, LOSSES], ids=["linalg", "vander", "fft_out", "losses"])
+def test_forms_run_the_same_in_both_frameworks(tmp_path, source):
+    converted = convert_source(source)
+    assert not [u for u in converted.unconverted if u.rule_id != "MS-TORCH-IMPORT"], \
+        [u.action for u in converted.unconverted]
+    torch_out, ms_out = run_both(tmp_path, source)
+    assert_records_match(torch_out, ms_out, tolerance=lambda key, dtype: (2e-3, 2e-3) if "16" in dtype
+                         or key.endswith(("f32", "c64")) else (1e-4, 1e-5))
