@@ -70,6 +70,9 @@ out["int64"] = torch.vander(torch.tensor([1, -2, 3]), N=4)
 out["bool"] = torch.vander(torch.tensor([True, False]), increasing=True)
 out["half"] = torch.vander(x.half(), N=3)
 out["complex"] = torch.vander(torch.complex(x, x.flip(0)), N=3, increasing=True)
+# torch.linspace's 0-d tensor bounds with a dtype (MindSpore's LinSpace wants both bounds one tensor dtype)
+out["linspace_t16"] = torch.linspace(-2.0, torch.tensor(1.5, dtype=torch.float16), 5, dtype=torch.float16)
+out["linspace_t32"] = torch.linspace(start=torch.tensor(-1.0), end=3.0, steps=4, dtype=torch.float32)
 ''' + RECORD
 
 FFT_OUT = '''
@@ -179,6 +182,7 @@ out["multi_margin"] = F.multi_margin_loss(x, t, p=1, margin=0.5, weight=w, reduc
     ("torch.linalg.pinv(input=a, atol=1e-5, rtol=1e-3, hermitian=False)", "linalg_pinv"),
     ("torch.linalg.vector_norm(input=a, ord=2)", "linalg_vector_norm"),
     ("torch.vander(a, N=3, increasing=True)", "vander"),
+    ("torch.linspace(-2.0, a[0, 0], 5, dtype=torch.float16)", "linspace"),
 ])
 def test_keyword_forms_convert_without_a_marker(call, name):
     result = convert_source(f"import torch\na = torch.ones(3, 3)\nb = {call}\n")

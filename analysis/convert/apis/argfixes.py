@@ -148,14 +148,22 @@ def linspace(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qual
 
 
 def _linspace_helper(values: dict[str, cst.BaseExpression]) -> bool:
-    """Whether the call needs linspace(): steps 0 written out, or a dtype other than float16/float32."""
+    """Whether the call needs linspace(): steps 0 written out, a dtype other than float16/float32, or a
+    dtype given with a start or end that may be a tensor (PyTorch's 0-d tensor overload: MindSpore's
+    LinSpace then raises unless start and end are tensors of one dtype)."""
     steps, dtype = values.get("steps"), values.get("dtype")
     if steps is None:
         return False
     empty = isinstance(steps, cst.Integer) and steps.evaluated_value == 0
-    other = dtype is not None and not (isinstance(dtype, cst.Name) and dtype.value == "None") \
-        and dotted(dtype) not in FLOAT_DTYPES
-    return empty or other
+    given = dtype is not None and not (isinstance(dtype, cst.Name) and dtype.value == "None")
+    other = given and dotted(dtype) not in FLOAT_DTYPES
+    return empty or other or (given and not all(_number(values[k]) for k in ("start", "end") if k in values))
+
+
+def _number(node: cst.BaseExpression) -> bool:
+    """A number literal, signed or not."""
+    node = node.expression if isinstance(node, cst.UnaryOperation) else node
+    return isinstance(node, (cst.Integer, cst.Float))
 
 
 def normalize(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
