@@ -18,6 +18,7 @@ from .apis import host_draws  # a torch.randint only iterated for indices is dra
 from .apis import target_args  # arguments the MindSpore call would refuse: dropped when harmless, else marked
 from .apis import cpu_convolutions  # convolutions on CPU: oneDNN's GEMM kernel rather than its reference code
 from .apis import keyword_aliases  # keywords PyTorch takes under their ATen name (linalg input=)
+from .apis import weighted_losses  # weight= of the losses whose MindSpore namesake has none
 from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
 from .core import rules
 from .core.layout import relayout
@@ -68,6 +69,7 @@ HANDLERS.update(pretrained.HANDLERS)  # nn.Embedding.from_pretrained (issue 29)
 HANDLERS.update(samplers.HANDLERS)  # a sampler the file iterates (issue 29)
 HANDLERS.update(edge_forms.HANDLERS)  # edge inputs and argument forms of PyTorch's samples (issue 29)
 HANDLERS.update(nn_forms.HANDLERS)  # softmax family's implicit dim and 0-d inputs, SmoothL1Loss's beta
+HANDLERS.update(weighted_losses.HANDLERS)  # F.l1_loss / mse_loss / huber_loss given weight=
 
 
 class CallRewrites(WalkState):

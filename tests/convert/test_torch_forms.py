@@ -1,9 +1,11 @@
 """torch / linalg / fft / functional calls in the keyword and edge forms real code writes: the ATen
 keyword names PyTorch's builtins take besides their documented ones (torch.linalg.cholesky(input=a),
-apis/keyword_aliases.py), torch.vander's increasing= and N=0 (support/helper_torch_forms.py), torch.fft's
-out= buffers of another precision than the result (PyTorch casts: tensors/out_cast.json), and the loss
-family's keywords. The script runs with PyTorch, its conversion with MindSpore; every result compares by
-dtype, shape and value."""
+apis/keyword_aliases.py), torch.vander's increasing= and N=0 (support/helper_torch_forms.py),
+torch.linspace's 0-d tensor bounds, torch.histogramdd's tensor edges, torch.fft's out= buffers of another
+precision than the result (PyTorch casts: tensors/out_cast.json), F.batch_norm on float64 or without
+weight, bias or running statistics, and the loss family's keywords (weight= of l1_loss, mse_loss and
+huber_loss: apis/weighted_losses.py). The script runs with PyTorch, its conversion with MindSpore; every
+result compares by dtype, shape and value."""
 from __future__ import annotations
 
 import pytest
@@ -51,7 +53,7 @@ out["cholinv_kw"] = torch.cholesky_inverse(input=torch.linalg.cholesky(spd))
 out["onehot_kw"] = torch.nn.functional.one_hot(input=torch.tensor([0, 2, 1]), num_classes=4)
 ''' + RECORD
 
-VANDER = '''
+EDGES = '''
 import json
 import numpy as np
 import torch
@@ -73,6 +75,17 @@ out["complex"] = torch.vander(torch.complex(x, x.flip(0)), N=3, increasing=True)
 # torch.linspace's 0-d tensor bounds with a dtype (MindSpore's LinSpace wants both bounds one tensor dtype)
 out["linspace_t16"] = torch.linspace(-2.0, torch.tensor(1.5, dtype=torch.float16), 5, dtype=torch.float16)
 out["linspace_t32"] = torch.linspace(start=torch.tensor(-1.0), end=3.0, steps=4, dtype=torch.float32)
+# torch.histogramdd's edges given as tensors, decreasing or repeated ones too (NumPy's histogramdd refuses those)
+pts = torch.tensor(np.random.default_rng(2).standard_normal((40, 2)) * 3)
+wts = torch.tensor(np.random.default_rng(4).uniform(0, 2, 40))
+out["hdd_dec"] = torch.histogramdd(pts, [torch.tensor([3.0, -3.0]).double(), torch.tensor([-3.0, 0.0, 3.0]).double()]).hist
+out["hdd_dec_density"] = torch.histogramdd(pts.float(), [torch.tensor([3.0, -3.0]), torch.tensor([-3.0, 3.0])],
+                                           density=True).hist
+hdd = torch.histogramdd(pts, bins=[torch.tensor([-3.0, -3.0, 1.0]).double(), torch.tensor([-3.0, 0.0, 0.0, 3.0]).double()],
+                        weight=wts)
+out["hdd_dup"], out["hdd_dup_edges"] = hdd.hist, hdd.bin_edges[1]
+out["hdd_density"] = torch.histogramdd(pts.float(), [torch.tensor([-4.0, 0.0, 4.0]), torch.tensor([-5.0, 5.0])],
+                                       weight=wts.float(), density=True).hist
 ''' + RECORD
 
 FFT_OUT = '''
@@ -174,6 +187,37 @@ out["poisson"] = F.poisson_nll_loss(x, p, log_input=True, full=True, eps=1e-6, r
 out["gaussian"] = F.gaussian_nll_loss(x, y, p, full=True, eps=1e-6, reduction="sum")
 out["triplet"] = F.triplet_margin_loss(x, y, p, margin=0.5, p=1, eps=1e-6, swap=True, reduction="sum")
 out["multi_margin"] = F.multi_margin_loss(x, t, p=1, margin=0.5, weight=w, reduction="sum")
+ew = torch.tensor(rng.uniform(0.0, 2.0, (4, 5)).astype(np.float32))  # PyTorch 2.6's per-element weight=
+out["l1_w"] = F.l1_loss(x, y, weight=ew)
+out["l1_w_sum"] = F.l1_loss(x, y, reduction="sum", weight=ew)
+out["l1_w_none"] = F.l1_loss(input=x, target=y, reduction="none", weight=ew)
+out["mse_w"] = F.mse_loss(x, y, weight=ew)
+out["mse_w_legacy"] = F.mse_loss(x, y, size_average=False, weight=ew)
+out["huber_w"] = F.huber_loss(x, y, delta=0.5, weight=ew)
+out["huber_w_sum"] = F.huber_loss(x, y, "sum", 2.0, weight=ew)
+out["huber_w_d"] = F.huber_loss(x.double(), y.double(), reduction="none", weight=ew.double())
+''' + RECORD
+
+BATCH_NORM = '''
+import json
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+rng = np.random.default_rng(13)
+x = torch.tensor(rng.standard_normal((4, 3, 5)))
+out = {}
+for name, dtype in (("f64", torch.float64), ("f32", torch.float32), ("f16", torch.float16)):
+    v = x.to(dtype)
+    mean, var = torch.zeros(3, dtype=dtype), torch.ones(3, dtype=dtype)
+    w, b = torch.tensor([0.5, 1.0, 2.0], dtype=dtype), torch.tensor([0.1, -0.2, 0.3], dtype=dtype)
+    out[f"train_{name}"] = F.batch_norm(v, mean, var, w, b, True, 0.5, 0.6)
+    out[f"mean_{name}"], out[f"var_{name}"] = mean, var
+    out[f"eval_{name}"] = F.batch_norm(input=v, running_mean=mean, running_var=var, weight=w, bias=b, training=False)
+    out[f"noweight_{name}"] = F.batch_norm(v[:, :, 0], mean, var, training=True, momentum=0.2)
+    out[f"noweight_mean_{name}"] = mean
+    out[f"nostats_{name}"] = F.batch_norm(v, None, None, bias=b, training=True)
+    out[f"eval_noweight_{name}"] = F.batch_norm(v, mean, var, None, b)
 ''' + RECORD
 
 
@@ -183,6 +227,8 @@ out["multi_margin"] = F.multi_margin_loss(x, t, p=1, margin=0.5, weight=w, reduc
     ("torch.linalg.vector_norm(input=a, ord=2)", "linalg_vector_norm"),
     ("torch.vander(a, N=3, increasing=True)", "vander"),
     ("torch.linspace(-2.0, a[0, 0], 5, dtype=torch.float16)", "linspace"),
+    ("torch.nn.functional.mse_loss(a, a * 2, weight=a)", "mse_loss_weighted"),
+    ("torch.nn.functional.batch_norm(a.double(), None, None, training=True)", "batch_norm_function"),
 ])
 def test_keyword_forms_convert_without_a_marker(call, name):
     result = convert_source(f"import torch\na = torch.ones(3, 3)\nb = {call}\n")
@@ -208,7 +254,8 @@ def test_fft_out_of_another_precision_is_cast_as_pytorch_does():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("source", [LINALG, VANDER, FFT_OUT, LOSSES], ids=["linalg", "vander", "fft_out", "losses"])
+@pytest.mark.parametrize("source", [LINALG, EDGES, FFT_OUT, LOSSES, BATCH_NORM],
+                         ids=["linalg", "edges", "fft_out", "losses", "batch_norm"])
 def test_forms_run_the_same_in_both_frameworks(tmp_path, source):
     converted = convert_source(source)
     assert not [u for u in converted.unconverted if u.rule_id != "MS-TORCH-IMPORT"], \

@@ -1633,10 +1633,10 @@ def histogram_edges(low, high, bins, dtype):
 
 def histogramdd(input, bins, *, range=None, weight=None, density=False):
     """torch.histogramdd in NumPy: the last axis of input holds the D coordinates; bins an int, D ints
-    or D tensors of edges; range [min0, max0, min1, max1, ...] (default each coordinate's min and
-    max); a value on a bin's left edge falls in it, the last bin also takes its right edge, values
-    outside or NaN are left out; weight sums per bin; density divides by the total and the bin
-    volume. Returns (hist, [bin_edges per dimension]) with input's float dtype."""
+    or D tensors of edges (decreasing ones too, as PyTorch takes them); range [min0, max0, min1, max1,
+    ...] (default each coordinate's min and max); a value on a bin's left edge falls in it, the last bin
+    also takes its right edge, values outside or NaN are left out; weight sums per bin; density divides
+    by the total and the bin volume. Returns (hist, [bin_edges per dimension]) with input's float dtype."""
     import collections
     import numpy as np
     points = input.asnumpy()
@@ -1660,10 +1660,20 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         else:
             low, high = 0.0, 1.0
         edges.append(histogram_edges(low, high, int(spec), points.dtype))
-    weights = None if weight is None else weight.asnumpy().reshape(-1).astype(np.float64)
-    keep = ~np.isnan(points).any(axis=1)
-    hist, _ = np.histogramdd(points[keep].astype(np.float64), bins=[e.astype(np.float64) for e in edges],
-                             weights=None if weights is None else weights[keep])
+    weights = np.ones(len(points)) if weight is None else weight.asnumpy().reshape(-1).astype(np.float64)
+    # PyTorch's binning (np.histogramdd refuses the decreasing edges PyTorch takes): a value counts where it
+    # lies within [first edge, last edge] of every dimension, in the bin its upper bound among the edges
+    # names, the last edge in the last bin; a NaN coordinate falls outside
+    keep = np.ones(len(points), dtype=bool)
+    index = []
+    for dim, e in enumerate(edges):
+        values = points[:, dim].astype(np.float64)
+        e = e.astype(np.float64)
+        keep &= (values >= e[0]) & (values <= e[-1])
+        index.append(np.minimum(np.searchsorted(e, values, side="right") - 1, max(len(e) - 2, 0)))
+    hist = np.zeros([max(len(e) - 1, 0) for e in edges])
+    if hist.size:
+        np.add.at(hist, tuple(i[keep] for i in index), weights[keep])
     hist = hist.astype(points.dtype)
     if density:
         with np.errstate(invalid="ignore", divide="ignore"):  # no values: NaN, as in PyTorch
