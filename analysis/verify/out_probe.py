@@ -4,8 +4,9 @@
 
 For each OpInfo that takes out=, float32 samples run once as they are and once into a wider out= tensor
 (float64 for a float32 result, complex128 for a complex64 one: torch.fft.fft of float32 input). An
-operator is listed as "cast" when, on a sample where computing in float64 gives other values than computing in float32, the out= result equals the float32 result cast; "wide" when it
-equals the float64 computation; "refuses" when PyTorch raises for the wider buffer. An operator that
+operator is listed as "cast" when, on a sample where computing in double precision gives other values
+than computing in single, the out= result equals the single-precision result cast; "wide" when it
+equals the double-precision computation; "refuses" when PyTorch raises for the wider buffer. An operator that
 rounds nothing (NO_ROUNDING) is "cast" where no sample tells the readings apart. Only the "cast"
 ones may be converted with a cast after the MindSpore call (support/helper_callforms.write_out_cast);
 every other out= call is written only where the buffer has the result's dtype."""

@@ -78,11 +78,12 @@ out["linspace_t32"] = torch.linspace(start=torch.tensor(-1.0), end=3.0, steps=4,
 # torch.histogramdd's edges given as tensors, decreasing or repeated ones too (NumPy's histogramdd refuses those)
 pts = torch.tensor(np.random.default_rng(2).standard_normal((40, 2)) * 3)
 wts = torch.tensor(np.random.default_rng(4).uniform(0, 2, 40))
-out["hdd_dec"] = torch.histogramdd(pts, [torch.tensor([3.0, -3.0]).double(), torch.tensor([-3.0, 0.0, 3.0]).double()]).hist
+decreasing = [torch.tensor([3.0, -3.0]).double(), torch.tensor([-3.0, 0.0, 3.0]).double()]
+out["hdd_dec"] = torch.histogramdd(pts, decreasing).hist
 out["hdd_dec_density"] = torch.histogramdd(pts.float(), [torch.tensor([3.0, -3.0]), torch.tensor([-3.0, 3.0])],
                                            density=True).hist
-hdd = torch.histogramdd(pts, bins=[torch.tensor([-3.0, -3.0, 1.0]).double(), torch.tensor([-3.0, 0.0, 0.0, 3.0]).double()],
-                        weight=wts)
+repeated = [torch.tensor([-3.0, -3.0, 1.0]).double(), torch.tensor([-3.0, 0.0, 0.0, 3.0]).double()]
+hdd = torch.histogramdd(pts, bins=repeated, weight=wts)
 out["hdd_dup"], out["hdd_dup_edges"] = hdd.hist, hdd.bin_edges[1]
 out["hdd_density"] = torch.histogramdd(pts.float(), [torch.tensor([-4.0, 0.0, 4.0]), torch.tensor([-5.0, 5.0])],
                                        weight=wts.float(), density=True).hist
@@ -213,7 +214,8 @@ for name, dtype in (("f64", torch.float64), ("f32", torch.float32), ("f16", torc
     w, b = torch.tensor([0.5, 1.0, 2.0], dtype=dtype), torch.tensor([0.1, -0.2, 0.3], dtype=dtype)
     out[f"train_{name}"] = F.batch_norm(v, mean, var, w, b, True, 0.5, 0.6)
     out[f"mean_{name}"], out[f"var_{name}"] = mean, var
-    out[f"eval_{name}"] = F.batch_norm(input=v, running_mean=mean, running_var=var, weight=w, bias=b, training=False)
+    out[f"eval_{name}"] = F.batch_norm(input=v, running_mean=mean, running_var=var, weight=w, bias=b,
+                                       training=False)
     out[f"noweight_{name}"] = F.batch_norm(v[:, :, 0], mean, var, training=True, momentum=0.2)
     out[f"noweight_mean_{name}"] = mean
     out[f"nostats_{name}"] = F.batch_norm(v, None, None, bias=b, training=True)
@@ -263,3 +265,16 @@ def test_forms_run_the_same_in_both_frameworks(tmp_path, source):
     torch_out, ms_out = run_both(tmp_path, source)
     assert_records_match(torch_out, ms_out, tolerance=lambda key, dtype: (2e-3, 2e-3) if "16" in dtype
                          or key.endswith(("f32", "c64")) else (1e-4, 1e-5))
+
+
+@pytest.mark.slow  # torch's op_db takes seconds to import
+def test_the_probe_reads_fft_results_into_a_wider_complex_buffer_as_a_cast():
+    # out_probe gives a complex64 result a complex128 buffer: torch.fft.fftn computes in its input's precision
+    # and casts, torch.fft.ifft refuses the wider buffer for float32 input
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    from analysis.verify.out_probe import verdict
+
+    ops = {op.name: op for op in op_db if not op.variant_test_name}
+    assert verdict(ops["fft.fftn"]) == "cast"
+    assert verdict(ops["fft.ifft"]) == "refuses"

@@ -19,7 +19,8 @@ def _weighted(call: cst.Call) -> bool:
     return weight is not None and not (isinstance(weight, cst.Name) and weight.value == "None")
 
 
-def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
+def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str,
+            entry) -> cst.BaseExpression:
     if not _weighted(updated) or any(a.star for a in updated.args):
         return convert_call(ctx, original, updated, qualified, entry)
     # the helper takes PyTorch's parameters in PyTorch's order: the arguments stay as written

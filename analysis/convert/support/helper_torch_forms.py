@@ -80,10 +80,12 @@ def batch_norm_function(input, running_mean, running_var, weight=None, bias=None
         var = ((wide - mean.reshape(shape)) ** 2).mean(axes)
         count = wide.size // wide.shape[1]
         if running_mean is not None:
-            running_mean.assign_value(((1 - momentum) * running_mean + momentum * mean).astype(running_mean.dtype))
+            moved = (1 - momentum) * running_mean + momentum * mean
+            running_mean.assign_value(moved.astype(running_mean.dtype))
         if running_var is not None:
             unbiased = var * count / max(count - 1, 1)
-            running_var.assign_value(((1 - momentum) * running_var + momentum * unbiased).astype(running_var.dtype))
+            moved = (1 - momentum) * running_var + momentum * unbiased
+            running_var.assign_value(moved.astype(running_var.dtype))
     else:
         mean, var = running_mean.astype(wide.dtype), running_var.astype(wide.dtype)
     out = (wide - mean.reshape(shape)) / ops.sqrt(var.reshape(shape) + eps)
