@@ -157,13 +157,8 @@ def _linspace_helper(values: dict[str, cst.BaseExpression]) -> bool:
     empty = isinstance(steps, cst.Integer) and steps.evaluated_value == 0
     given = dtype is not None and not (isinstance(dtype, cst.Name) and dtype.value == "None")
     other = given and dotted(dtype) not in FLOAT_DTYPES
-    return empty or other or (given and not all(_number(values[k]) for k in ("start", "end") if k in values))
-
-
-def _number(node: cst.BaseExpression) -> bool:
-    """A number literal, signed or not."""
-    node = node.expression if isinstance(node, cst.UnaryOperation) else node
-    return isinstance(node, (cst.Integer, cst.Float))
+    literal = all(isinstance(_number(values[k]), (cst.Integer, cst.Float)) for k in ("start", "end") if k in values)
+    return empty or other or (given and not literal)
 
 
 def normalize(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
