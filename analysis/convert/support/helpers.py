@@ -48,7 +48,8 @@ MORE_SOURCES = (Path(__file__).with_name("helper_transforms.py"), Path(__file__)
                 Path(__file__).with_name("helper_cov_torch.py"),  # torch.* functions the tables lacked (issue 29)
                 Path(__file__).with_name("helper_precise.py"),  # log1p/expm1 where MindSpore's kernel is imprecise
                 Path(__file__).with_name("helper_nn_forms.py"),  # nn layers' call forms: implicit dims, run-time betas
-                Path(__file__).with_name("helper_torch_forms.py"))  # keyword and edge forms of torch calls
+                Path(__file__).with_name("helper_torch_forms.py"),  # keyword and edge forms of torch calls
+                Path(__file__).with_name("helper_tensor_forms.py"))  # Tensor methods' call forms MindSpore lacks
 # The module names helper code uses -> the MindSpore module each stands for.
 HEADS = {"mindspore": "mindspore", "ops": "mindspore.ops", "nn": "mindspore.nn"}
 # Helpers the converted file calls once, right after its imports (and the helpers' definitions).

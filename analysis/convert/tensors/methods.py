@@ -21,6 +21,7 @@ from ..core.layout import keyword_index
 from ..core.names import code, dotted, resolve, without_calls
 from ..data import checkpoints
 from . import absent_methods, inplace, scatter
+from . import tensor_forms  # call forms of Tensor methods MindSpore's namesakes do not take
 
 DEVICE_WORDS = ("device", "cuda", "cpu", "gpu", "rank")
 
@@ -60,7 +61,7 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call) -
     name = _method(updated)
     if name is None or resolve(original.func, ctx.aliases) is not None:
         return None
-    for exact in (scatter.method, exact_forms.method, _split_axis):  # forms MindSpore lacks on CPU
+    for exact in (scatter.method, exact_forms.method, _split_axis, tensor_forms.method):  # forms MindSpore lacks on CPU
         new = exact(ctx, original, updated, name)
         if new is not None:
             return new
@@ -123,7 +124,8 @@ def _known_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
         ctx.change(original, rules.TENSOR_TRANSPOSE, "torch.Tensor.transpose", "mindspore.Tensor.swapaxes",
                    "two-axis transpose -> swapaxes (MindSpore's transpose takes a full permutation)")
         return _rename(updated, "swapaxes")
-    if name == "numpy" and not args:
+    if name == "numpy" and all(a.keyword is not None and a.keyword.value == "force" for a in args):
+        # force=True: a copy even off the CPU or with a gradient attached; asnumpy() always copies to the host
         inner = receiver
         while isinstance(inner, cst.Call) and _method(inner) in ("cpu", "detach") and not inner.args:
             inner = _receiver(inner)
@@ -356,7 +358,7 @@ def relevant_methods(classic) -> frozenset[str]:
               if entry.torch.startswith("torch.Tensor.") and entry.torch.count(".") == 2}
     refused = {name.rsplit(".", 1)[1] for name in classic.manual if name.startswith("torch.Tensor.")}
     return HANDLED_METHODS | frozenset(mapped) | inplace.names(classic) | frozenset(refused) | frozenset(scatter.METHODS) \
-        | exact_forms.METHODS | absent_methods.names()
+        | exact_forms.METHODS | absent_methods.names() | tensor_forms.METHODS
 
 
 # Methods numpy arrays have too, which the table sends to a MindSpore function: on a receiver not known
