@@ -108,7 +108,7 @@ def convert_call(
                  f"{qualified} names its arguments differently in {entry.primary}; rename the keywords")
         return updated
     plan = plan or plan_args(updated, entry, handled=handled)
-    if plan.overloads:
+    if plan.overloads or plan.problems:  # torch.max(x, other=y): a problem to the table's form, an overload here
         dispatched = dispatch_call(ctx, original, qualified, list(updated.args))
         if dispatched is not None:
             return dispatched

@@ -17,12 +17,19 @@ RUNTIME_DISPATCH = {
     "torch.Tensor.min": "min_dim_or_other",
 }
 
+# ... and the helper of the elementwise overload alone (NaN where either operand holds one, as PyTorch)
+ELEMENTWISE = {"max_dim_or_other": "maximum", "min_dim_or_other": "minimum"}
+
 
 def dispatch_call(ctx: ConversionContext, original: cst.Call, api: str, args: list[cst.Arg]) -> cst.Call | None:
     """helper(input, x) for torch.max(input, x) / input.max(x) (args: the receiver first for a method);
     None where the API has no such helper or the call is not two positional arguments."""
     helper = RUNTIME_DISPATCH.get(api)
-    if helper is None or len(args) != 2 or any(a.keyword is not None or a.star for a in args):
+    if helper is not None and len(args) == 2 and args[0].keyword is None and not args[0].star \
+            and args[1].keyword is not None and args[1].keyword.value == "other":
+        helper = ELEMENTWISE[helper]  # torch.max(x, other=y): only the elementwise overload names other=
+        args = [args[0], args[1].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)]
+    elif helper is None or len(args) != 2 or any(a.keyword is not None or a.star for a in args):
         return None
     args = [args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
             args[1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
