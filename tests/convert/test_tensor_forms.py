@@ -35,6 +35,9 @@ def _converted(line: str):
     ("torch.max(x, other=y)", "r = maximum(x, y)"),
     ("torch.min(x, other=y)", "r = minimum(x, y)"),
     ("x.numpy(force=True)", "r = x.asnumpy()"),
+    ("x.argmax(keepdim=True)", 'r = whole_reduction(x, "argmax", True)'),
+    ("x.argmin(None, True)", 'r = whole_reduction(x, "argmin", True)'),
+    ("x.any(dim=None, keepdim=True)", 'r = whole_reduction(x, "any", True)'),
     ("x.bernoulli()", "r = bernoulli_draw(x)"),
     ("x.bernoulli(0.3)", "r = bernoulli_draw(x, 0.3)"),
     ("x.bernoulli(p=0.3)", "r = bernoulli_draw(x, p=0.3)"),
@@ -52,6 +55,9 @@ def test_forms_mindspore_lacks_are_rewritten(line, expected):
     ("x.new_ones(size=(2, 3))", "r = x.new_ones(size=(2, 3))"),
     ("x.type(torch.int32)", "r = x.type(mindspore.int32)"),
     ("x.type(dtype=torch.int32)", "r = x.type(dtype=mindspore.int32)"),
+    ("x.type(torch.cuda.LongTensor)", "r = x.type(mindspore.int64)"),
+    ("x.argmax(1, keepdim=True)", "r = x.argmax(1, keepdim=True)"),
+    ("x.any(1)", "r = x.any(1)"),
 ])
 def test_forms_mindspore_takes_stay(line, expected):
     assert _converted(line)[0] == expected
@@ -93,6 +99,12 @@ out["min_other"] = a.min(other=c)
 out["max_other"] = a.max(other=c)
 out["max_fn"] = torch.max(a, other=c)
 out["numpy"] = torch.tensor(a.numpy(force=True))
+m = torch.tensor([[3.0, -1.0, 7.0], [0.5, 9.0, -4.0]])
+out["argmax_kept"] = m.argmax(keepdim=True)
+out["argmin_kept"] = m.argmin(None, True)
+out["argmax_flat"] = m.argmax(keepdim=False)
+out["any_kept"] = (m > 8).any(keepdim=True)
+out["any_none"] = (m > 10).any(dim=None, keepdim=True)
 
 
 def record(v):

@@ -52,3 +52,15 @@ def bernoulli_draw(input, p=None):
     if isinstance(p, mindspore.Tensor):
         p = p.astype(u.dtype)
     return (u < p).astype(input.dtype)
+
+
+def whole_reduction(input, name, keepdim=False):
+    """x.argmax(keepdim=True) / x.argmin(dim=None, keepdim=k) / x.any(keepdim=True): the reduction over every
+    element, shaped (1,) * x.ndim when keepdim is true, as PyTorch gives it (MindSpore answers a 0-d tensor
+    for argmax/argmin and refuses any(keepdim=) without an axis). argmax/argmin index the flattened tensor,
+    as int64."""
+    flat = input.reshape(-1)
+    out = {"argmax": lambda: flat.argmax().astype(mindspore.int64),
+           "argmin": lambda: flat.argmin().astype(mindspore.int64),
+           "any": lambda: flat.astype(mindspore.bool_).any()}[name]()
+    return out.reshape((1,) * input.ndim) if keepdim else out

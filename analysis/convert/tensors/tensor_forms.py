@@ -5,12 +5,15 @@ PyTorch's result (helpers in support/helper_tensor_forms.py):
   new_filled(x, size, fill, dtype=...), sizes gathered into one tuple and placement keywords dropped;
 - x.type() (PyTorch's type string), x.type(dtype, non_blocking) and x.type('torch.DoubleTensor'):
   tensor_type(x, dtype) (MindSpore's type() answers 'Float32' and takes no non_blocking or type names);
-- x.min(other=y) / x.max(other=y): the elementwise overload by keyword -> minimum(x, y) / maximum(x, y).
+- x.min(other=y) / x.max(other=y): the elementwise overload by keyword -> minimum(x, y) / maximum(x, y);
+- x.argmax(keepdim=True), x.argmin(None, True), x.any(keepdim=True): a reduction over every element kept as
+  (1,) * ndim (MindSpore's argmax answers a 0-d tensor, its any refuses keepdim= without an axis).
 Forms MindSpore takes as written (x.new_zeros((2, 3), dtype=d), x.type(torch.int32)) stay."""
 from __future__ import annotations
 
 import libcst as cst
 
+from ..apis.legacy import CONSTRUCTORS
 from ..apis.mapped import dtype_name
 from ..core import rules
 from ..core.context import ConversionContext
@@ -22,7 +25,9 @@ FACTORIES = {"new_ones": "1", "new_zeros": "0", "new_empty": "0", "new_full": No
 # keywords of a placement or autograd detail: nothing to carry in MindSpore (its gradients are functional)
 PLACEMENT = frozenset({"device", "requires_grad", "layout", "pin_memory", "memory_format", "non_blocking"})
 EXTREMES = {"min": "minimum", "max": "maximum"}
-METHODS = frozenset(FACTORIES) | {"type"} | frozenset(EXTREMES)
+# reductions whose keepdim= without a dim MindSpore answers with another shape (argmax, argmin) or refuses (any)
+WHOLE = frozenset({"argmax", "argmin", "any"})
+METHODS = frozenset(FACTORIES) | {"type"} | frozenset(EXTREMES) | WHOLE
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
@@ -33,12 +38,14 @@ def method(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: 
         return None
     receiver = updated.func.value  # type: ignore[union-attr]
     text = code(receiver)
-    if text in ("self", "cls") or text.startswith("self.") and name in ("type", "min", "max"):
+    if text in ("self", "cls") or text.startswith("self.") and name not in FACTORIES:
         return None  # a class's own method of that name
     if name in FACTORIES:
         return _factory(ctx, original, updated, name, receiver)
     if name == "type":
         return _type(ctx, original, updated, receiver)
+    if name in WHOLE:
+        return _whole(ctx, original, updated, name, receiver)
     return _extreme(ctx, original, updated, name, receiver)
 
 
@@ -89,8 +96,9 @@ def _factory(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
 
 
 def _is_dtype(ctx: ConversionContext, node: cst.BaseExpression) -> bool:
+    """torch.float64, or a legacy type class (torch.cuda.FloatTensor), which the converter writes as a dtype."""
     qualified = resolve(node, ctx.aliases)
-    return bool(qualified and dtype_name(qualified))
+    return bool(qualified and (dtype_name(qualified) or qualified in CONSTRUCTORS))
 
 
 def _type(ctx: ConversionContext, original: cst.Call, updated: cst.Call, receiver):
@@ -120,3 +128,20 @@ def _extreme(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
     return _call(ctx, original, f"torch.Tensor.{name}", EXTREMES[name], [_arg(receiver), _arg(updated.args[0].value)],
                  f"the elementwise {EXTREMES[name]}, which other= selects; NaN where either operand holds one, as "
                  "PyTorch gives it")
+
+
+def _whole(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, receiver):
+    """x.argmax(keepdim=True) / x.argmin(dim=None, keepdim=k) -> whole_reduction(x, 'argmax', k): only the
+    forms with keepdim and no dim (or dim=None); with a dim MindSpore's method keeps the axis as PyTorch."""
+    bound: dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(updated.args):
+        key = arg.keyword.value if arg.keyword is not None else ("dim", "keepdim")[index] if index < 2 else None
+        if key not in ("dim", "keepdim") or key in bound or arg.star:
+            return None
+        bound[key] = arg.value
+    dim = bound.get("dim")
+    if "keepdim" not in bound or not (dim is None or isinstance(dim, cst.Name) and dim.value == "None"):
+        return None
+    values = [_arg(receiver), _arg(cst.SimpleString(f'"{name}"')), _arg(bound["keepdim"])]
+    return _call(ctx, original, f"torch.Tensor.{name}", "whole_reduction", values,
+                 f"{name} over every element with keepdim: PyTorch keeps each axis as 1")
