@@ -69,6 +69,12 @@ def test_a_generator_is_marked_not_dropped():
     assert [u.torch_api for u in result.unconverted] == ["torch.bernoulli"]
 
 
+def test_an_in_place_draw_with_the_global_generator_is_converted():
+    text, result = _converted("x.random_(0, 10, generator=None)")
+    assert text == "r = x.assign_value(random_fill(x, 0, 10))" and not result.unconverted
+    assert _converted("x.exponential_(generator=g)")[1].unconverted  # a generator of its own: marked
+
+
 def test_other_objects_methods_are_left_alone():
     text = convert_source("import torch\nclass A:\n    def f(self):\n        return self.type(), self.min(other=3)\n"
                           "def g(node):\n    return node.new_full(key=1)\n").text

@@ -31,6 +31,11 @@ def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name:
     """The fill written as a draw; kind and target as inplace._target() found them."""
     api = f"torch.Tensor.{name}"
     helper, keywords = FILLS[name]
+    # generator=None is the global generator, which a draw here uses: the argument goes
+    args = [a for a in updated.args if not (a.keyword is not None and a.keyword.value == "generator"
+                                            and isinstance(a.value, cst.Name) and a.value.value == "None")]
+    if len(args) != len(updated.args):
+        updated = updated.with_changes(args=[*args[:-1], *[a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args[-1:]]])
     unknown = [a for a in updated.args if a.star or (a.keyword is not None and a.keyword.value not in keywords)]
     if unknown:  # generator=...: MindSpore has no generator objects
         ctx.mark(original, rules.TENSOR_METHOD, api,
