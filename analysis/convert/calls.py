@@ -32,6 +32,7 @@ from .modules import unbatched  # layers given an unbatched input (issue 29)
 from .modules import nn_forms  # layer call forms: implicit softmax dims, run-time SmoothL1Loss betas
 from .modules.layermap import NOT_LAYERS, self_path
 from .tensors import absent_methods, methods, numeric_info, outargs, scatter
+from .tensors import tensor_forms  # call forms of Tensor methods (and their torch functions) MindSpore lacks
 from .tensors import inplace_functions  # in-place functions (torch.relu_, F.elu_) and inplace=True (issue 29)
 from .training import idioms, optimizers
 from .training import modern  # AMP, checkpointing and distributed set-up (issue 16's modern scripts)
@@ -70,6 +71,7 @@ HANDLERS.update(samplers.HANDLERS)  # a sampler the file iterates (issue 29)
 HANDLERS.update(edge_forms.HANDLERS)  # edge inputs and argument forms of PyTorch's samples (issue 29)
 HANDLERS.update(nn_forms.HANDLERS)  # softmax family's implicit dim and 0-d inputs, SmoothL1Loss's beta
 HANDLERS.update(weighted_losses.HANDLERS)  # F.l1_loss / mse_loss / huber_loss given weight=
+HANDLERS.update(tensor_forms.HANDLERS)  # torch.argmax(x, keepdim=True): the whole-tensor reduction kept
 
 
 class CallRewrites(WalkState):

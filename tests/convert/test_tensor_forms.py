@@ -38,6 +38,8 @@ def _converted(line: str):
     ("x.argmax(keepdim=True)", 'r = whole_reduction(x, "argmax", True)'),
     ("x.argmin(None, True)", 'r = whole_reduction(x, "argmin", True)'),
     ("x.any(dim=None, keepdim=True)", 'r = whole_reduction(x, "any", True)'),
+    ("torch.argmax(x, keepdim=True)", 'r = whole_reduction(x, "argmax", True)'),
+    ("torch.argmin(x, None, True)", 'r = whole_reduction(x, "argmin", True)'),
     ("x.bernoulli()", "r = bernoulli_draw(x)"),
     ("x.bernoulli(0.3)", "r = bernoulli_draw(x, 0.3)"),
     ("x.bernoulli(p=0.3)", "r = bernoulli_draw(x, p=0.3)"),
@@ -58,6 +60,7 @@ def test_forms_mindspore_lacks_are_rewritten(line, expected):
     ("x.type(torch.cuda.LongTensor)", "r = x.type(mindspore.int64)"),
     ("x.argmax(1, keepdim=True)", "r = x.argmax(1, keepdim=True)"),
     ("x.any(1)", "r = x.any(1)"),
+    ("torch.argmax(x, dim=1, keepdim=True)", "r = ops.argmax(x, dim=1, keepdim=True)"),
 ])
 def test_forms_mindspore_takes_stay(line, expected):
     assert _converted(line)[0] == expected
@@ -109,6 +112,8 @@ m = torch.tensor([[3.0, -1.0, 7.0], [0.5, 9.0, -4.0]])
 out["argmax_kept"] = m.argmax(keepdim=True)
 out["argmin_kept"] = m.argmin(None, True)
 out["argmax_flat"] = m.argmax(keepdim=False)
+out["argmax_fn"] = torch.argmax(m, keepdim=True)
+out["argmin_fn"] = torch.argmin(m, dim=None, keepdim=True)
 out["any_kept"] = (m > 8).any(keepdim=True)
 out["any_none"] = (m > 10).any(dim=None, keepdim=True)
 

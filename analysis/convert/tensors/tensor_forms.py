@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..apis.legacy import CONSTRUCTORS
-from ..apis.mapped import dtype_name
+from ..apis.mapped import convert_call, dtype_name
 from ..core import rules
 from ..core.context import ConversionContext
 from ..core.names import code, resolve
@@ -130,18 +130,31 @@ def _extreme(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
                  "PyTorch gives it")
 
 
-def _whole(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, receiver):
+def _whole(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, receiver,
+           slots: tuple[str, ...] = ("dim", "keepdim"), api: str = ""):
     """x.argmax(keepdim=True) / x.argmin(dim=None, keepdim=k) -> whole_reduction(x, 'argmax', k): only the
     forms with keepdim and no dim (or dim=None); with a dim MindSpore's method keeps the axis as PyTorch."""
     bound: dict[str, cst.BaseExpression] = {}
     for index, arg in enumerate(updated.args):
-        key = arg.keyword.value if arg.keyword is not None else ("dim", "keepdim")[index] if index < 2 else None
-        if key not in ("dim", "keepdim") or key in bound or arg.star:
+        key = arg.keyword.value if arg.keyword is not None else slots[index] if index < len(slots) else None
+        if key not in slots or key in bound or arg.star:
             return None
         bound[key] = arg.value
     dim = bound.get("dim")
     if "keepdim" not in bound or not (dim is None or isinstance(dim, cst.Name) and dim.value == "None"):
         return None
-    values = [_arg(receiver), _arg(cst.SimpleString(f'"{name}"')), _arg(bound["keepdim"])]
-    return _call(ctx, original, f"torch.Tensor.{name}", "whole_reduction", values,
+    values = [_arg(receiver if receiver is not None else bound["input"]), _arg(cst.SimpleString(f'"{name}"')),
+              _arg(bound["keepdim"])]
+    return _call(ctx, original, api or f"torch.Tensor.{name}", "whole_reduction", values,
                  f"{name} over every element with keepdim: PyTorch keeps each axis as 1")
+
+
+def whole_function(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry):
+    """torch.argmax(x, keepdim=True) -> whole_reduction(x, 'argmax', True); any other form as the tables say."""
+    name = qualified.rsplit(".", 1)[1]
+    new = _whole(ctx, original, updated, name, None, ("input", "dim", "keepdim"), qualified)
+    return new if new is not None else convert_call(ctx, original, updated, qualified, entry)
+
+
+# torch functions of the same forms (calls.py registers them)
+HANDLERS = {"torch.argmax": whole_function, "torch.argmin": whole_function}
