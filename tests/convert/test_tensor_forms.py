@@ -40,6 +40,9 @@ def _converted(line: str):
     ("x.any(dim=None, keepdim=True)", 'r = whole_reduction(x, "any", True)'),
     ("torch.argmax(x, keepdim=True)", 'r = whole_reduction(x, "argmax", True)'),
     ("torch.argmin(x, None, True)", 'r = whole_reduction(x, "argmin", True)'),
+    ("x.any(1)", "r = any_along(x, 1)"),
+    ("x.any(dim=(0, 1), keepdim=True)", "r = any_along(x, (0, 1), True)"),
+    ("torch.any(x, 1)", "r = any_along(x, 1)"),
     ("x.bernoulli()", "r = bernoulli_draw(x)"),
     ("x.bernoulli(0.3)", "r = bernoulli_draw(x, 0.3)"),
     ("x.bernoulli(p=0.3)", "r = bernoulli_draw(x, p=0.3)"),
@@ -59,7 +62,6 @@ def test_forms_mindspore_lacks_are_rewritten(line, expected):
     ("x.type(dtype=torch.int32)", "r = x.type(dtype=mindspore.int32)"),
     ("x.type(torch.cuda.LongTensor)", "r = x.type(mindspore.int64)"),
     ("x.argmax(1, keepdim=True)", "r = x.argmax(1, keepdim=True)"),
-    ("x.any(1)", "r = x.any(1)"),
     ("torch.argmax(x, dim=1, keepdim=True)", "r = ops.argmax(x, dim=1, keepdim=True)"),
 ])
 def test_forms_mindspore_takes_stay(line, expected):
@@ -116,6 +118,13 @@ out["argmax_fn"] = torch.argmax(m, keepdim=True)
 out["argmin_fn"] = torch.argmin(m, dim=None, keepdim=True)
 out["any_kept"] = (m > 8).any(keepdim=True)
 out["any_none"] = (m > 10).any(dim=None, keepdim=True)
+sparse = torch.tensor([[0.0, 0.3, 0.0], [0.0, 0.0, 0.0], [-0.2, 0.0, 0.0], [float("nan"), 0.0, 0.0]])
+for name, dtype in (("f32", torch.float32), ("f64", torch.float64), ("i32", torch.int32), ("b", torch.bool)):
+    s = (sparse * 10).to(dtype) if dtype == torch.int32 else sparse.to(dtype)
+    out["any1_" + name] = s.any(1)
+    out["any0_kept_" + name] = s.any(dim=0, keepdim=True)
+    out["any_fn_" + name] = torch.any(s, 1)
+    out["any_dims_" + name] = s.any(dim=(0, 1))
 
 
 def record(v):

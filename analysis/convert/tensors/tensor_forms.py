@@ -7,7 +7,8 @@ PyTorch's result (helpers in support/helper_tensor_forms.py):
   tensor_type(x, dtype) (MindSpore's type() answers 'Float32' and takes no non_blocking or type names);
 - x.min(other=y) / x.max(other=y): the elementwise overload by keyword -> minimum(x, y) / maximum(x, y);
 - x.argmax(keepdim=True), x.argmin(None, True), x.any(keepdim=True): a reduction over every element kept as
-  (1,) * ndim (MindSpore's argmax answers a 0-d tensor, its any refuses keepdim= without an axis).
+  (1,) * ndim (MindSpore's argmax answers a 0-d tensor, its any refuses keepdim= without an axis);
+- x.any(dim) / torch.any(x, dim): cast to bool first (MindSpore's any along an axis is wrong for other dtypes).
 Forms MindSpore takes as written (x.new_zeros((2, 3), dtype=d), x.type(torch.int32)) stay."""
 from __future__ import annotations
 
@@ -141,7 +142,14 @@ def _whole(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: 
             return None
         bound[key] = arg.value
     dim = bound.get("dim")
-    if "keepdim" not in bound or not (dim is None or isinstance(dim, cst.Name) and dim.value == "None"):
+    if dim is not None and not (isinstance(dim, cst.Name) and dim.value == "None"):
+        if name != "any":
+            return None  # with a dim MindSpore's argmax/argmin keep the axis as PyTorch
+        values = [_arg(receiver if receiver is not None else bound["input"]), _arg(dim)] \
+            + ([_arg(bound["keepdim"])] if "keepdim" in bound else [])
+        return _call(ctx, original, api or "torch.Tensor.any", "any_along", values,
+                     "MindSpore's any along an axis answers wrongly for a non-bool tensor: cast to bool first")
+    if "keepdim" not in bound:
         return None
     values = [_arg(receiver if receiver is not None else bound["input"]), _arg(cst.SimpleString(f'"{name}"')),
               _arg(bound["keepdim"])]
@@ -157,4 +165,4 @@ def whole_function(ctx: ConversionContext, original: cst.Call, updated: cst.Call
 
 
 # torch functions of the same forms (calls.py registers them)
-HANDLERS = {"torch.argmax": whole_function, "torch.argmin": whole_function}
+HANDLERS = {"torch.argmax": whole_function, "torch.argmin": whole_function, "torch.any": whole_function}
