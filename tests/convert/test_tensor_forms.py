@@ -118,9 +118,11 @@ out["argmax_fn"] = torch.argmax(m, keepdim=True)
 out["argmin_fn"] = torch.argmin(m, dim=None, keepdim=True)
 out["any_kept"] = (m > 8).any(keepdim=True)
 out["any_none"] = (m > 10).any(dim=None, keepdim=True)
+out["any_u8_kept"] = (m > 8).to(torch.uint8).any(keepdim=True)
 sparse = torch.tensor([[0.0, 0.3, 0.0], [0.0, 0.0, 0.0], [-0.2, 0.0, 0.0], [float("nan"), 0.0, 0.0]])
-for name, dtype in (("f32", torch.float32), ("f64", torch.float64), ("i32", torch.int32), ("b", torch.bool)):
-    s = (sparse * 10).to(dtype) if dtype == torch.int32 else sparse.to(dtype)
+for name, dtype in (("f32", torch.float32), ("f64", torch.float64), ("i32", torch.int32), ("u8", torch.uint8),
+                    ("b", torch.bool)):
+    s = sparse.nan_to_num(7.0).abs().mul(10).to(dtype) if name in ("i32", "u8") else sparse.to(dtype)
     out["any1_" + name] = s.any(1)
     out["any0_kept_" + name] = s.any(dim=0, keepdim=True)
     out["any_fn_" + name] = torch.any(s, 1)

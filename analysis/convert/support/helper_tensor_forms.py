@@ -62,7 +62,8 @@ def whole_reduction(input, name, keepdim=False):
     flat = input.reshape(-1)
     out = {"argmax": lambda: flat.argmax().astype(mindspore.int64),
            "argmin": lambda: flat.argmin().astype(mindspore.int64),
-           "any": lambda: flat.astype(mindspore.bool_).any()}[name]()
+           "any": lambda: flat.astype(mindspore.bool_).any().astype(
+               mindspore.uint8 if input.dtype == mindspore.uint8 else mindspore.bool_)}[name]()  # PyTorch keeps uint8
     return out.reshape((1,) * input.ndim) if keepdim else out
 
 
@@ -70,8 +71,9 @@ def any_along(input, dim, keepdim=False):
     """x.any(dim) / torch.any(x, dim): MindSpore 2.10's any along an axis answers wrongly for a float or
     integer tensor (float32 [[0, .3, 0], [0, 0, 0], [-.2, 0, 0]].any(1) gave [False, True, True], int32
     all False); on a bool tensor it is right, so the input is cast to bool first (NaN counts as true, as
-    in PyTorch). A tuple of axes goes as axis=, which only that overload takes. A numpy array's any
+    in PyTorch; a uint8 tensor's answer is uint8, as PyTorch's). A tuple of axes goes as axis=, which only that overload takes. A numpy array's any
     (a receiver the converter could not type) is called as numpy's."""
     if not isinstance(input, mindspore.Tensor):
         return input.any(dim, keepdims=keepdim)
-    return input.astype(mindspore.bool_).any(axis=dim if isinstance(dim, int) else tuple(dim), keep_dims=keepdim)
+    out = input.astype(mindspore.bool_).any(axis=dim if isinstance(dim, int) else tuple(dim), keep_dims=keepdim)
+    return out.astype(mindspore.uint8) if input.dtype == mindspore.uint8 else out  # PyTorch keeps uint8
