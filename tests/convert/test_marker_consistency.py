@@ -26,9 +26,11 @@ def test_a_keyword_mindspore_refuses_is_marked_not_passed_through():
 
 
 def test_extra_positional_arguments_are_marked():
-    # x.type(dtype, non_blocking): MindSpore's Tensor.type takes the dtype only
-    source = "import torch\nx = torch.ones(2, 3)\nd = x.type(torch.float64, False)\n"
-    assert "positional" in _marks(source).get(3, "")
+    # the mechanism: more positionals than MindSpore's method takes would raise (x.type(dtype, non_blocking),
+    # which did, now goes to tensor_forms' helper and needs no marker)
+    source = "import torch\nx = torch.ones(2, 3)\nd = x.masked_fill(x > 0, 1.0, 2.0)\ne = x.type(torch.float64, False)\n"
+    marks = _marks(source)
+    assert "positional" in marks.get(3, "") and 4 not in marks
 
 
 def test_calls_mindspore_takes_get_no_marker():

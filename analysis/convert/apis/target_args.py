@@ -101,13 +101,26 @@ def check(ctx, original: cst.Call, new: cst.BaseExpression, ms_name: str, torch_
         new = new.with_changes(args=args)
         ctx.change(original, rules.API_ARGS, torch_api, ms_name,
                    f"dropped {', '.join(n + '=' for n in dropped)} (no effect on the values in MindSpore)")
-        for name in dropped:  # torch.strided in layout=torch.strided went with its argument
-            value = resolve(passed[name], ctx.aliases)
-            if value and value.startswith("torch."):
-                ctx.change(original, rules.API_ARGS, value, "", f"{value}: dropped with {name}=")
+        record_dropped_values(ctx, original, dropped)
     if problems:
         ctx.caution(original, rules.API_DIFF, torch_api, "; ".join(problems))
     return new
+
+
+def harmless_keywords(ctx, original: cst.Call, names) -> bool:
+    """Whether every keyword of `names` the user passed to `original` may be dropped (placement_keywords)."""
+    return all(_harmless(ctx, a.keyword.value, a.value) for a in original.args
+               if a.keyword is not None and a.keyword.value in names)
+
+
+def record_dropped_values(ctx, original: cst.Call, dropped) -> None:
+    """A torch value given to a dropped keyword (layout=torch.strided) went with it: recorded as converted,
+    so the report does not leave it for a person."""
+    passed = {a.keyword.value: a.value for a in original.args if a.keyword is not None}
+    for name in dropped:
+        value = resolve(passed[name], ctx.aliases) if name in passed else None
+        if value and value.startswith("torch."):
+            ctx.change(original, rules.API_ARGS, value, "", f"{value}: dropped with {name}=")
 
 
 def _marked(ctx, original: cst.Call) -> bool:

@@ -14,17 +14,20 @@ from __future__ import annotations
 
 import libcst as cst
 
+from analysis.knowledge.placement_keywords import HARMLESS
+
 from ..apis.legacy import CONSTRUCTORS
 from ..apis.mapped import convert_call, dtype_name
 from ..core import rules
 from ..core.context import ConversionContext
+from ..apis import target_args
 from ..core.names import code, resolve
 from ..support import helpers
 
 # method -> the fill value its tensor holds (None: new_full's own argument)
 FACTORIES = {"new_ones": "1", "new_zeros": "0", "new_empty": "0", "new_full": None}
-# keywords of a placement or autograd detail: nothing to carry in MindSpore (its gradients are functional)
-PLACEMENT = frozenset({"device", "requires_grad", "layout", "pin_memory", "memory_format", "non_blocking"})
+# keywords of a placement or autograd detail, dropped where their value changes nothing (placement_keywords)
+PLACEMENT = frozenset(HARMLESS)
 EXTREMES = {"min": "minimum", "max": "maximum"}
 # reductions whose keepdim= without a dim MindSpore answers with another shape (argmax, argmin) or refuses (any)
 WHOLE = frozenset({"argmax", "argmin", "any"})
@@ -66,6 +69,8 @@ def _factory(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
     keywords = {a.keyword.value: a.value for a in updated.args if a.keyword is not None}
     if set(keywords) - PLACEMENT - {"size", "dtype", "fill_value"} or "fill_value" in keywords and name != "new_full":
         return None  # a keyword PyTorch's method does not take: another object's method
+    if not target_args.harmless_keywords(ctx, original, PLACEMENT):
+        return None  # requires_grad=True: a person decides how MindSpore takes that gradient (target_args marks it)
     fill: cst.BaseExpression | None = cst.Integer(FACTORIES[name]) if FACTORIES[name] else keywords.get("fill_value")
     if name == "new_full" and fill is None:
         if len(positional) != 2 or positional[1].star:
@@ -88,6 +93,7 @@ def _factory(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
         return None  # MindSpore's new_ones/new_zeros/new_empty(size, dtype=) as written
     values = [_arg(receiver), _arg(size), _arg(fill)] + ([_arg(keywords["dtype"], "dtype")] if "dtype" in keywords else [])
     dropped = sorted(set(keywords) & PLACEMENT)
+    target_args.record_dropped_values(ctx, original, dropped)
     return _call(ctx, original, f"torch.Tensor.{name}", "new_filled", values,
                  f"MindSpore's {name} takes one size and dtype= only" + (", and runs on Ascend only" if name == "new_full"
                                                                           else "")
