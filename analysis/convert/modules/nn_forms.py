@@ -18,11 +18,9 @@ The wrapping and the local class are written after the layer map has its record 
 MindSpore's class. A call with arguments PyTorch's signature does not name goes on to the tables, which mark it."""
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
-from ..apis.compositions import bind_arguments
+from ..apis.compositions import _literal, bind_arguments
 from ..apis.mapped import convert_call
 from ..apis.signatures import kwarg
 from ..core import rules
@@ -34,17 +32,6 @@ from . import layers
 SOFTMAX_LAYERS = {"torch.nn.Softmax": "Softmax", "torch.nn.Softmin": "Softmin", "torch.nn.LogSoftmax": "LogSoftmax"}
 SOFTMAX_FUNCTIONS = {f"torch.nn.functional.{kind}": kind for kind in ("softmax", "softmin", "log_softmax")}
 IMPLICIT = "PyTorch's dim=None takes axis 0 of a 0-, 1- or 3-d input and 1 otherwise, MindSpore's the last axis"
-
-
-def _literal(bound: dict[str, cst.Arg], name: str, missing=None):
-    """An argument's value where it is a literal, `missing` where it is not passed, Ellipsis otherwise."""
-    arg = bound.get(name)
-    if arg is None:
-        return missing
-    try:
-        return ast.literal_eval(cst.Module([]).code_for_node(arg.value))
-    except (ValueError, SyntaxError):
-        return ...
 
 
 def softmax_layer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry):
