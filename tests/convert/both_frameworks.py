@@ -11,6 +11,21 @@ import numpy as np
 from analysis.convert import convert_source
 
 
+# the end of a script whose results are in a dict `out`: each as (dtype, shape, values), complex values as
+# (real, imaginary) pairs, NaN as 12345.0, rounded to 4 places (it needs `json` and `numpy as np` imported)
+RECORD = '''
+
+def record(v):
+    a = v.detach().numpy() if hasattr(v, "detach") else v.asnumpy()
+    if a.dtype.kind == "c":
+        a = np.stack([a.real, a.imag], -1)
+    return [str(a.dtype), list(a.shape), np.nan_to_num(a.astype(np.float64), nan=12345.0).round(4).tolist()]
+
+
+print("RESULT " + json.dumps({k: record(v) for k, v in out.items()}))
+'''
+
+
 def run_script(folder, text):
     """`text` run as script.py in a new `folder` (MindSpore writes rank_0/ there); its RESULT, parsed."""
     folder.mkdir()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.convert import convert_source
-from tests.convert.both_frameworks import assert_records_match, run_both
+from tests.convert.both_frameworks import RECORD, assert_records_match, run_both
 
 SOURCE = '''
 import json
@@ -185,17 +185,7 @@ out["conv_t2d"] = torch.conv_transpose2d(cube[None], torch.ones(2, 1, 2, 2), tor
 out["conv_t3d"] = torch.conv_transpose3d(cube[None, None], torch.ones(1, 2, 2, 1, 2), padding=(0, 0, 1))
 out["uchunk"] = x.unsafe_chunk(2, dim=1)[0]
 out["usplit"] = x.unsafe_split(2)[1]
-
-
-def record(v):
-    a = v.detach().numpy() if hasattr(v, "detach") else v.asnumpy()
-    if a.dtype.kind == "c":
-        a = np.stack([a.real, a.imag], -1)
-    return [str(a.dtype), list(a.shape), np.nan_to_num(a.astype(np.float64), nan=12345.0).round(4).tolist()]
-
-
-print("RESULT " + json.dumps({k: record(v) for k, v in out.items()}))
-'''
+''' + RECORD
 
 
 def test_coverage_calls_convert_without_markers():

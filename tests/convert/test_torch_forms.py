@@ -12,19 +12,7 @@ import pytest
 
 from analysis.convert import convert_source
 from analysis.convert.apis import keyword_aliases
-from tests.convert.both_frameworks import assert_records_match, run_both
-
-RECORD = '''
-
-def record(v):
-    a = v.detach().numpy() if hasattr(v, "detach") else v.asnumpy()
-    if a.dtype.kind == "c":
-        a = np.stack([a.real, a.imag], -1)
-    return [str(a.dtype), list(a.shape), np.nan_to_num(a.astype(np.float64), nan=12345.0).round(4).tolist()]
-
-
-print("RESULT " + json.dumps({k: record(v) for k, v in out.items()}))
-'''
+from tests.convert.both_frameworks import RECORD, assert_records_match, run_both
 
 LINALG = '''
 import json
