@@ -19,7 +19,7 @@ from .apis import target_args  # arguments the MindSpore call would refuse: drop
 from .apis import cpu_convolutions  # convolutions on CPU: oneDNN's GEMM kernel rather than its reference code
 from .apis import keyword_aliases  # keywords PyTorch takes under their ATen name (linalg input=)
 from .apis import weighted_losses  # weight= of the losses whose MindSpore namesake has none
-from .apis.mapped import SUPPLEMENT, convert_call, dtype_name, tensor_constructor
+from .apis.mapped import SUPPLEMENT, SUPPLEMENT_KEYWORDS, convert_call, dtype_name, tensor_constructor
 from .core import rules
 from .core.layout import relayout
 from .core.names import dotted, resolve
@@ -371,6 +371,8 @@ def _same_arguments(before: cst.Call, after: cst.Call) -> bool:
 
 
 def _supplement(qualified: str):
-    from analysis.knowledge.mapping import ApiEntry
+    from analysis.knowledge.mapping import ApiEntry, ParamDiff
 
-    return ApiEntry(torch=qualified, mindspore=(SUPPLEMENT[qualified],), category="consistent", section="supplement")
+    renames = tuple(ParamDiff("param", torch, ms, "same") for torch, ms in SUPPLEMENT_KEYWORDS.get(qualified, {}).items())
+    return ApiEntry(torch=qualified, mindspore=(SUPPLEMENT[qualified],), category="consistent", section="supplement",
+                    params=renames)

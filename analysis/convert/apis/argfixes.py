@@ -14,7 +14,8 @@ the arguments are written so that it computes PyTorch's values:
   result) -> linspace() (helper_source.py), PyTorch's formula in float64
 - F.normalize(x, p=1, eps=1e-4): ops.L2Normalize is the 2-norm only, takes three values of eps and no
   complex input -> normalize() (helper_source.py), whatever p and eps
-- F.gumbel_softmax(logits, tau=1): MindSpore checks that tau is a Python float -> 1.0 / float(tau)
+- F.gumbel_softmax(logits, tau=1): MindSpore checks that tau is a Python float -> 1.0 / float(tau); the same
+  for celu's and nn.CELU's alpha (MindSpore's CeLU primitive refuses an int)
 - torch.atleast_1d/2d/3d(x) returns a tensor, (x, y) a tuple: MindSpore's takes one tensor, or one
   sequence of them -> the tensor alone, or the tensors as one tuple (the tables' packing made a
   tuple of one, so a tuple came back where PyTorch gives a tensor)"""
@@ -176,18 +177,26 @@ def _number_text(node: cst.BaseExpression) -> str:
     return node.value if isinstance(node, (cst.Integer, cst.Float)) else ""
 
 
-def gumbel_softmax(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry
-                   ) -> cst.BaseExpression:
-    names = ("logits", "tau", "hard", "eps", "dim")
-    values = bind(updated.args, names)
-    if values is None or "tau" not in values:
-        return convert_call(ctx, original, updated, qualified, entry)
-    at = _positions(updated.args, names)
-    tau = _as_float(values["tau"])
-    if tau is values["tau"]:
-        return convert_call(ctx, original, updated, qualified, entry)
-    return convert_call(ctx, original, updated.with_changes(args=_replace(updated.args, {at["tau"]: tau})),
-                        qualified, entry, note="tau written as a float (MindSpore checks for a Python float)")
+def _float_parameter(names: tuple[str, ...], param: str, why: str):
+    """A handler writing `param` as a float: MindSpore's checks a Python float where PyTorch reads an int as one."""
+    def handler(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry
+                ) -> cst.BaseExpression:
+        values = bind(updated.args, names)
+        if values is None or param not in values:
+            return convert_call(ctx, original, updated, qualified, entry)
+        value = _as_float(values[param])
+        if value is values[param]:
+            return convert_call(ctx, original, updated, qualified, entry)
+        at = _positions(updated.args, names)
+        return convert_call(ctx, original, updated.with_changes(args=_replace(updated.args, {at[param]: value})),
+                            qualified, entry, note=f"{param} written as a float ({why})")
+    return handler
+
+
+gumbel_softmax = _float_parameter(("logits", "tau", "hard", "eps", "dim"), "tau", "MindSpore checks for a Python float")
+# CeLU's primitive refuses an int alpha ("CeLU(alpha=int)"); PyTorch reads it as a float
+celu = _float_parameter(("input", "alpha", "inplace"), "alpha", "MindSpore's CeLU refuses an int")
+celu_layer = _float_parameter(("alpha", "inplace"), "alpha", "MindSpore's CeLU refuses an int")
 
 
 def atleast(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
@@ -205,4 +214,5 @@ def atleast(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
 
 HANDLERS = {"torch.full": full, "torch.logspace": logspace, "torch.linspace": linspace,
             "torch.nn.functional.normalize": normalize, "torch.nn.functional.gumbel_softmax": gumbel_softmax,
+            "torch.nn.functional.celu": celu, "torch.nn.CELU": celu_layer,
             **{f"torch.atleast_{n}d": atleast for n in (1, 2, 3)}}

@@ -63,7 +63,7 @@ def _only(*names: str) -> Callable[[dict[str, cst.Arg]], bool]:
     return lambda bound: set(bound) == set(names)
 
 
-def _literal(bound: dict[str, cst.Arg], name: str, missing=None):
+def literal_argument(bound: dict[str, cst.Arg], name: str, missing=None):
     """An argument's value where it is written as a literal (a string, a number, True/False/None), `missing`
     where it is not passed, Ellipsis for any other expression."""
     arg = bound.get(name)
@@ -110,23 +110,23 @@ FORMS = {
                                  why=SCATTER),
     # torch.nn.functional (issue 29, PyTorch's samples): kernels without PyTorch's dtypes or forms
     "torch.nn.functional.relu6": Form(("input", "inplace"), "relu6",
-                                      lambda bound: _literal(bound, "inplace", False) is False,
+                                      lambda bound: literal_argument(bound, "inplace", False) is False,
                                       why="MindSpore's ReLU6 kernel takes float16/float32 only"),
     "torch.nn.functional.hardshrink": Form(("input", "lambd"), "hardshrink", why=NO_FLOAT64.format("HShrink")),
     "torch.nn.functional.softshrink": Form(("input", "lambd"), "softshrink", why=NO_FLOAT64.format("SoftShrink")),
     "torch.nn.functional.pad": Form(("input", "pad", "mode", "value"), "circular_pad",
-                                    lambda bound: _literal(bound, "mode") == "circular" and "value" not in bound,
+                                    lambda bound: literal_argument(bound, "mode") == "circular" and "value" not in bound,
                                     why="MindSpore's circular PadV3 refuses booleans and some shapes PyTorch pads"),
     "torch.nn.functional.smooth_l1_loss": Form(
         ("input", "target", "size_average", "reduce", "reduction", "beta"), "smooth_l1_loss",
-        lambda bound: _no_legacy(bound) and _literal(bound, "beta", 1.0) in (0, ...),
+        lambda bound: _no_legacy(bound) and literal_argument(bound, "beta", 1.0) in (0, ...),
         why="MindSpore's smooth_l1_loss has no CPU kernel for beta=0 (the L1 loss), which a beta known only when "
             "it runs may be"),
     "torch.nn.functional.multi_margin_loss": Form(
         ("input", "target", "p", "margin", "weight", "size_average", "reduce", "reduction"), "multi_margin_loss",
         _no_legacy, why="MindSpore's takes an int margin only and refuses PyTorch's unbatched form"),
     **{f"torch.nn.functional.dropout{n}d": Form(("input", "p", "training", "inplace"), f"dropout{n}d",
-                                                lambda bound: _literal(bound, "inplace", False) is False,
+                                                lambda bound: literal_argument(bound, "inplace", False) is False,
                                                 why=f"MindSpore's dropout{n}d takes {n + 2}-D inputs only")
        for n in (2, 3)},
     "torch.nn.functional.cosine_embedding_loss": Form(

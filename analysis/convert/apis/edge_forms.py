@@ -31,13 +31,13 @@ import libcst as cst
 
 from ..core.context import ConversionContext
 from . import compositions
-from .compositions import Form, _helper_call, _literal, bind_arguments
+from .compositions import Form, _helper_call, literal_argument, bind_arguments
 from .mapped import convert_call
 from ..support import helpers
 
 
 def _empty_dims(bound: dict[str, cst.Arg]) -> bool:
-    return _literal(bound, "dim") in ((), [])
+    return literal_argument(bound, "dim") in ((), [])
 
 
 def _tuple_dim(bound: dict[str, cst.Arg]) -> bool:
@@ -50,7 +50,7 @@ def _tensor_repeats(bound: dict[str, cst.Arg]) -> bool:  # an int literal runs o
 
 
 def _split_tensor(bound: dict[str, cst.Arg]) -> bool:  # ints written out run on MindSpore's tensor_split
-    return "indices_or_sections" in bound and _literal(bound, "indices_or_sections") is ...
+    return "indices_or_sections" in bound and literal_argument(bound, "indices_or_sections") is ...
 
 
 CROSS = "MindSpore's cross gives wrong values where the operands broadcast"

@@ -33,6 +33,8 @@ SUPPLEMENT = {
     "torch.Tensor": "mindspore.Tensor",
     "torch.from_numpy": "mindspore.Tensor.from_numpy",
 }
+# their keywords MindSpore spells otherwise (mindspore.tensor(input_data=...) refuses data=)
+SUPPLEMENT_KEYWORDS = {"torch.tensor": {"data": "input_data"}, "torch.as_tensor": {"data": "input_data"}}
 
 
 def dtype_name(qualified: str) -> str | None:

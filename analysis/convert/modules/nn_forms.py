@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..apis.compositions import _literal, bind_arguments
+from ..apis.compositions import literal_argument, bind_arguments
 from ..apis.mapped import convert_call
 from ..apis.signatures import kwarg
 from ..core import rules
@@ -45,7 +45,7 @@ def softmax_layer(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
 
 def softmax_function(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry):
     bound = bind_arguments(updated, ("input", "dim", "_stacklevel", "dtype"))
-    if bound is None or "input" not in bound or _literal(bound, "dim") is not None:
+    if bound is None or "input" not in bound or literal_argument(bound, "dim") is not None:
         return convert_call(ctx, original, updated, qualified, entry)
     args = [bound["input"].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)]
     args.append(kwarg("kind", f'"{SOFTMAX_FUNCTIONS[qualified]}"'))
@@ -59,7 +59,7 @@ def softmax_function(ctx: ConversionContext, original: cst.Call, updated: cst.Ca
 
 def smooth_l1_layer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry):
     bound = bind_arguments(updated, ("size_average", "reduce", "reduction", "beta"))
-    beta = _literal(bound, "beta", 1.0) if bound is not None else None
+    beta = literal_argument(bound, "beta", 1.0) if bound is not None else None
     if bound is None or "size_average" in bound or "reduce" in bound or not (beta is ... or beta == 0):
         return convert_call(ctx, original, updated, qualified, entry)
     return helpers.call(ctx, original, qualified, "SmoothL1Loss", list(updated.args), template=updated,
@@ -73,7 +73,7 @@ LSTM_PARAMS = ("input_size", "hidden_size", "num_layers", "bias", "batch_first",
 
 def lstm(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry):
     bound = bind_arguments(updated, LSTM_PARAMS)
-    if bound is None or _literal(bound, "proj_size", 0) == 0 \
+    if bound is None or literal_argument(bound, "proj_size", 0) == 0 \
             or (isinstance(original.func, cst.Attribute) and original.func.attr.value == "__init__"):
         return convert_call(ctx, original, updated, qualified, entry)
     return helpers.call(ctx, original, qualified, "ProjectedLSTM", list(updated.args), template=updated,
@@ -128,7 +128,7 @@ def affine_layer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, 
     if wide is not None:
         new = new.with_changes(args=[a.with_changes(value=wide) if a.keyword is not None
                                      and a.keyword.value == "normalized_shape" else a for a in new.args])
-    held = {name: arg.value for name, arg in switches.items() if _literal(switches, name) is not True}
+    held = {name: arg.value for name, arg in switches.items() if literal_argument(switches, name) is not True}
     if wide is not None or held:
         _PENDING[id(original)] = (wide is not None, held)
     return new

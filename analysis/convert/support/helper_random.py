@@ -11,8 +11,11 @@ from mindspore import ops
 
 
 def unit_draw(x):
-    """Uniform [0, 1) values of x's shape: float64 for a float64 x (its resolution), float32 otherwise."""
-    return ops.rand(tuple(x.shape), dtype=mindspore.float64 if x.dtype == mindspore.float64 else mindspore.float32)
+    """Uniform [0, 1) values of x's shape: float64 for a float64 x (its resolution), float32 otherwise.
+    MindSpore's float32 draw rounds to 1.0 about once in 2e7 values: held below 1, as PyTorch's are."""
+    wide = x.dtype == mindspore.float64
+    draw = ops.rand(tuple(x.shape), dtype=mindspore.float64 if wide else mindspore.float32)
+    return ops.clamp(draw, max=1.0 - 2.0 ** (-53 if wide else -24))
 
 
 def uniform_fill(x, low=0.0, high=1.0):
