@@ -2,7 +2,7 @@
 PaddlePaddle/PaConvert (a PyTorch->Paddle converter), whose `tests/test_<api>.py` files each hold
 PyTorch snippets and the names of the variables its test compares.
 
-    python bench/heldout_calls.py [--half dev|test|test2|test3] [--key NAME] [--tests-dir DIR] [--files N] [--workers 2]
+    python bench/heldout_calls.py [--half dev|test|test2|test3|test4] [--key NAME] [--tests-dir DIR] [--files N] [--workers 2]
                                   [--json OUT] [--silent OUT]
 
 The test files are public code: they are kept outside the repository and only verdicts are written here,
@@ -20,6 +20,10 @@ never their code. Three parts, each a folder of files fetched in the sample's or
   the same order (from candidate 497 on), fetched at session 12's start, after test2's failures had been
   reported; measured on session 12's starting code (key "test3_start", from a checkout of that commit) and
   at its end ("test3_end").
+- test4 (environment HELDOUT_TEST4_DIR, else /work/heldout/paconvert/tests_test4): the next 120 files in
+  the same order (candidates 636-788), fetched at session 13's start, after test3's failures had been
+  reported; measured then ("test4_start", on the commit that fixed the previous stop's CI failures) and
+  at the session's end ("test4_end").
 The JSON keeps one report per key (its "halves" key; the key is the half's name unless --key names another,
 e.g. test2_start); a run replaces that key's report only.
 
@@ -73,7 +77,8 @@ DEFAULT_JSON = ROOT / "bench" / "heldout_calls.json"
 HALF_DIRS = {"dev": Path(os.environ.get("HELDOUT_DIR", "/work/heldout/paconvert/tests")),
              "test": Path(os.environ.get("HELDOUT_TEST_DIR", "/work/heldout/paconvert/tests_test")),
              "test2": Path(os.environ.get("HELDOUT_TEST2_DIR", "/work/heldout/paconvert/tests_test2")),
-             "test3": Path(os.environ.get("HELDOUT_TEST3_DIR", "/work/heldout/paconvert/tests_test3"))}
+             "test3": Path(os.environ.get("HELDOUT_TEST3_DIR", "/work/heldout/paconvert/tests_test3")),
+             "test4": Path(os.environ.get("HELDOUT_TEST4_DIR", "/work/heldout/paconvert/tests_test4"))}
 FAMILIES = ("torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "others")
 FINAL = 10 ** 6  # the chunk number of the last record: the compared names' final values
 ANALYZER_ONLY = "no marker in the code, the analyzer says "  # a reason's start: marked in the report only

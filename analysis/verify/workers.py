@@ -85,6 +85,17 @@ def execute(framework: str, source: str, arrays: dict, fill, only: dict | None =
         return False, short_error(exc)
 
 
+def _reset_globals(framework: str) -> None:
+    """Undo what one snippet may have set for the whole process (a test of torch.set_default_device('cuda')
+    that raised half-way left every later snippet of its worker failing; set_default_dtype, no_grad)."""
+    if framework == "torch":
+        import torch
+
+        torch.set_default_device(None)
+        torch.set_default_dtype(torch.float32)
+        torch.set_grad_enabled(True)
+
+
 def _serve(framework: str, conn) -> None:
     os.chdir(tempfile.mkdtemp(prefix=f"verify-{framework}-"))
     os.environ.setdefault("GLOG_v", "3")
@@ -119,6 +130,7 @@ def _serve(framework: str, conn) -> None:
             return
         kind, payload = job
         try:
+            _reset_globals(framework)
             if kind == "run":
                 reply = execute(framework, payload, arrays, fill)
             elif kind == "sample":  # (source, its own arrays): PyTorch's sample inputs (samples.py)
