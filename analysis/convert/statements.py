@@ -137,7 +137,8 @@ class StatementRewrites(WalkState):
 
 
 # Layers whose output depends on the training mode (PyTorch's default: training).
-MODE_DEPENDENT = frozenset({*(f"torch.nn.BatchNorm{d}d" for d in (1, 2, 3)), "torch.nn.SyncBatchNorm",
+MODE_DEPENDENT = frozenset({*(f"torch.nn.{lazy}{norm}{d}d" for lazy in ("", "Lazy") for norm in ("BatchNorm", "InstanceNorm")
+                              for d in (1, 2, 3)), "torch.nn.SyncBatchNorm",
                             "torch.nn.Dropout", *(f"torch.nn.Dropout{d}d" for d in (1, 2, 3)), "torch.nn.AlphaDropout",
                             "torch.nn.FeatureAlphaDropout", "torch.nn.RReLU"})
 

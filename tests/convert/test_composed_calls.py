@@ -88,6 +88,16 @@ def test_tensor_methods_with_a_helper_take_the_receiver_first():
     assert "c = self.aminmax()" in text  # a method of the class being written
 
 
+def test_a_refused_method_call_stays_as_written():
+    # the receiver was put first for the helper, then the helper refused dim=: x.unique(x, dim=0) was left
+    text, marks = converted("""
+        src = torch.tensor([1.0, 2.0])
+        r = src.unique(dim=0)
+    """)
+    assert len(marks) == 1 and "dim=0" in marks[0]
+    assert "r = src.unique(dim=0)" in text
+
+
 @pytest.mark.parametrize("body, helper", [
     ("y = torch.special.erfinv(x)", "special_erfinv(x)"), ("y = torch.special.ndtri(p)", "special_ndtri(p)"),
     ("y = torch.special.log_ndtr(x)", "special_log_ndtr(x)"), ("y = torch.special.erfcx(x)", "special_erfcx(x)"),

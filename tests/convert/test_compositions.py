@@ -231,6 +231,17 @@ def test_what_stays_marked_says_what_to_do():
     assert "one per axis" in marks[4]
 
 
+def test_a_form_given_star_arguments_is_marked():
+    # the form depends on arguments only the run time knows: nn.MultiLabelMarginLoss(*args) had become
+    # mindspore.nn.MultiLabelMarginLoss, a class MindSpore does not have, with no marker
+    text, marks = _converted("""
+        loss = nn.MultiLabelMarginLoss(*args, reduction='none')
+        m = torch.max(**options)
+        """)
+    assert len(marks) == 2 and all("* or **" in m for m in marks), marks
+    assert "nn.MultiLabelMarginLoss(*args" in text and "mindspore.nn.MultiLabelMarginLoss" not in text
+
+
 def test_max_pool_gets_pad_mode_for_the_arguments_mindspore_reads_only_there():
     text, marks = _converted("""
         a = nn.MaxPool1d(2, stride=2, return_indices=True)

@@ -4,7 +4,7 @@ apis/keyword_aliases.py), torch.vander's increasing= and N=0 (support/helper_tor
 torch.linspace's 0-d tensor bounds, torch.histogramdd's tensor edges, torch.fft's out= buffers of another
 precision than the result (PyTorch casts: tensors/out_cast.json), F.batch_norm on float64 or without
 weight, bias or running statistics, and the loss family's keywords (weight= of l1_loss, mse_loss and
-huber_loss: apis/weighted_losses.py). The script runs with PyTorch, its conversion with MindSpore; every
+huber_loss: apis/weighted_losses.py), torch.ger as outer. The script runs with PyTorch, its conversion with MindSpore; every
 result compares by dtype, shape and value."""
 from __future__ import annotations
 
@@ -75,6 +75,11 @@ hdd = torch.histogramdd(pts, bins=repeated, weight=wts)
 out["hdd_dup"], out["hdd_dup_edges"] = hdd.hist, hdd.bin_edges[1]
 out["hdd_density"] = torch.histogramdd(pts.float(), [torch.tensor([-4.0, 0.0, 4.0]), torch.tensor([-5.0, 5.0])],
                                        weight=wts.float(), density=True).hist
+# torch.ger, PyTorch's old name of outer: MindSpore's ger takes floats of one dtype only, its outer promotes
+iv, fv = torch.tensor([1, 2, 3]), torch.tensor([1.0, -2.0, 0.5, 4.0])
+out["ger_int"] = torch.ger(iv, iv)
+out["ger_mixed"] = iv.ger(fv)
+out["ger_kw"] = fv.double().ger(vec2=fv.double())
 ''' + RECORD
 
 FFT_OUT = '''

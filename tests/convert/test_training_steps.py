@@ -351,6 +351,9 @@ def test_mode_dependent_layer_built_outside_a_class_starts_in_training_mode():
     text = convert_source(HEAD + SNIPPETS["batchnorm_called_outside_a_loop"]).text
     assert "bn = nn.BatchNorm1d(4, momentum=0.9)\nbn.set_train(True)\n" in text
     assert "stack.set_train(True)" in text
+    # the lazy norms too (written as local classes: the mode check read the rewritten name before)
+    text = convert_source(HEAD + "lazy = nn.LazyBatchNorm2d()\ninorm = nn.InstanceNorm1d(3, track_running_stats=True)\n").text
+    assert "lazy = LazyBatchNorm2d()\nlazy.set_train(True)\n" in text and "inorm.set_train(True)" in text
 
 
 def test_parameter_names_in_isinstance_branches():

@@ -134,7 +134,9 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, e
         receiver = receiver.with_changes(lpar=[], rpar=[])  # now an argument: its parentheses are redundant
     first = cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if updated.args
                     else cst.MaybeSentinel.DEFAULT)
-    return helper_call(ctx, original, updated.with_changes(args=[first, *updated.args]), entry.torch, entry)
+    as_function = updated.with_changes(args=[first, *updated.args])
+    new = helper_call(ctx, original, as_function, entry.torch, entry)
+    return updated if new is as_function else new  # refused (marked): the method call stays as written
 
 
 def own_methods(ctx: ConversionContext) -> frozenset[str]:

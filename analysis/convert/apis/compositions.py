@@ -27,6 +27,7 @@ from typing import Callable
 
 import libcst as cst
 
+from ..core import rules
 from ..core.context import ConversionContext
 from ..support import helpers
 from .mapped import convert_call
@@ -152,6 +153,12 @@ def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
         updated = _without_output_size(ctx, updated)
     form = FORMS.get(qualified)
     bound = bind_arguments(updated, form.params) if form is not None else None
+    if form is not None and any(a.star for a in updated.args):
+        # which arguments `*args`/`**kwargs` hold is known at run time only: neither the form nor the
+        # table's call can be vouched for (nn.MultiLabelMarginLoss(*args) became a class MindSpore lacks)
+        ctx.mark(original, rules.API_DIFF, qualified, f"arguments passed with * or ** hide which form this call "
+                                                      f"takes ({form.why}): write them out, or convert it by hand")
+        return updated
     if form is None or bound is None or not form.matches(bound):
         return convert_call(ctx, original, updated, qualified, entry)
     return _helper_call(ctx, original, qualified, form.helper, list(bound.values()), form.why)
