@@ -18,7 +18,7 @@ MODULE_INPUTS = ["x", "img", "seq", "vol", "v", "ids", "lab3", "x, y", "x, lab3"
 # values PyTorch draws at random: only shape and dtype are compared
 RANDOM_WORDS = ("rand", "dropout", "bernoulli", "multinomial", "normal", "poisson", "rrelu", "RReLU", "empty",
                 "Dropout", "exponential_", "geometric_", "cauchy_", "log_normal_", "uniform_", "random_",
-                "gumbel")  # gumbel_softmax adds Gumbel noise
+                "gumbel", "fractional", "Fractional")  # gumbel_softmax adds Gumbel noise; fractional pooling draws its regions
 
 
 @dataclass

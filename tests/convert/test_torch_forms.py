@@ -4,7 +4,7 @@ apis/keyword_aliases.py), torch.vander's increasing= and N=0 (support/helper_tor
 torch.linspace's 0-d tensor bounds, torch.histogramdd's tensor edges, torch.fft's out= buffers of another
 precision than the result (PyTorch casts: tensors/out_cast.json), F.batch_norm on float64 or without
 weight, bias or running statistics, and the loss family's keywords (weight= of l1_loss, mse_loss and
-huber_loss: apis/weighted_losses.py), torch.ger as outer. The script runs with PyTorch, its conversion with MindSpore; every
+huber_loss: apis/weighted_losses.py), torch.ger as outer, fractional max pooling. The script runs with PyTorch, its conversion with MindSpore; every
 result compares by dtype, shape and value."""
 from __future__ import annotations
 
@@ -80,6 +80,17 @@ iv, fv = torch.tensor([1, 2, 3]), torch.tensor([1.0, -2.0, 0.5, 4.0])
 out["ger_int"] = torch.ger(iv, iv)
 out["ger_mixed"] = iv.ger(fv)
 out["ger_kw"] = fv.double().ger(vec2=fv.double())
+# fractional max pooling: given the same _random_samples, both pick the same regions
+fx = torch.tensor(np.random.default_rng(5).standard_normal((2, 3, 9, 7)).astype(np.float32))
+fs = torch.tensor(np.random.default_rng(6).uniform(size=(2, 3, 2)).astype(np.float32))
+out["fmp2"], out["fmp2_idx"] = torch.nn.functional.fractional_max_pool2d(fx, 2, output_size=(4, 3), return_indices=True,
+                                                                        _random_samples=fs)
+out["fmp2_ratio"] = torch.nn.functional.fractional_max_pool2d(fx, output_ratio=(0.7, 0.7), kernel_size=1,
+                                                             _random_samples=fs)
+vol = torch.tensor(np.random.default_rng(7).standard_normal((1, 2, 6, 7, 8)).astype(np.float32))
+vs = torch.tensor(np.random.default_rng(8).uniform(size=(1, 2, 3)).astype(np.float32))
+out["fmp3"] = torch.nn.FractionalMaxPool3d(2, output_size=(3, 4, 5), _random_samples=vs)(vol)
+out["fmp3_shape"] = torch.tensor(torch.nn.functional.fractional_max_pool3d(vol, 2, output_ratio=(0.5, 0.5, 0.5)).shape)
 ''' + RECORD
 
 FFT_OUT = '''
