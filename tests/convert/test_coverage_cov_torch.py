@@ -100,6 +100,11 @@ out["unique"] = torch.unique(i)
 u, inv, cnt = torch.unique(i, False, return_inverse=True, return_counts=True)
 out["unique_v"], out["unique_inv"], out["unique_cnt"] = u, inv, cnt
 out["unique_b"] = torch.unique(b)
+rows = torch.tensor([[3, 1], [1, 2], [3, 1], [0, 5]])
+out["unique_rows"] = torch.unique(rows, dim=0)
+out["unique_cols"], out["unique_cols_inv"], out["unique_cols_cnt"] = rows.float().T.unique(
+    sorted=True, return_inverse=True, return_counts=True, dim=1)
+out["unique_dim_pos"], out["unique_dim_inv"] = rows.unique(True, True, dim=0)
 out["corrcoef"] = torch.corrcoef(x)
 out["corrcoef_m"] = d.corrcoef()
 out["tsolve"], _ = torch.triangular_solve(sq[0, :, :2], sq[1], upper=False)
@@ -199,11 +204,13 @@ def test_coverage_calls_convert_without_markers():
     assert "ops.argwhere(b)" in result.text
 
 
-def test_unique_with_dim_stays_marked():
-    # sorted=False converts: PyTorch 2.13's CPU kernel sorts all the same (measured on every dtype)
+def test_unique_converts_with_dim_and_unsorted():
+    # sorted=False converts: PyTorch 2.13's CPU kernel sorts all the same (measured on every dtype); dim= goes
+    # to unique_slices() (its values are checked in test_converted_values_match_pytorch)
     result = convert_source("import torch\nx = torch.ones(3, 2)\ny = torch.unique(x, dim=0)\n"
-                            "z = torch.unique(x, sorted=False)\n")
-    assert [(u.torch_api, u.line) for u in result.unconverted] == [("torch.unique", 3)]
+                            "z = torch.unique(x, sorted=False)\nw = x.unique(dim=1)\n")
+    assert result.unconverted == [] and "def unique_slices(" in result.text
+    assert "y = unique(x, dim=0)" in result.text and "w = unique(x, dim=1)" in result.text
 
 
 def test_settings_without_counterpart_say_what_to_write():

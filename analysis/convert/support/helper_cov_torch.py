@@ -300,11 +300,13 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return mindspore.tensor(numpy.frombuffer(buffer, mindspore.dtype_to_nptype(dtype), count, offset).copy())
 
 
-def unique(input, sorted=True, return_inverse=False, return_counts=False):
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """torch.unique without dim: the distinct values in ascending order (each NaN its own; PyTorch's CPU
     kernel sorts them with sorted=False too), with where each element went (inverse, shaped as input) and
     how often each occurs, from one sort (MindSpore's mint.unique has no CPU kernel; ops.unique does not
-    sort and reads float64 through float32)."""
+    sort and reads float64 through float32). With dim: unique_slices()."""
+    if dim is not None:
+        return unique_slices(input, dim, return_inverse, return_counts)
     flat = input.reshape(-1)
     kind = mindspore.int32 if input.dtype == mindspore.bool_ else input.dtype
     ordered, order = sort_nan_last(flat.astype(kind), 0)
@@ -324,6 +326,20 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False):
         if n:
             first = ops.nonzero(starts).reshape(-1).astype(mindspore.int64)
         out.append(ops.cat((first[1:], mindspore.tensor([n], mindspore.int64))) - first if n else first)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_slices(input, dim, return_inverse=False, return_counts=False):
+    """torch.unique(dim=d): the distinct slices along d in lexicographic order, the slice each one went to
+    (1-d, input.shape[d] long) and how often each occurs. NumPy's unique over an axis orders them the same
+    way; MindSpore has no unique over an axis (run op by op: the number of slices is known at run time)."""
+    import numpy
+    values, inverse, counts = numpy.unique(input.asnumpy(), axis=dim, return_inverse=True, return_counts=True)
+    out = [mindspore.tensor(values, input.dtype)]
+    if return_inverse:
+        out.append(mindspore.tensor(inverse.reshape(-1), mindspore.int64))
+    if return_counts:
+        out.append(mindspore.tensor(counts, mindspore.int64))
     return out[0] if len(out) == 1 else tuple(out)
 
 
