@@ -196,6 +196,20 @@ def test_sizes_a_layer_keeps_as_attributes_are_read_under_mindspores_names():
     assert "net.emb.vocab_size, net.emb.embedding_size" in text and "net.in_features, lin.out_channels" in text
 
 
+def test_a_layer_attribute_mindspore_holds_in_another_form_is_marked():
+    """conv.padding (PyTorch's tuple, MindSpore's value as given), Conv1d's kernel_size (MindSpore's is 2-d),
+    ReflectionPad's padding (pairs per axis): read as they are, code indexing them goes wrong (and a value
+    stored there is read in MindSpore's form); kernel_size of a Conv2d is the same tuple in both: unmarked."""
+    result = convert_source("import torch.nn as nn\nconv = nn.Conv2d(3, 8, 3, padding=1)\np = conv.padding\n"
+                            "k = conv.kernel_size\npad = nn.ReflectionPad1d(2)\nq = pad.padding\n"
+                            "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                            "        self.c1 = nn.Conv1d(3, 4, 3)\n        self.c1.padding = 0\n"
+                            "    def forward(self, x):\n        return self.c1(x)[..., :self.c1.kernel_size[0]]\n")
+    assert [u.line for u in result.unconverted] == [3, 6, 11, 13], [(u.line, u.action) for u in result.unconverted]
+    assert "conv.padding: MindSpore keeps padding as it was given" in result.unconverted[0].action
+    assert "flatten" in result.unconverted[1].action and "2-d convolution" in result.unconverted[3].action
+
+
 def test_embedding_from_pretrained_is_written_exactly():
     result = _convert("embedding_from_pretrained_frozen_and_not")
     assert "frozen_emb = embedding_from_pretrained(table, freeze=True)" in result.text

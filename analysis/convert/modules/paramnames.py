@@ -22,6 +22,25 @@ RENAMES = {**{n: {"weight": "gamma", "bias": "beta"} for n in NORMS}, "torch.nn.
            "torch.nn.Embedding.from_pretrained": EMBEDDING,
            "torch.nn.Linear": {"in_features": "in_channels", "out_features": "out_channels"},
            **{n: {"groups": "group"} for n in CONVS}}
+
+
+class Unlike(str):
+    """An attribute both layers have under the same name but hold in another form: its use is marked with
+    how MindSpore holds it (code indexing PyTorch's tuple would raise or read something else)."""
+
+
+# measured on the installed versions: PyTorch's value, then MindSpore's, for Conv1d(3, 4, 3, padding=1) and
+# ReflectionPad1d(2)
+_CONV1D = Unlike("MindSpore's Conv1d is a 2-d convolution: its {attr} covers two axes ((1, 3) for kernel_size=3, "
+                 "padding (0, 0, 1, 1) for padding=1) where PyTorch's holds one value per axis; read the last one")
+_CONV_PADDING = Unlike("MindSpore keeps padding as it was given (1), PyTorch as a tuple per axis ((1, 1)): write the "
+                       "tuple out")
+_REFLECTION = Unlike("MindSpore's {attr} is a [before, after] pair per axis ([[2, 2]]), PyTorch's one flat tuple "
+                     "((2, 2)): flatten it")
+for _name, _forms in {"torch.nn.Conv1d": {a: _CONV1D for a in ("padding", "stride", "dilation", "kernel_size")},
+                      "torch.nn.Conv2d": {"padding": _CONV_PADDING}, "torch.nn.Conv3d": {"padding": _CONV_PADDING},
+                      **{f"torch.nn.ReflectionPad{d}d": {"padding": _REFLECTION} for d in (1, 2, 3)}}.items():
+    RENAMES[_name] = {**RENAMES.get(_name, {}), **_forms}
 # A BatchNorm's (and InstanceNorm's) running statistics: named so on every such layer in MindSpore, and on
 # nothing else PyTorch has, so any attribute of these names is renamed unless the file sets its own.
 STATISTICS = {"running_mean": "moving_mean", "running_var": "moving_variance"}
@@ -70,6 +89,8 @@ class ParameterNames(WalkState):
             # a variable every assignment binds to such a layer (emb = nn.Embedding(...); emb.weight)
             bound = self.ctx.bound
             renames = RENAMES.get(bound.get(original.value.value, ""))
+            if renames and isinstance(renames.get(original.attr.value), Unlike):
+                return self._unlike(original, updated, renames[original.attr.value])
             if renames and original.attr.value in renames:
                 owner, new_attr = original.value.value, renames[original.attr.value]
                 self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
@@ -79,6 +100,8 @@ class ParameterNames(WalkState):
                 return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
         if original.attr.value in PARAMETER_ATTRS and isinstance(original.value, cst.Attribute):
             renames = self._bound_layers().get(original.value.attr.value)
+            if renames and isinstance(renames.get(original.attr.value), Unlike):
+                return self._unlike(original, updated, renames[original.attr.value])
             if renames and original.attr.value in renames:
                 owner, new_attr = code(original.value), renames[original.attr.value]
                 self.ctx.change(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
@@ -86,6 +109,12 @@ class ParameterNames(WalkState):
                                 f"{owner}.{original.attr.value} -> {owner}.{new_attr} (MindSpore's name for it on "
                                 "this layer)")
                 return super().leave_Attribute(original, updated.with_changes(attr=cst.Name(new_attr)))
+        return super().leave_Attribute(original, updated)
+
+    def _unlike(self, original: cst.Attribute, updated: cst.Attribute, form: Unlike):
+        # a store is marked too: the MindSpore layer reads the attribute in its own form
+        self.ctx.mark(original, rules.API_DIFF, f"torch.nn.Module.{original.attr.value}",
+                      f"{code(original)}: " + form.format(attr=original.attr.value))
         return super().leave_Attribute(original, updated)
 
     def _own_statistics(self) -> bool:
