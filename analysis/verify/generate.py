@@ -162,7 +162,7 @@ def generate(api: str, run) -> tuple[list[Call], str]:
         return [], f"required argument {next(p.name for p in required if p.name in SKIP)} is not generated"
     pools = [_candidates(api, p, i == 0 and not method)[:4] for i, p in enumerate(required)]
     receivers = BY_API.get(api, {}).get("self", TENSOR) if method else [""]
-    inputs = _by_rank(api, MODULE_INPUTS) if is_class else [""]
+    inputs = (BY_API.get(api, {}).get("module_input") or _by_rank(api, MODULE_INPUTS)) if is_class else [""]
     base = None
     last_error = "no candidate"
     for n, (combo, receiver, module_input) in enumerate(itertools.product(itertools.product(*pools), receivers,

@@ -42,6 +42,8 @@ FLOATS: dict[str, np.ndarray] = {
     "wt1": _wave((3, 4, 3), 0.4), "wt2": _wave((3, 4, 3, 3), 0.5), "wt3": _wave((3, 4, 2, 2, 2), 0.6),
     "b4": _wave((4,), 0.8), "wl": _wave((5, 4), 0.9), "b5": _wave((5,), 1.0), "emb": _wave((10, 3), 1.2),
     "g3": _wave((3,), 1.4, 0.5, 1.5), "r3": _wave((3,), 1.6, 0.5, 1.5),
+    # +1/-1 targets (hinge embedding loss: PyTorch defines it for those only)
+    "pm": np.where(_wave((3, 4), 2.3) > 0, 1.0, -1.0),
 }
 # fixed-dtype tensors: indices, labels, masks
 OTHERS: dict[str, np.ndarray] = {
@@ -126,6 +128,9 @@ BY_API: dict[str, dict[str, list[str]]] = {
     # random fills: 4096 draws, so that compare.distribution_difference has enough to go on
     **{f"torch.Tensor.{name}": {"self": ["big"]} for name in (
         "uniform_", "normal_", "bernoulli_", "exponential_", "geometric_", "log_normal_", "cauchy_", "random_")},
+    # targets in the loss's domain ("module_input": what a layer is called on)
+    "torch.nn.functional.hinge_embedding_loss": {"target": ["pm"]},
+    "torch.nn.HingeEmbeddingLoss": {"module_input": ["x, pm"]},
 }
 # no candidate means the parameter is not generated: it stays untested
 SKIP = frozenset(name for name, values in POOLS.items() if not values)
