@@ -167,7 +167,7 @@ def converted(body: str):
 
 @pytest.mark.parametrize("body, named", [
     ("u, s, v = torch.svd(a)", "up to its sign"),  # converted, the singular vectors flagged
-    ("y = torch.unique(x, dim=0)", "dim="),
+    ("y = torch.unique(x, dim=0, return_index=True)", "return_index="),  # dim= converts (unique_slices)
     ("y = torch.tensor_split(x, indices=torch.tensor([1, 3]))", ".tolist()"),  # positional: edge_forms.py converts it
     ("m = nn.AdaptiveMaxPool3d((None, 7, 7))", "output_size="),  # AdaptiveAvgPool2d/3d and MaxPool2d take None
     ("packet = torch.ops.aten.pow", "torch.ops.aten"),
