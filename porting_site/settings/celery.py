@@ -26,10 +26,6 @@ CELERY_TASK_ROUTES = {
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# How long a pool process the worker starts (again, after one died) has to report ready before it is
-# killed: Celery's 4 s default was too short on a loaded 2-core machine, where replacements were killed
-# one after another ("Timed out waiting for UP message") and a redelivered task never reached one.
-CELERY_WORKER_PROC_ALIVE_TIMEOUT = envint("CELERY_WORKER_PROC_ALIVE_TIMEOUT", 30)
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", 1800)
 CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", 1900)
 CELERY_RESULT_EXPIRES = 24 * 3600
