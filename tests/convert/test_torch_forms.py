@@ -87,6 +87,7 @@ out["fmp2"], out["fmp2_idx"] = torch.nn.functional.fractional_max_pool2d(fx, 2, 
                                                                         _random_samples=fs)
 out["fmp2_ratio"] = torch.nn.functional.fractional_max_pool2d(fx, output_ratio=(0.7, 0.7), kernel_size=1,
                                                              _random_samples=fs)
+out["fmp2_list"] = torch.nn.functional.fractional_max_pool2d(fx, [3, 2], output_size=[4, 3], _random_samples=fs)
 vol = torch.tensor(np.random.default_rng(7).standard_normal((1, 2, 6, 7, 8)).astype(np.float32))
 vs = torch.tensor(np.random.default_rng(8).uniform(size=(1, 2, 3)).astype(np.float32))
 out["fmp3"] = torch.nn.FractionalMaxPool3d(2, output_size=(3, 4, 5), _random_samples=vs)(vol)
