@@ -101,6 +101,12 @@ class WorkerProcess:
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
 
+    def dump_stacks(self) -> None:
+        """Every process of the worker writes its threads' stacks to the log (workers/celery_app.py)."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGUSR2)
+            time.sleep(1)
+
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
