@@ -92,7 +92,7 @@ class StatementRewrites(WalkState):
                     and code(u.targets[0].target) == code(u.value) and code(o) != code(u):
                 return _keep_comments_remove(updated)
             name = _mode_dependent_layer(o, self.ctx.aliases) if not self.classes else None
-            if name is not None and isinstance(u, cst.Assign):
+            if name is not None and isinstance(u, cst.Assign) and id(o.value) not in self.ctx.left_calls:  # a cell
                 # PyTorch builds modules in training mode, MindSpore cells in inference mode
                 self.ctx.change(original, rules.TRAIN_MODE_MISSING, "torch.nn.Module.train", "mindspore.nn.Cell.set_train",
                                 f"{name}.set_train(True) added: a PyTorch module starts in training mode (batch "

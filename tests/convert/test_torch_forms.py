@@ -80,6 +80,25 @@ iv, fv = torch.tensor([1, 2, 3]), torch.tensor([1.0, -2.0, 0.5, 4.0])
 out["ger_int"] = torch.ger(iv, iv)
 out["ger_mixed"] = iv.ger(fv)
 out["ger_kw"] = fv.double().ger(vec2=fv.double())
+# sizes unpacked from a sequence into PyTorch's *sizes (MindSpore takes one tuple there: passed on one by
+# one they filled its dtype); an int +-1 target of hinge_embedding_loss (MindSpore's takes float targets only);
+# the windows whose MindSpore primitive takes the length as a tensor
+shape, reps = (2, 3), [2, 1]
+out["ones_star"] = torch.ones(*shape)
+out["zeros_star_dtype"] = torch.zeros(2, *shape, dtype=torch.float64)
+out["repeat_star"] = fv.repeat(*reps)
+out["repeat_mixed_star"] = fv.repeat(2, *reps)
+out["hinge_int"] = torch.nn.functional.hinge_embedding_loss(fv, torch.tensor([1, -1, -1, 1]), 0.5)
+out["blackman"] = torch.blackman_window(6)
+out["bartlett"] = torch.bartlett_window(5, periodic=False, dtype=torch.float64)
+# the instance norms (MindSpore's kernel is not on CPU): statistics while training, the running ones after
+inorm = torch.nn.InstanceNorm1d(3, affine=True, track_running_stats=True, momentum=0.3)
+seq = torch.tensor(np.random.default_rng(7).standard_normal((2, 3, 6)).astype(np.float32))
+out["inorm_train"] = inorm(seq)
+out["inorm_var"] = inorm.running_var
+inorm.eval()
+out["inorm_eval"] = inorm(seq * 2)
+out["inorm2d_default"] = torch.nn.InstanceNorm2d(3)(seq.reshape(2, 3, 2, 3))
 # fractional max pooling: given the same _random_samples, both pick the same regions
 fx = torch.tensor(np.random.default_rng(5).standard_normal((2, 3, 9, 7)).astype(np.float32))
 fs = torch.tensor(np.random.default_rng(6).uniform(size=(2, 3, 2)).astype(np.float32))

@@ -356,6 +356,18 @@ def test_mode_dependent_layer_built_outside_a_class_starts_in_training_mode():
     assert "lazy = LazyBatchNorm2d()\nlazy.set_train(True)\n" in text and "inorm.set_train(True)" in text
 
 
+def test_a_mode_dependent_layer_left_to_torch_gets_no_set_train(monkeypatch):
+    # a layer the converter leaves as it was (marked) is still a torch module: set_train(True) would raise
+    from analysis.verify import verdicts
+
+    stored = verdicts.load_verdicts()
+    broken = {**stored, "apis": {**stored["apis"], "torch.nn.BatchNorm1d": {
+        "status": verdicts.NO_CPU_KERNEL, "calls": 1, "passed": 0, "note": "pretend"}}}
+    monkeypatch.setattr(verdicts, "load_verdicts", lambda: broken)
+    text = convert_source(HEAD + "bn = nn.BatchNorm1d(4)\ndrop = nn.Dropout(0.5)\n").text
+    assert "bn = nn.BatchNorm1d(4)\n" in text and "bn.set_train" not in text and "drop.set_train(True)" in text
+
+
 def test_parameter_names_in_isinstance_branches():
     text = convert_source(HEAD + SNIPPETS["init_function_by_parameter_names"]).text
     assert "m.gamma" in text and "m.beta" in text and "m.embedding_table" in text and "m.weight" not in text

@@ -16,6 +16,11 @@ the arguments are written so that it computes PyTorch's values:
   complex input -> normalize() (helper_source.py), whatever p and eps
 - F.gumbel_softmax(logits, tau=1): MindSpore checks that tau is a Python float -> 1.0 / float(tau); the same
   for celu's and nn.CELU's alpha (MindSpore's CeLU primitive refuses an int)
+- F.hinge_embedding_loss(x, y) with y an integer tensor of ±1 (PyTorch takes any dtype): MindSpore's
+  HingeEmbeddingLoss refuses a target that is not float -> y.astype(x.dtype), where x is a name (so
+  reading its dtype evaluates nothing twice); ±1 and every other integer are exact in a float dtype
+- torch.blackman_window(n) / torch.bartlett_window(n): their MindSpore primitives take the length as a
+  tensor only (hann, hamming and kaiser take an int) -> mindspore.tensor(n)
 - torch.atleast_1d/2d/3d(x) returns a tensor, (x, y) a tuple: MindSpore's takes one tensor, or one
   sequence of them -> the tensor alone, or the tensors as one tuple (the tables' packing made a
   tuple of one, so a tuple came back where PyTorch gives a tensor)"""
@@ -199,6 +204,45 @@ celu = _float_parameter(("input", "alpha", "inplace"), "alpha", "MindSpore's CeL
 celu_layer = _float_parameter(("alpha", "inplace"), "alpha", "MindSpore's CeLU refuses an int")
 
 
+def _simple(node: cst.BaseExpression) -> bool:
+    """A name or an attribute of one (x, self.x): read twice, it evaluates nothing twice."""
+    return isinstance(node, cst.Name) or (isinstance(node, cst.Attribute) and _simple(node.value))
+
+
+def _target_like_input(names: tuple[str, ...], why: str):
+    """A handler casting the target to the input's dtype: MindSpore's kernel takes float targets only."""
+    def handler(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry
+                ) -> cst.BaseExpression:
+        values = bind(updated.args, names)
+        if values is None or "input" not in values or "target" not in values or not _simple(values["input"]):
+            return convert_call(ctx, original, updated, qualified, entry)
+        cast = cst.Call(func=cst.Attribute(value=values["target"], attr=cst.Name("astype")),
+                        args=[cst.Arg(value=cst.Attribute(value=values["input"], attr=cst.Name("dtype")))])
+        at = _positions(updated.args, names)
+        return convert_call(ctx, original, updated.with_changes(args=_replace(updated.args, {at["target"]: cast})),
+                            qualified, entry, note=f"target cast to the input's dtype ({why})")
+    return handler
+
+
+def _tensor_parameter(names: tuple[str, ...], param: str, why: str):
+    """A handler passing `param` (a Python int in PyTorch) as a tensor: MindSpore's primitive takes no int."""
+    def handler(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry
+                ) -> cst.BaseExpression:
+        values = bind(updated.args, names, FACTORY_OPTIONS)
+        if values is None or param not in values:
+            return convert_call(ctx, original, updated, qualified, entry)
+        value = cst.Call(func=ctx.ms_expr("mindspore.tensor"), args=[cst.Arg(value=values[param])])
+        at = _positions(updated.args, names)
+        return convert_call(ctx, original, updated.with_changes(args=_replace(updated.args, {at[param]: value})),
+                            qualified, entry, note=f"{param} passed as a tensor ({why})")
+    return handler
+
+
+window = _tensor_parameter(("window_length", "periodic"), "window_length", "MindSpore's primitive takes no int")
+hinge_embedding_loss = _target_like_input(("input", "target", "margin", "size_average", "reduce", "reduction"),
+                                          "MindSpore's HingeEmbeddingLoss takes a float target only")
+
+
 def atleast(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
     args = list(updated.args)
     if not args or any(a.star or a.keyword is not None for a in args) or entry is None or not entry.primary:
@@ -215,4 +259,6 @@ def atleast(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
 HANDLERS = {"torch.full": full, "torch.logspace": logspace, "torch.linspace": linspace,
             "torch.nn.functional.normalize": normalize, "torch.nn.functional.gumbel_softmax": gumbel_softmax,
             "torch.nn.functional.celu": celu, "torch.nn.CELU": celu_layer,
+            "torch.nn.functional.hinge_embedding_loss": hinge_embedding_loss,
+            "torch.blackman_window": window, "torch.bartlett_window": window,
             **{f"torch.atleast_{n}d": atleast for n in (1, 2, 3)}}

@@ -60,14 +60,38 @@ def _star_index(params: tuple[str, ...]) -> int | None:
 
 
 def _pack_varargs(args: list[cst.Arg], star: int, ms_params: tuple[str, ...]) -> list[cst.Arg]:
-    """torch.ones(2, 3) -> ones((2, 3)) where MindSpore takes one sequence in the star's place."""
-    positional = [i for i, a in enumerate(args) if a.keyword is None and not a.star]
+    """torch.ones(2, 3) -> ones((2, 3)) where MindSpore takes one sequence in the star's place; sizes
+    unpacked from a sequence go into it too: torch.ones(*shape) -> ones(tuple(shape)),
+    x.repeat(1, *dims) -> tile((1, *dims)) (passed on as they are, they would fill MindSpore's later
+    parameters, dtype among them)."""
+    positional = [i for i, a in enumerate(args) if a.keyword is None and a.star != "**"]
     extra = [i for i in positional if i >= star]
-    if len(extra) < 2 or star >= len(ms_params) or ms_params[star].startswith("*") or extra != list(range(star, star + len(extra))):
+    starred = any(args[i].star == "*" for i in extra)
+    if len(extra) < (1 if starred else 2) or star >= len(ms_params) or ms_params[star].startswith("*") \
+            or extra != list(range(star, star + len(extra))):
         return args
-    elements = [cst.Element(value=args[i].value) for i in extra]
-    packed = cst.Arg(value=cst.Tuple(elements=elements), comma=args[extra[-1]].comma)
+    if len(extra) == 1:  # *shape alone
+        value = cst.Call(func=cst.Name("tuple"), args=[cst.Arg(value=args[star].value)])
+    else:
+        value = cst.Tuple(elements=[cst.StarredElement(value=args[i].value) if args[i].star
+                                    else cst.Element(value=args[i].value) for i in extra])
+    packed = cst.Arg(value=value, comma=args[extra[-1]].comma)
     return [*args[:star], packed, *args[extra[-1] + 1:]]
+
+
+def packed_star_sizes(call: cst.Call, entry: ApiEntry | None) -> list[cst.Arg] | None:
+    """The arguments with sizes unpacked into PyTorch's `*sizes` gathered into the one sequence MindSpore
+    takes there (x.repeat(*dims) -> x.tile(tuple(dims))); None where the call unpacks nothing there or
+    MindSpore takes sizes one by one too. (A call with * fits no introspected overload: this is its way.)"""
+    if entry is None or not entry.torch_signature or not entry.mindspore_signature \
+            or not any(a.star == "*" for a in call.args):
+        return None
+    star = _star_index(parameter_names(entry.torch_signature))
+    if star is None:
+        return None
+    args = list(call.args)
+    packed = _pack_varargs(args, star, parameter_names(entry.mindspore_signature))
+    return None if packed is args else packed
 
 
 def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str] = frozenset()) -> ArgPlan:

@@ -54,6 +54,7 @@ class ConversionContext:
     step_clips: dict[int, str] = field(default_factory=dict)  # clip_grad_* call inside such a step -> its optimizer
     clip_rewrites: dict[int, str] = field(default_factory=dict)  # kept clip call -> statement acting on grads
     torch_left: set[str] = field(default_factory=set)  # import names still referenced by unconverted code
+    left_calls: set[int] = field(default_factory=set)  # ids of the original nodes mark() left as they were
     label_losses: set[str] = field(default_factory=set)  # variables bound to losses taking int32 labels
     dataset_columns: dict[str, list[str]] = field(default_factory=dict)  # Dataset subclass -> columns
     slice_calls: set[int] = field(default_factory=set)  # converted calls giving MindSpore datasets (or split parts)
@@ -147,6 +148,7 @@ class ConversionContext:
     def mark(self, node: cst.CSTNode, rule_id: str, torch_api: str, action: str) -> None:
         """Leave node as it is; put a MIGRATE comment above its statement and report it."""
         self.keep(node)
+        self.left_calls.add(id(node))
         self.caution(node, rule_id, torch_api, action)
 
     def caution(self, node: cst.CSTNode, rule_id: str, torch_api: str, action: str) -> None:

@@ -13,8 +13,8 @@ from ..core.names import code, dotted_ast, resolve, resolve_text
 from ..core.walk import WalkState
 from . import receivers
 
-NORMS = {f"torch.nn.{n}" for n in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
-                                   "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "SyncBatchNorm")}
+# (the instance norms become support cells that keep PyTorch's weight and bias: helper_cov_nn.InstanceNormNd)
+NORMS = {f"torch.nn.{n}" for n in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "SyncBatchNorm")}
 CONVS = {f"torch.nn.{kind}{d}d" for kind in ("Conv", "ConvTranspose") for d in (1, 2, 3)}
 # sizes a layer keeps as attributes under other names (model.fc.in_features, emb.embedding_dim)
 EMBEDDING = {"weight": "embedding_table", "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}

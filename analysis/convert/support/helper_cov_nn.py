@@ -931,7 +931,9 @@ class LazyNormNd(LazyCell):
 
     def build(self, x):
         unbatched = self.instance and x.ndim == self.dims + 1
-        features = x.shape[0 if unbatched else 1]
+        self.make_parameters(x.shape[0 if unbatched else 1])
+
+    def make_parameters(self, features):
         kind = self.param_dtype or mindspore.float32
         if self.affine:
             self.weight = mindspore.Parameter(ops.ones(features, kind), name="weight")
@@ -1004,6 +1006,47 @@ class LazyBatchNorm3d(LazyNormNd):
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
                  bias=True):
         super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
+
+
+class InstanceNormNd(LazyNormNd):
+    """nn.InstanceNorm1d/2d/3d (MindSpore's InstanceNorm has no CPU kernel): LazyNormNd's instance norm, its
+    parameters made at once from num_features, with PyTorch's defaults (no weight or bias, no running
+    statistics)."""
+    instance = True
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias)
+        self.num_features = num_features
+        self.make_parameters(num_features)
+        self.built = True
+
+
+class InstanceNorm1d(InstanceNormNd):
+    """nn.InstanceNorm1d: see InstanceNormNd."""
+    dims = 1
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+
+class InstanceNorm2d(InstanceNormNd):
+    """nn.InstanceNorm2d: see InstanceNormNd."""
+    dims = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+
+class InstanceNorm3d(InstanceNormNd):
+    """nn.InstanceNorm3d: see InstanceNormNd."""
+    dims = 3
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
 
 class LazyInstanceNorm1d(LazyNormNd):

@@ -12,7 +12,7 @@ from analysis.scan.receivers import is_torch_bound
 from ..apis import composed, compositions, edge_forms, exact_forms
 from ..apis.overloads import dispatch_call
 from ..apis.mapped import dtype_name
-from ..apis.signatures import fix_commas, parameter_names, plan_with_signature
+from ..apis.signatures import ArgPlan, fix_commas, packed_star_sizes, parameter_names, plan_with_signature
 from ..apis.verdict_hook import known_broken, spelled
 from ..core import rules
 from ..core.bound import tensor_receiver
@@ -422,7 +422,10 @@ def _bound_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
     fits no PyTorch overload (another object's method of the same name) or nothing changes."""
     plan = plan_with_signature(updated, entry)
     if plan is None:
-        return None
+        packed = packed_star_sizes(updated, entry)
+        if packed is None:
+            return None
+        plan = ArgPlan(args=packed, notes=["sizes unpacked from a sequence -> one tuple"])
     if plan.overloads:
         dispatched = dispatch_call(ctx, original, entry.torch, [cst.Arg(value=_receiver(updated)), *updated.args])
         if dispatched is not None:
