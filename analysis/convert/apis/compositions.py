@@ -33,20 +33,24 @@ from ..support import helpers
 from .mapped import convert_call
 
 
-def bind_arguments(call: cst.Call, params: tuple[str, ...]) -> dict[str, cst.Arg] | None:
+def bind_arguments(call: cst.Call, params: tuple[str, ...], aliases: tuple[tuple[str, str], ...] = ()
+                   ) -> dict[str, cst.Arg] | None:
     """The call's arguments by PyTorch parameter name; None for *args/**kwargs, an unknown keyword
-    (out= ...) or too many positional arguments: such calls go on to the tables, which mark them."""
+    (out= ...) or too many positional arguments: such calls go on to the tables, which mark them.
+    aliases: (keyword, parameter) pairs of the other names PyTorch's overloads take (torch.hsplit(x,
+    sections=2)): such an argument is bound, and written, under the parameter's name."""
     bound: dict[str, cst.Arg] = {}
     positional = [a for a in call.args if a.keyword is None]
     if any(a.star for a in call.args) or len(positional) > len(params):
         return None
     bound.update(zip(params, positional))
+    renamed = dict(aliases)
     for arg in call.args:
         if arg.keyword is not None:
-            name = arg.keyword.value
+            name = renamed.get(arg.keyword.value, arg.keyword.value)
             if name not in params or name in bound:
                 return None
-            bound[name] = arg
+            bound[name] = arg if name == arg.keyword.value else arg.with_changes(keyword=cst.Name(name))
     return bound
 
 
@@ -58,6 +62,7 @@ class Form:
     helper: str
     matches: Callable[[dict[str, cst.Arg]], bool] = lambda bound: True
     why: str = ""
+    aliases: tuple[tuple[str, str], ...] = ()  # other keywords PyTorch's overloads take (bind_arguments)
 
 
 def _only(*names: str) -> Callable[[dict[str, cst.Arg]], bool]:
@@ -152,7 +157,7 @@ def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
     if qualified == "torch.repeat_interleave":
         updated = _without_output_size(ctx, updated)
     form = FORMS.get(qualified)
-    bound = bind_arguments(updated, form.params) if form is not None else None
+    bound = bind_arguments(updated, form.params, form.aliases) if form is not None else None
     if form is not None and any(a.star for a in updated.args):
         # which arguments `*args`/`**kwargs` hold is known at run time only: neither the form nor the
         # table's call can be vouched for (nn.MultiLabelMarginLoss(*args) became a class MindSpore lacks)
@@ -170,7 +175,7 @@ def method_call(ctx: ConversionContext, original: cst.Call, updated: cst.Call, n
     form = (METHODS if methods is None else methods).get(name)
     if form is None or not isinstance(updated.func, cst.Attribute):
         return None
-    bound = bind_arguments(updated, form.params)
+    bound = bind_arguments(updated, form.params, form.aliases)
     if bound is None or not form.matches(bound):
         return None
     receiver = updated.func.value

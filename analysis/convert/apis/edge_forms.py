@@ -58,6 +58,8 @@ INDEX_SELECT = "MindSpore's index_select refuses a 0-d input or a 0-d index"
 SQUEEZE = "dim=() squeezes no axis in PyTorch and every axis of size 1 in MindSpore"
 SPLIT = "MindSpore's takes the indices or sections as Python ints only"
 HSPLIT = "MindSpore's hsplit refuses 1-D tensors and indices given as a tensor"
+# the names PyTorch's two split overloads give indices_or_sections (hsplit(x, sections=2), hsplit(x, indices=[1]))
+SPLIT_ALIASES = (("sections", "indices_or_sections"), ("indices", "indices_or_sections"))
 INDEX_PUT = "MindSpore's IndexPut takes integer indices and 1-D values only"
 LOGDET = "MindSpore's logdet refuses an empty matrix"
 TOPK = "MindSpore's TopK refuses a 0-d tensor"
@@ -74,7 +76,7 @@ FORMS = {
     "torch.tensordot": Form(("a", "b", "dims"), "tensordot",
                             why="MindSpore's tensor_dot pairs the contracted axes its own way"),
     "torch.tensor_split": Form(("input", "indices_or_sections", "dim"), "tensor_split", _split_tensor, why=SPLIT),
-    "torch.hsplit": Form(("input", "indices_or_sections"), "hsplit", why=HSPLIT),
+    "torch.hsplit": Form(("input", "indices_or_sections"), "hsplit", why=HSPLIT, aliases=SPLIT_ALIASES),
     "torch.index_put": Form(("input", "indices", "values", "accumulate"), "index_put", why=INDEX_PUT),
     "torch.logdet": Form(("input",), "logdet", why=LOGDET),
     # dtypes MindSpore's kernels refuse or compute otherwise
@@ -93,7 +95,7 @@ METHODS = {
     "index_select": Form(("dim", "index"), "index_select", why=INDEX_SELECT),
     "squeeze": Form(("dim",), "squeeze_dims", _empty_dims, why=SQUEEZE),
     "tensor_split": Form(("indices_or_sections", "dim"), "tensor_split", _split_tensor, why=SPLIT),
-    "hsplit": Form(("indices_or_sections",), "hsplit", why=HSPLIT),
+    "hsplit": Form(("indices_or_sections",), "hsplit", why=HSPLIT, aliases=SPLIT_ALIASES),
     "rot90": Form(("k", "dims"), "rot90", lambda bound: "k" not in bound or "dims" not in bound,
                   why="MindSpore's Tensor.rot90 has no defaults for k and dims"),
     "index_put": Form(("indices", "values", "accumulate"), "index_put", why=INDEX_PUT),
@@ -112,7 +114,7 @@ METHODS = {
 
 def rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry):
     form = FORMS[qualified]
-    bound = bind_arguments(updated, form.params)
+    bound = bind_arguments(updated, form.params, form.aliases)
     if bound is None or not form.matches(bound):
         return convert_call(ctx, original, updated, qualified, entry)
     return _helper_call(ctx, original, qualified, form.helper, list(bound.values()), form.why)
