@@ -49,6 +49,8 @@ PARAM_RENAMES: dict[str, dict[str, str]] = {
     "LayerNorm": {"weight": "gamma", "bias": "beta"},
     "GroupNorm": {"weight": "gamma", "bias": "beta"},
     "Embedding": {"weight": "embedding_table"},
+    # the converter's instance-norm cells keep weight and bias and name the running statistics as MindSpore does
+    **{f"InstanceNorm{d}d": {"running_mean": "moving_mean", "running_var": "moving_variance"} for d in (1, 2, 3)},
 }
 
 # Buffers that exist only on the PyTorch side, on purpose.
