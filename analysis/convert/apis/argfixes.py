@@ -204,17 +204,13 @@ celu = _float_parameter(("input", "alpha", "inplace"), "alpha", "MindSpore's CeL
 celu_layer = _float_parameter(("alpha", "inplace"), "alpha", "MindSpore's CeLU refuses an int")
 
 
-def _simple(node: cst.BaseExpression) -> bool:
-    """A name or an attribute of one (x, self.x): read twice, it evaluates nothing twice."""
-    return isinstance(node, cst.Name) or (isinstance(node, cst.Attribute) and _simple(node.value))
-
-
 def _target_like_input(names: tuple[str, ...], why: str):
     """A handler casting the target to the input's dtype: MindSpore's kernel takes float targets only."""
     def handler(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry
                 ) -> cst.BaseExpression:
         values = bind(updated.args, names)
-        if values is None or "input" not in values or "target" not in values or not _simple(values["input"]):
+        # the input is read twice (for its dtype): only a name or an attribute chain, which evaluates nothing
+        if values is None or "input" not in values or "target" not in values or dotted(values["input"]) is None:
             return convert_call(ctx, original, updated, qualified, entry)
         cast = cst.Call(func=cst.Attribute(value=values["target"], attr=cst.Name("astype")),
                         args=[cst.Arg(value=cst.Attribute(value=values["input"], attr=cst.Name("dtype")))])
