@@ -1,25 +1,29 @@
-"""How far restructuring a converted training step could go: the GAN of bench/training_scripts/gan.py
-timed in one process as PyTorch runs it, as the converter writes it (two compiled steps, the draws made
-outside them), as one compiled graph holding both steps, and as one graph holding the draws too.
+"""How far restructuring a converted training step could go: bench/training_scripts/gan.py timed in one
+process as PyTorch runs it, as the converter writes it (two compiled steps, the draws made outside them),
+as one compiled graph holding both steps, and as one graph holding the draws too.
 
     python bench/step_floor.py [--iterations N] [--rounds N] [--threads N]
 
-Prints each variant's median time per iteration (both losses read back, as a training loop that logs
-them) and its median ratio to PyTorch's, run in this same process, the variants taking turns. The variants share the converter's support
-module (analysis/convert/support: compiled_step, randn_draw, synchronous_cpu_launch), so the MindSpore
-side pays what converted code pays per call."""
+Both sides are the script itself: its code before the training loop runs once, then each iteration runs
+the loop's body (PyTorch's source, and the converter's output of it, helpers inlined). The restructured
+variants reuse what the conversion built (its networks, optimizers and value_and_grad functions, by the
+names the converter gives them). Prints each variant's median time per iteration and its median ratio
+to PyTorch's, the variants taking turns, in this same process."""
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import statistics
 import sys
 import tempfile
 import time
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LATENT, BATCH = 8, 64
+sys.path.insert(0, str(ROOT))
+SCRIPT = ROOT / "bench" / "training_scripts" / "gan.py"
 
 
 def _rounds(steps: dict, iterations: int, rounds: int) -> dict[str, list[float]]:
@@ -38,66 +42,39 @@ def _rounds(steps: dict, iterations: int, rounds: int) -> dict[str, list[float]]
     return times
 
 
-def torch_step():
-    import torch
-    import torch.nn as nn
-
-    torch.manual_seed(0)
-    G = nn.Sequential(nn.Linear(LATENT, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 2))
-    D = nn.Sequential(nn.Linear(2, 64), nn.LeakyReLU(0.2), nn.Linear(64, 64), nn.LeakyReLU(0.2), nn.Linear(64, 1),
-                      nn.Sigmoid())
-    criterion = nn.BCELoss()
-    opt_d = torch.optim.Adam(D.parameters(), lr=0.001, betas=(0.5, 0.999))
-    opt_g = torch.optim.Adam(G.parameters(), lr=0.001, betas=(0.5, 0.999))
-    ones, zeros = torch.ones(BATCH, 1), torch.zeros(BATCH, 1)
+def script_step(source: str, name: str) -> tuple:
+    """(a function running one iteration of the script's training loop, the script's namespace): the code
+    before the loop runs now, the loop's body at each call (its loop variable held at 1: no logging step)."""
+    path = Path(f"{name}.py").resolve()  # in the working directory: MindSpore's graph compiler reads the source
+    path.write_text(source)
+    tree = ast.parse(source)
+    loop = next(node for node in tree.body if isinstance(node, ast.For))
+    setup = compile(ast.Module(body=tree.body[:tree.body.index(loop)], type_ignores=[]), str(path), "exec")
+    body = compile(ast.Module(body=loop.body, type_ignores=[]), str(path), "exec")
+    module = types.ModuleType(name)  # importable by name too: the compiler resolves the step's globals so
+    module.__file__ = str(path)
+    sys.modules[name] = module
+    namespace = module.__dict__
+    exec(setup, namespace)  # noqa: S102 - this repository's own bench script and its conversion
+    namespace[loop.target.id] = 1
 
     def step():
-        real = torch.randn(BATCH, 2) * 0.5 + torch.tensor([2.0, -1.0])
-        fake = G(torch.randn(BATCH, LATENT))
-        d_loss = criterion(D(real), ones) + criterion(D(fake.detach()), zeros)
-        opt_d.zero_grad()
-        d_loss.backward()
-        opt_d.step()
-        g_loss = criterion(D(fake), ones)
-        opt_g.zero_grad()
-        g_loss.backward()
-        opt_g.step()
-        return d_loss.item(), g_loss.item()
-    return step
+        exec(body, namespace)  # noqa: S102
+    return step, namespace
 
 
-def mindspore_steps():
-    """The three MindSpore variants, each a function running one iteration."""
-    sys.path.insert(0, str(ROOT / "analysis" / "convert" / "support"))
+def mindspore_steps() -> dict:
+    """The conversion as written, and the two restructured variants built from its own objects."""
     import mindspore
-    from mindspore import nn, ops
-    from helper_random import randn_draw
-    from helper_training import compiled_step, prefix_optimizer_state, synchronous_cpu_launch
+    from mindspore import ops
 
-    synchronous_cpu_launch()
-    mindspore.set_seed(0)
-    G = nn.SequentialCell(nn.Dense(LATENT, 64), nn.ReLU(), nn.Dense(64, 64), nn.ReLU(), nn.Dense(64, 2))
-    D = nn.SequentialCell(nn.Dense(2, 64), nn.LeakyReLU(0.2), nn.Dense(64, 64), nn.LeakyReLU(0.2), nn.Dense(64, 1),
-                          nn.Sigmoid())
-    criterion = nn.BCELoss(reduction="mean")
-    opt_d = nn.Adam(D.trainable_params(), learning_rate=0.001, beta1=0.5, beta2=0.999)
-    opt_g = nn.Adam(G.trainable_params(), learning_rate=0.001, beta1=0.5, beta2=0.999)
-    D.update_parameters_name("D.")
-    G.update_parameters_name("G.")
+    from analysis.convert import convert_source
+    from analysis.convert.support.helper_training import prefix_optimizer_state
+
+    as_converted, ns = script_step(convert_source(SCRIPT.read_text()).text, "converted")
+    compiled_step, grad_d, grad_g, opt_d, opt_g = (ns[k] for k in ("compiled_step", "grad_fn", "grad_fn2", "opt_d",
+                                                                    "opt_g"))
     prefix_optimizer_state(opt_g, "opt_g.")  # one graph holding both updates needs distinct names
-    ones, zeros = ops.ones((BATCH, 1)), ops.zeros((BATCH, 1))
-    D.set_train(True)
-    G.set_train(True)
-
-    def forward_d(z, real):
-        fake = G(z)
-        return criterion(D(real), ones) + criterion(D(ops.stop_gradient(fake)), zeros), fake
-
-    def forward_g(z):
-        return criterion(D(G(z)), ones)
-
-    grad_d = mindspore.value_and_grad(forward_d, None, opt_d.parameters, has_aux=True)
-    grad_g = mindspore.value_and_grad(forward_g, None, opt_g.parameters)
 
     def body(z, real):
         (d_loss, _), grads = grad_d(z, real)
@@ -106,48 +83,22 @@ def mindspore_steps():
         opt_g(grads)
         return d_loss, g_loss
 
-    @compiled_step
-    def step_d(z, real):
-        (d_loss, fake), grads = grad_d(z, real)
-        opt_d(grads)
-        return d_loss, fake
-
-    @compiled_step
-    def step_g(z):
-        g_loss, grads = grad_g(z)
-        opt_g(grads)
-        return g_loss
-
     both = compiled_step(body)
-    normal = ops.StandardNormal()
-    shift = mindspore.tensor([2.0, -1.0])
+    normal, shift = ops.StandardNormal(), mindspore.tensor([2.0, -1.0])
+    batch, latent = ns["batch"], ns["latent"]
 
     @compiled_step
     def everything(unused):
-        return body(normal((BATCH, LATENT)), normal((BATCH, 2)) * 0.5 + shift)
+        return body(normal((batch, latent)), normal((batch, 2)) * 0.5 + shift)
 
-    def draws():
-        return randn_draw(BATCH, LATENT), randn_draw(BATCH, 2) * 0.5 + mindspore.tensor([2.0, -1.0])
-
-    def as_converted():
-        z, real = draws()
-        d_loss, _ = step_d(z, real)
-        g_loss = step_g(z)
-        return d_loss.asnumpy(), g_loss.asnumpy()
-
-    def one_graph():
-        d_loss, g_loss = both(*draws())
-        return d_loss.asnumpy(), g_loss.asnumpy()
+    def one_graph():  # the script's draws, as converted
+        real = ns["randn_draw"](batch, 2) * 0.5 + mindspore.tensor([2.0, -1.0])
+        both(ns["randn_draw"](batch, latent), real)
 
     unused = mindspore.tensor(0)
-
-    def one_graph_with_draws():
-        d_loss, g_loss = everything(unused)
-        return d_loss.asnumpy(), g_loss.asnumpy()
-
     return {"as converted: two compiled steps, draws outside": as_converted,
             "one compiled graph, draws outside": one_graph,
-            "one compiled graph, draws inside": one_graph_with_draws}
+            "one compiled graph, draws inside": lambda: everything(unused)}
 
 
 def main() -> None:
@@ -164,7 +115,8 @@ def main() -> None:
     import mindspore
 
     mindspore.set_context(runtime_num_threads=opts.threads)
-    times = _rounds({"PyTorch": torch_step(), **mindspore_steps()}, opts.iterations, opts.rounds)
+    torch_step, _ = script_step(SCRIPT.read_text(), "pytorch")
+    times = _rounds({"PyTorch": torch_step, **mindspore_steps()}, opts.iterations, opts.rounds)
     floor = times.pop("PyTorch")
     print(f"{'PyTorch':50s} {statistics.median(floor):7.3f} ms")
     for name, took in times.items():
