@@ -47,3 +47,16 @@ def test_a_task_that_kills_its_worker_every_time_fails_the_run(tmp_path, setting
     # Delivered MAX_LOST + 1 times (the last one only fails the run), then never again.
     assert log.count("Task tests.reliability.crash_every_time[") - log.count("succeeded in") == MAX_LOST + 1, log
     assert alive  # the worker itself survived its pool processes
+
+
+def test_sigusr2_writes_the_stacks_of_the_worker_and_its_pool_processes(tmp_path, settings, run_dirs):
+    # the diagnosis the test above relies on when its run hangs (workers/celery_app.py)
+    worker = WorkerProcess(tmp_path / "worker", worker_env(var_dir=run_dirs, database_url=worker_database_url(settings)))
+    worker.start()
+    try:
+        worker.dump_stacks()
+        log = worker.log_tail(1_000_000)
+    finally:
+        worker.stop()
+    # one stack per process: the main process and its two pool processes (-c 2)
+    assert log.count("Current thread") == 3, log[-3000:]
