@@ -140,6 +140,7 @@ class CallRewrites(WalkState):
                 sample_checks.method(ctx, original)
                 new = dtype_forms.method(ctx, original, new if new is not None else updated)
                 new = size_forms.tuple_sizes(kernel_dtypes.method(ctx, original, new))
+                new = size_forms.variable_sizes(ctx, original, new)
                 return target_args.method(ctx, original, updated, new)  # no argument MindSpore refuses passes
             return updated
         if id(original) in self.grad_items and qualified in self.ctx.classic.no_op_decorators:
@@ -189,7 +190,8 @@ class CallRewrites(WalkState):
             self.ctx.keep(original)
         else:
             # sizes spelled as MindSpore takes them before the bridge wraps the call (it hides the API's name)
-            new = target_args.function(ctx, original, size_forms.tuple_sizes(dtype_forms.function(ctx, qualified, new)), entry)
+            new = size_forms.variable_sizes(ctx, original, size_forms.tuple_sizes(dtype_forms.function(ctx, qualified, new)))
+            new = target_args.function(ctx, original, new, entry)
             new = kernel_dtypes.function(ctx, original, qualified, new)
             sample_checks.check(ctx, original, qualified)
             if isinstance(new, cst.Call) and handler is not loaders.dataloader and _same_arguments(updated, new):

@@ -190,6 +190,11 @@ out["conv_t2d"] = torch.conv_transpose2d(cube[None], torch.ones(2, 1, 2, 2), tor
 out["conv_t3d"] = torch.conv_transpose3d(cube[None, None], torch.ones(1, 2, 2, 1, 2), padding=(0, 0, 1))
 out["uchunk"] = x.unsafe_chunk(2, dim=1)[0]
 out["usplit"] = x.unsafe_split(2)[1]
+# nanmedian along a dim: (values, indices); the median values are not repeated within a row, so the
+# indices are PyTorch's too
+out["nanmedian_v"], out["nanmedian_i"] = torch.nanmedian(nan, 1)
+out["nanmedian_kw"] = torch.nanmedian(input=d, dim=0, keepdim=True).values
+out["nanmedian_int"] = torch.nanmedian(torch.tensor([[4, 1, 3], [0, 9, 7]]), dim=-1).values
 ''' + RECORD
 
 

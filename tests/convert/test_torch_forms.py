@@ -88,6 +88,11 @@ out["ones_star"] = torch.ones(*shape)
 out["zeros_star_dtype"] = torch.zeros(2, *shape, dtype=torch.float64)
 out["repeat_star"] = fv.repeat(*reps)
 out["repeat_mixed_star"] = fv.repeat(2, *reps)
+# sizes in a variable: a list there makes MindSpore's tile raise; an int on a 1-D tensor is taken as it is
+out["repeat_list_var"] = fv.reshape(2, 2).repeat(reps)
+out["tile_list_var"] = torch.tile(fv, reps)
+times = 3
+out["repeat_int_var"] = fv.repeat(times)
 out["hinge_int"] = torch.nn.functional.hinge_embedding_loss(fv, torch.tensor([1, -1, -1, 1]), 0.5)
 # ATen's names of hsplit's two overloads, on a 1-D tensor (MindSpore's own hsplit refuses one)
 out["hs_a"], out["hs_b"], out["hs_c"] = torch.hsplit(torch.arange(6.0), sections=3)

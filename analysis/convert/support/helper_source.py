@@ -171,6 +171,12 @@ def float_input(x):
     return x
 
 
+def sizes_tuple(sizes):
+    """Sizes for MindSpore's tile, which takes a tuple or one int and raises for the list PyTorch's
+    repeat/tile also accept: a list becomes the same tuple, anything else stays as it is."""
+    return tuple(sizes) if isinstance(sizes, list) else sizes
+
+
 def ceil(input):
     """torch.ceil: an integer tensor is its own ceiling, as PyTorch returns it (MindSpore's kernel takes floats)."""
     return ops.ceil(input) if ops.is_floating_point(input) else input
