@@ -194,12 +194,15 @@ out["gammainc"] = torch.special.gammainc(a, z)
 out["gammaincc"] = torch.special.gammaincc(a, z)
 out["gammainc_kw"] = torch.special.gammainc(input=pos.double(), other=pos[0].double())
 out["gammaincc_half"] = torch.special.gammaincc(pos.half(), pos.half() * 2)
-# methods whose MindSpore parameters have other names: float_power's exponent (other=), slice_scatter's
-# dim (axis=); dsplit by PyTorch's indices=/sections= names
+# methods MindSpore has under other parameter names or dtype rules: float_power (ops.float_power widens
+# to float64 and takes complex, the method does neither), slice_scatter (axis=; src of another dtype);
+# dsplit by PyTorch's indices=/sections= names
 out["float_power_kw"] = x.float_power(exponent=2)
 out["float_power_int"] = i.float_power(exponent=torch.tensor(3))
+out["float_power_complex"] = torch.complex(x, pos).float_power(torch.complex(pos, x))
 out["slice_scatter_kw"] = x.slice_scatter(torch.zeros(3, 2), dim=1, start=1, end=4, step=2)
 out["slice_scatter_int"] = i.slice_scatter(torch.ones(1, 4, dtype=torch.int64), 0, 2)
+out["slice_scatter_wider_src"] = x.slice_scatter(src=d[:1], start=2)
 block = torch.arange(24.0).reshape(2, 3, 4)
 out["dsplit_a"], out["dsplit_b"] = block.dsplit(indices=[1])
 out["dsplit_s"] = block.dsplit(sections=2)[1]
