@@ -90,6 +90,14 @@ def unverified(api: str, forms: tuple[str, ...], dtype_class: str | None = None)
             f"(e.g. {notes[0]}); check it for yours")
 
 
+def all_passed(api: str) -> bool:
+    """Every converted call of `api` on PyTorch's samples (every form and dtype class, three calls at
+    least) gave PyTorch's values."""
+    entry = load().get(api)
+    cells = [cell for form in (entry or {}).values() for cell in form.values()]
+    return sum(c[1] for c in cells) >= 3 and all(c[0] == c[1] for c in cells)
+
+
 def _failed_everywhere(api: str) -> str | None:
     entry = load().get(api)
     if not entry:

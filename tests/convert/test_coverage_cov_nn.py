@@ -123,6 +123,13 @@ out["triplet_kw"] = F.triplet_margin_with_distance_loss(rows, rows.flip(0), rows
 out["triplet_layer"] = nn.TripletMarginWithDistanceLoss(margin=0.5, reduction="sum")(rows, rows.flip(0), rows.flip(1))
 out["lp3"] = F.lp_pool3d(vol, 2, 2)
 out["lp3_nan"] = nn.LPPool3d(1.5, (2, 3, 2), 1, True)(vol)
+# an infinite norm: the window's largest (smallest) |x|; MindSpore's own lp_pool gives 1 or NaN there
+out["lp1_inf"] = F.lp_pool1d(seq, float("inf"), 3)
+out["lp1_neg_inf"] = F.lp_pool1d(seq.double(), -float("inf"), 2, stride=1, ceil_mode=True)
+out["lp1_p3"] = F.lp_pool1d(seq, 3, 2)
+out["lp2_inf"] = F.lp_pool2d(img, float("inf"), 3, stride=2)
+out["lp2_p2"] = F.lp_pool2d(img, 2, (2, 1))
+out["lp3_inf"] = F.lp_pool3d(vol, -float("inf"), 2)
 # dropout outside training: the input itself
 out["alpha"] = F.alpha_dropout(seq)
 out["alpha_layer"] = nn.AlphaDropout(0.3).eval()(seq)

@@ -40,6 +40,11 @@ with torch.no_grad():
     layer.weight.data.mul_(0.0).add_(0.5)             # Parameter through .data
     layer.bias.add_(1.0)                              # Parameter under no_grad
 out = layer(torch.tensor(np.ones((1, 3), dtype=np.float32)))
+# MindSpore's in-place index_fill_/index_add_ raise on CPU: the helpers of the out-of-place methods written back
+filled = torch.eye(2, 4)
+filled.index_fill_(0, torch.tensor([1]), -1)
+added = torch.ones(5, 3)
+returned = added.index_add_(0, torch.tensor([0, 4, 2]), torch.arange(9.0).reshape(3, 3), alpha=2)
 
 
 def values(t):
@@ -48,7 +53,8 @@ def values(t):
 
 print("RESULT " + json.dumps({"ema": values(ema), "running": values(running), "back": values(back),
                               "c": values(c), "m": values(m), "e": values(e), "s": values(s), "g": values(g),
-                              "out": values(out)}))
+                              "out": values(out), "filled": values(filled), "added": values(added),
+                              "returned": values(returned)}))
 '''
 
 
@@ -71,6 +77,7 @@ def test_in_place_calls_become_assign_value():
     assert "s.assign_value(s.sqrt())" in text
     assert "g = (y - 1).clamp(0, 0.5)" in text
     assert "layer.bias.assign_value(layer.bias.add(1.0))" in text
+    assert "filled.assign_value(index_fill(filled, 0, " in text and "added.assign_value(index_add(added, 0, " in text
     assert not result.unconverted
 
 
@@ -96,6 +103,7 @@ def test_updated_tensors_match_pytorch(tmp_path):
     ms_out = _run(tmp_path / "ms", convert_source(SOURCE).text)
     assert ms_out == torch_out
     assert torch_out["out"] == [[2.75, 2.75]] and torch_out["back"] == torch_out["running"]
+    assert torch_out["filled"][1] == [-1, -1, -1, -1] and torch_out["returned"] == torch_out["added"]
 
 
 def test_no_in_place_call_that_does_not_mutate_is_left_silently():

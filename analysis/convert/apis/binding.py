@@ -223,6 +223,14 @@ def legacy_reduction(size_average: str, reduce: str) -> str | None:
     return "'mean'" if avg else "'sum'"
 
 
+def float32_parameters(torch_api: str, value: cst.BaseExpression) -> bool:
+    """A layer built with dtype=float32 (torch.float32 or torch.float, maybe renamed already): the dtype
+    MindSpore's layers give their parameters, so a layer without dtype= keeps the values."""
+    layer = torch_api.startswith("torch.nn.") and torch_api.rsplit(".", 1)[1][:1].isupper()
+    return layer and isinstance(value, cst.Attribute) and value.attr.value in ("float32", "float") \
+        and isinstance(value.value, cst.Name) and value.value.value not in ("self", "np", "numpy")
+
+
 _DTYPE_WORDS = frozenset({"float32", "float", "float16", "half", "float64", "double", "bfloat16", "int8", "int16",
                           "short", "int32", "int", "int64", "long", "uint8", "bool", "bool_", "complex64",
                           "complex128"})
@@ -286,6 +294,8 @@ def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset
         if not ms:
             if is_no_op(tname, arg, defaults.get(tname)):
                 plan.notes.append(f"dropped {tname}=")
+            elif tname == "dtype" and float32_parameters(entry.torch, arg.value):
+                plan.notes.append("dropped dtype=float32 (MindSpore's parameters are float32 already)")
             elif tname == "out":
                 plan.problems.append("out= has no MindSpore counterpart: assign the result instead")
             else:

@@ -665,10 +665,40 @@ class TripletMarginWithDistanceLoss(nn.Cell):
                                                  margin=self.margin, swap=self.swap, reduction=self.reduction)
 
 
+def lp_pool_infinite(input, spatial, norm_type, kernel_size, stride, ceil_mode):
+    """PyTorch's lp_pool with norm_type +inf or -inf: the largest (smallest) |x| in each window; None for
+    a finite norm_type (MindSpore's lp_pool computes those as PyTorch does)."""
+    if norm_type == float("inf"):
+        return max_pool_nd(input.abs(), spatial, kernel_size, stride, 0, 1, ceil_mode, False)
+    if norm_type == -float("inf"):
+        return -max_pool_nd(-input.abs(), spatial, kernel_size, stride, 0, 1, ceil_mode, False)
+    return None
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """F.lp_pool1d: MindSpore's lp_pool1d, except for an infinite norm_type (lp_pool_infinite), which it
+    turns into 1s or NaN."""
+    infinite = lp_pool_infinite(input, 1, norm_type, kernel_size, stride, ceil_mode)
+    if infinite is not None:
+        return infinite
+    return ops.lp_pool1d(input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """F.lp_pool2d: MindSpore's lp_pool2d, except for an infinite norm_type (lp_pool_infinite)."""
+    infinite = lp_pool_infinite(input, 2, norm_type, kernel_size, stride, ceil_mode)
+    if infinite is not None:
+        return infinite
+    return ops.lp_pool2d(input, norm_type, kernel_size, stride, ceil_mode)
+
+
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """F.lp_pool3d as PyTorch computes it: the window sums of x^p (avg_pool3d times the window's volume) to
-    the power 1/p. PyTorch's sign(s) * relu(|s|) is s itself, NaN included (MindSpore's relu and sign turn
-    NaN into 0), so it is left out."""
+    the power 1/p (an infinite p: lp_pool_infinite). PyTorch's sign(s) * relu(|s|) is s itself, NaN
+    included (MindSpore's relu and sign turn NaN into 0), so it is left out."""
+    infinite = lp_pool_infinite(input, 3, norm_type, kernel_size, stride, ceil_mode)
+    if infinite is not None:
+        return infinite
     kernel = spatial_tuple(kernel_size, 3)
     pooled = avg_pool3d(input ** norm_type, kernel, stride, 0, ceil_mode)
     return (pooled * (kernel[0] * kernel[1] * kernel[2])) ** (1.0 / norm_type)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from ..apis import compositions
 from ..apis.verdict_hook import known_broken, verified
 from ..core import fresh, rules
 from ..core.context import ConversionContext
@@ -219,7 +220,8 @@ def _curated_out_of_place(ctx: ConversionContext, name: str) -> bool:
     call: its result is what the in-place method writes, even where MindSpore's own method of that name
     (what the probe measured) is missing or fails."""
     entry = ctx.classic.get(f"torch.Tensor.{name[:-1]}")
-    return entry is not None and bool(entry.helper or entry.primary.startswith("mindspore.ops.")) \
+    composed = name[:-1] in compositions.METHODS  # x.index_fill(...) -> index_fill(x, ...)
+    return entry is not None and bool(entry.helper or entry.primary.startswith("mindspore.ops.") or composed) \
         and verified(f"torch.Tensor.{name[:-1]}")
 
 
