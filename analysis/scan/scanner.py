@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from analysis.knowledge.canonical import canonical
 from analysis.scan.index import ProjectIndex, is_torch_name, resolve_relative, torch_base_kind
 from analysis.scan.model_transforms import LAYER_CONTAINERS, is_transform
 from analysis.scan.receivers import ForeignTable, foreign_table, is_foreign
@@ -226,10 +227,10 @@ class Scanner:
                 for mod in self.star_modules:
                     if self._star_has(mod, node.value):
                         return f"{mod}.{node.value}"
-            return q
+            return canonical(q) if q else q
         if t is cst.Attribute:
             head = self.qualify(node.value)
-            return f"{head}.{node.attr.value}" if head else None
+            return canonical(f"{head}.{node.attr.value}") if head else None
         return None
 
     def funcs_bind(self, name: str) -> bool:

@@ -28,9 +28,23 @@ def apis(source: str, path: str = "m.py") -> list[str]:
     ("import torchvision.transforms as T\nt = T.Resize(32)\n", "torchvision.transforms.Resize"),
     ("import torchaudio\nw = torchaudio.transforms.Spectrogram()\n", "torchaudio.transforms.Spectrogram"),
     ("from torchtext import datasets\nd = datasets.AG_NEWS()\n", "torchtext.datasets.AG_NEWS"),
+    # the implementation modules torch.nn re-exports its layers from
+    ("from torch.nn.modules.activation import ReLU\nr = ReLU(True)\n", "torch.nn.ReLU"),
+    ("import torch.nn as nn\nc = nn.modules.conv.Conv2d(1, 2, 3)\n", "torch.nn.Conv2d"),
+    ("from torch.nn import modules\nm = modules.Linear(2, 3)\n", "torch.nn.Linear"),
 ])
 def test_alias_resolution(source, expected):
     assert expected in apis(source)
+
+
+def test_layers_named_through_their_implementation_module_convert_as_torch_nn_ones():
+    source = ("import torch.nn as nn\nfrom torch.nn.modules.batchnorm import _BatchNorm\n"
+              "r = nn.modules.activation.ReLU(True)\nc = nn.modules.conv.Conv2d(1, 2, 3, bias=False)\n"
+              "class Norm(_BatchNorm):\n    pass\n")
+    result = convert_source(source)
+    assert "r = nn.ReLU()" in result.text and "c = Conv2d(1, 2, 3, has_bias=False" in result.text
+    # a private base class keeps its own name (torch.nn does not export it) and is marked
+    assert [u.torch_api for u in result.unconverted] == ["torch.nn.modules.batchnorm._BatchNorm"]
 
 
 def test_function_local_import_does_not_leak():

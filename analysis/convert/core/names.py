@@ -10,6 +10,8 @@ import ast
 
 import libcst as cst
 
+from analysis.knowledge.canonical import canonical
+
 from .codegen import node_code
 
 # MindSpore module prefix -> (local name used in code, import statement). Longest prefix wins.
@@ -70,7 +72,7 @@ def resolve_text(name: str, aliases: dict[str, str]) -> str | None:
     target = aliases.get(head)
     if target is None:
         return None
-    return f"{target}.{rest}" if rest else target
+    return canonical(f"{target}.{rest}" if rest else target)
 
 
 def bound_name(statement: str) -> str:
