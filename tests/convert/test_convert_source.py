@@ -366,7 +366,7 @@ def test_keywords_added_to_a_multi_line_call_get_lines_of_their_own():
         "    out_channels,\n"
         "    kernel_size,\n"
         "    bias=False,\n"
-        "    **dd,\n"
+        "    dilation=dd,\n"
         ")\n"
         "b = nn.Conv2d(\n"
         "    in_channels,\n"
@@ -382,7 +382,7 @@ def test_keywords_added_to_a_multi_line_call_get_lines_of_their_own():
         "    out_channels,\n"
         "    kernel_size,\n"
         "    has_bias=False,\n"
-        "    **dd,\n"
+        "    dilation=dd,\n"
         '    pad_mode="valid",\n'
         ")\n"
     ) in text
@@ -406,17 +406,29 @@ def test_keywords_added_to_a_multi_line_call_get_lines_of_their_own():
 def test_single_line_calls_get_keywords_in_place_and_no_stray_commas():
     text = convert(
         "import torch.nn as nn\n"
-        "a = nn.Conv2d(3, 8, 1, stride=1, padding=0, bias=False, **dd)\n"
+        "a = nn.Conv2d(3, 8, 1, stride=1, padding=0, bias=False, dilation=dd)\n"
         "b = nn.MaxPool2d(kernel_size=3, stride=1, padding=1)\n"
         "c = nn.BatchNorm2d(8, momentum=0.1, affine=True)\n"
         "d = nn.Dropout(0.2, inplace=True)\n"
         "e = nn.LayerNorm(16, eps=1e-6, elementwise_affine=True)\n"
     ).text
-    assert 'a = Conv2d(3, 8, 1, stride=1, pad_mode="valid", has_bias=False, **dd)\n' in text
+    assert 'a = Conv2d(3, 8, 1, stride=1, pad_mode="valid", has_bias=False, dilation=dd)\n' in text
     assert 'b = nn.MaxPool2d(kernel_size=3, stride=1, pad_mode="pad", padding=1)\n' in text
     assert "c = nn.BatchNorm2d(8, momentum=0.9, affine=True)\n" in text
     assert "d = nn.Dropout(p=0.2)\n" in text
     assert "e = nn.LayerNorm(normalized_shape=(16,), epsilon=1e-6)\n" in text
+
+
+def test_keywords_spread_from_a_dict_are_marked_where_mindspore_names_them_otherwise():
+    # the dict's keys are PyTorch's names (bias=, device=...), read when the call runs: passed on, MindSpore's
+    # Conv2d would raise or read them otherwise; a layer whose parameters all keep their names passes them on
+    result = convert_source("import torch.nn as nn\ndd = dict(device=None)\n"
+                            "a = nn.Conv2d(3, 8, 1, bias=False, **dd)\nb = nn.Flatten(**dd)\n")
+    [mark] = [u for u in result.unconverted if u.line == 3]
+    assert "**dd keep PyTorch's names" in mark.action and "groups= -> group=" in mark.action
+    assert "bias=" not in mark.action.split("otherwise")[1]  # given in the call: not the dict's
+    assert "a = nn.Conv2d(3, 8, 1, bias=False, **dd)" in result.text
+    assert not [u for u in result.unconverted if u.line == 4]
 
 
 def test_other_rewrites_keep_multi_line_layout():

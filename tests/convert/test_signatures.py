@@ -100,7 +100,7 @@ def test_calls_are_written_in_mindspores_names_and_order(line, expected):
 
 
 @pytest.mark.parametrize("line, named", [
-    ("m = nn.PReLU(1, 0.25, None, torch.float32)", "dtype="),
+    ("m = nn.PReLU(1, 0.25, None, torch.float64)", "dtype="),
     ("y = torch.std(a, b)", "overloads"),
 ])
 def test_an_argument_without_counterpart_leaves_the_call_marked_naming_it(line, named):
@@ -147,3 +147,11 @@ def test_a_flag_given_none_is_written_false(tmp_path, monkeypatch):
     namespace: dict = {}
     exec(compile(text, "converted.py", "exec"), namespace)
     assert [p.name for p in namespace["layer"].trainable_params()] == ["weight"]
+
+
+def test_a_layer_built_with_float32_parameters_drops_the_dtype():
+    # float32 is the dtype MindSpore gives every layer's parameters: nothing to say; another dtype is marked above
+    result = convert_source("import torch\nimport torch.nn as nn\nm = nn.PReLU(1, 0.6, 'cpu', torch.float32)\n"
+                            "k = nn.PReLU(num_parameters=1, init=0.6, dtype=torch.float)\n")
+    assert "m = nn.PReLU(1, 0.6)" in result.text and "k = nn.PReLU(channel=1, w=0.6)" in result.text
+    assert not result.unconverted

@@ -99,6 +99,33 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
 
     `handled` names torch parameters a semantic handler rewrites itself: they pass through
     untouched here and get no explicit default."""
+    plan = _plan_args(call, entry, handled)
+    spread = _spread_keywords(call, entry)
+    if spread:
+        plan.problems.append(spread)
+    return plan
+
+
+def _spread_keywords(call: cst.Call, entry: ApiEntry | None) -> str | None:
+    """nn.ConvTranspose2d(*args, **conv_kwargs): the dict's keys are PyTorch's parameter names, read when
+    the call runs; where MindSpore names or reads any of them otherwise, the call would raise or differ."""
+    spread = next((a for a in call.args if a.star == "**"), None)
+    if spread is None or entry is None:
+        return None
+    given = {a.keyword.value for a in call.args if a.keyword is not None}
+    if not any(a.star == "*" for a in call.args) and entry.torch_signature:  # the ones passed by position
+        given |= set(parameter_names(entry.torch_signature)[:sum(1 for a in call.args if not a.keyword and not a.star)])
+    changed = [row for row in entry.params
+               if row.kind == "param" and row.torch and row.relation != "same" and row.torch not in given]
+    if not changed:
+        return None
+    renamed = ", ".join(f"{row.torch}= -> {row.mindspore}=" if row.mindspore and row.mindspore != row.torch
+                        else f"{row.torch}= ({row.relation.replace('_', ' ')})" for row in changed[:4])
+    return (f"the keywords in **{code(spread.value)} keep PyTorch's names, and {entry.primary or 'MindSpore'} takes "
+            f"some of them otherwise ({renamed}): write them out in the call")
+
+
+def _plan_args(call: cst.Call, entry: ApiEntry | None, handled: frozenset[str]) -> ArgPlan:
     plan = ArgPlan()
     torch_params = parameter_names(entry.torch_signature) if entry and entry.torch_signature else ()
     ms_params = parameter_names(entry.mindspore_signature) if entry and entry.mindspore_signature else ()
