@@ -21,7 +21,7 @@ import libcst as cst
 from .core.bound import bindings
 from .core.imports import suites
 from .core.names import dotted_ast, resolve_text
-from .modules import receivers
+from .modules import inplace_layers, receivers
 from .modules.containers import TRAVERSALS
 from .modules.layercalls import stored_names
 from .modules.paramnames import PARAMETER_ATTRS
@@ -66,6 +66,7 @@ def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], labe
     out = Outline(tree=tree, bound=bindings(tree, aliases))
     spans: list[tuple[int, int]] = []
     names = set(aliases) | relevant | ACTED_ON | stored_names(tree) | hot_names(tree) | receivers.hot_names(out.bound)
+    names |= {path.rsplit(".", 1)[-1] for path in inplace_layers.find(tree, aliases)}  # act(x): x is rebound
 
     def walk(body: list[ast.stmt]) -> None:
         for stmt in body:

@@ -77,6 +77,7 @@ class ConversionContext:
     hoisted: dict[int, list] = field(default_factory=dict)
     before_statement: dict[int, list] = field(default_factory=dict)
     prefixed: set[str] = field(default_factory=set)  # networks whose parameter names got their own prefix  # statement -> statements to write before it  # loop body -> step functions to write before its loop
+    inplace_layers: dict | None = None  # names bound to layers built with inplace=True -> the layer (inplace_layers.py)
     step_names: set[str] = field(default_factory=set)  # names the file uses, and hoisted step functions' names
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules
     helpers: dict[str, tuple[str, str]] = field(default_factory=dict)  # helper written into the file -> (name, code)

@@ -7,6 +7,7 @@ import libcst as cst
 from ..core.names import resolve
 from ..core.walk import WalkState
 from ..training import optimizers
+from . import inplace_layers
 from .layermap import self_path
 
 LABEL_LOSSES = ("torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss")
@@ -50,4 +51,7 @@ class AssignmentBindings(WalkState):
             prefix = self_path(updated.targets[0].target)
             if prefix:
                 self._bind(prefix, records)
-        return updated
+        return inplace_layers.rebind(self.ctx, original, updated)
+
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
+        return inplace_layers.rebind_expression(self.ctx, original, updated)
