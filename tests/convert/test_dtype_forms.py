@@ -245,6 +245,7 @@ a = torch.randint(10, (200,))
 b = torch.randint(3, 7, [4, 5], dtype=torch.float32)
 c = torch.randint(high=5, size=(50,), dtype=torch.int32)
 d = torch.randint(low=-2, high=2, size=(3, 3), dtype=torch.float64)
+e = torch.randint(6, size=(40,))
 """
 
 
@@ -255,16 +256,16 @@ def test_randint_into_a_float_dtype_draws_integers_of_that_dtype(tmp_path):
     expected = {}
     namespace: dict = {}
     exec(RANDINT, namespace)
-    for name in "abcd":
+    for name in "abcde":
         t = namespace[name]
         expected[name] = (tuple(t.shape), str(t.dtype).replace("torch.", ""))
     text = convert_source(RANDINT, path="example.py").text
-    check = text + "\nfor n in 'abcd':\n    t = globals()[n]\n" \
+    check = text + "\nfor n in 'abcde':\n    t = globals()[n]\n" \
         "    print(n, tuple(t.shape), str(t.dtype).lower(), float(t.min()), float(t.max()))\n"
     out = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    rows = {line.split()[0]: line for line in out.stdout.splitlines() if line[:1] in "abcd" and line[1:2] == " "}
-    bounds = {"a": (0, 9), "b": (3, 6), "c": (0, 4), "d": (-2, 1)}
+    rows = {line.split()[0]: line for line in out.stdout.splitlines() if line[:1] in "abcde" and line[1:2] == " "}
+    bounds = {"a": (0, 9), "b": (3, 6), "c": (0, 4), "d": (-2, 1), "e": (0, 5)}
     for name, (shape, dtype) in expected.items():
         assert f"{shape} {dtype}" in rows[name], rows[name]
         low, high = (float(v) for v in rows[name].rsplit(" ", 2)[1:])

@@ -225,10 +225,13 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 
 def randint(low=0, high=None, size=None, *, dtype=None):
-    """torch.randint(high, size) and torch.randint(low, high, size): int64 draws, cast to dtype when one is
-    given (PyTorch draws integers into a float dtype too; MindSpore's randint takes integer dtypes only)."""
+    """torch.randint(high, size), torch.randint(high, size=size) and torch.randint(low, high, size): int64
+    draws, cast to dtype when one is given (PyTorch draws integers into a float dtype too; MindSpore's randint
+    takes integer dtypes only)."""
     if size is None:
         low, high, size = 0, low, high
+    elif high is None:  # the one bound given is the upper one
+        low, high = 0, low
     draw = ops.randint(low, high, tuple(size), dtype=mindspore.int64)
     return draw if dtype is None or dtype == mindspore.int64 else draw.astype(dtype)
 
