@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from analysis.knowledge.mapping import ApiEntry, signature_parameters
+from analysis.knowledge.mapping import ApiEntry, load_signatures, signature_parameters
 
 from ..core.names import code
 from . import binding
@@ -108,21 +108,27 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
 
 def _spread_keywords(call: cst.Call, entry: ApiEntry | None) -> str | None:
     """nn.ConvTranspose2d(*args, **conv_kwargs): the dict's keys are PyTorch's parameter names, read when
-    the call runs; where MindSpore names or reads any of them otherwise, the call would raise or differ."""
+    the call runs; where MindSpore names any of them otherwise, or has no such parameter (device=), the call
+    would raise or differ."""
     spread = next((a for a in call.args if a.star == "**"), None)
     if spread is None or entry is None:
         return None
+    sig = load_signatures().get(entry.torch)
+    names = parameter_names(entry.torch_signature) if entry.torch_signature else \
+        tuple(p[0] for p in sig.torch[-1]) if sig is not None and sig.torch else ()
     given = {a.keyword.value for a in call.args if a.keyword is not None}
-    if not any(a.star == "*" for a in call.args) and entry.torch_signature:  # the ones passed by position
-        given |= set(parameter_names(entry.torch_signature)[:sum(1 for a in call.args if not a.keyword and not a.star)])
-    changed = [row for row in entry.params
-               if row.kind == "param" and row.torch and row.relation != "same" and row.torch not in given]
+    if not any(a.star == "*" for a in call.args):  # the ones passed by position
+        given |= set(names[:sum(1 for a in call.args if not a.keyword and not a.star)])
+    changed = {row.torch: (row.mindspore if row.mindspore != row.torch else "") or row.relation.replace("_", " ")
+               for row in entry.params if row.kind == "param" and row.torch and row.relation != "same"}
+    if sig is not None:
+        changed.update({t: m or "no counterpart" for t, m in sig.map.items() if m != t and t not in changed})
+    changed = {t: m for t, m in changed.items() if t not in given}
     if not changed:
         return None
-    renamed = ", ".join(f"{row.torch}= -> {row.mindspore}=" if row.mindspore and row.mindspore != row.torch
-                        else f"{row.torch}= ({row.relation.replace('_', ' ')})" for row in changed[:4])
+    listed = ", ".join(f"{t}= -> {m}=" if m.isidentifier() else f"{t}= ({m})" for t, m in list(changed.items())[:4])
     return (f"the keywords in **{code(spread.value)} keep PyTorch's names, and {entry.primary or 'MindSpore'} takes "
-            f"some of them otherwise ({renamed}): write them out in the call")
+            f"some of them otherwise ({listed}): write them out in the call")
 
 
 def _plan_args(call: cst.Call, entry: ApiEntry | None, handled: frozenset[str]) -> ArgPlan:
