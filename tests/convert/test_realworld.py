@@ -127,15 +127,15 @@ def test_interpolate_converts_every_mode_and_marks_a_mode_held_by_a_name():
     assert [u.line for u in result.unconverted] == [4]
 
 
-def test_conv_transpose_writes_pad_mode_and_refuses_what_differs():
+def test_conv_transpose_writes_pad_mode_and_takes_output_padding_to_the_support_cell():
     result = convert("import torch.nn as nn\na = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1)\n"
                      "b = nn.ConvTranspose2d(4, 6, 2, 2, bias=False)\nc = nn.ConvTranspose2d(4, 6, 3, padding=(1, 0))\n"
                      "d = nn.ConvTranspose2d(4, 6, 3, 2, 1, output_padding=1)\n")
     assert "a = nn.Conv2dTranspose(4, 6, 3, stride=2, padding=1, has_bias=True, pad_mode='pad')" in result.text
     assert "b = nn.Conv2dTranspose(4, 6, 2, 2, has_bias=False, pad_mode='pad')" in result.text
     assert "c = nn.Conv2dTranspose(4, 6, 3, padding=(1, 1, 0, 0), has_bias=True, pad_mode='pad')" in result.text
-    assert [u.line for u in result.unconverted] == [5]
-    assert "output_padding" in result.unconverted[0].action
+    # MindSpore's own cell gives other values with output_padding (tests/convert/test_transposed_output_padding.py)
+    assert "d = ConvTranspose2d(4, 6, 3, 2, 1, output_padding=1)" in result.text and not result.unconverted
 
 
 def test_apis_without_a_cpu_counterpart_carry_a_concrete_action():

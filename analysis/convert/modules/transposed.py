@@ -5,6 +5,9 @@ otherwise:
   Conv2dTranspose/Conv3dTranspose take (before, after) per axis and Conv1dTranspose one int:
   (ph, pw) -> (ph, ph, pw, pw), (p,) -> p
 - dilation along depth (3d): MindSpore refuses it -> marked
+- output_padding other than 0: MindSpore's cell gives that output's shape but other values on CPU, so
+  the layer becomes the support cell ConvTranspose<N>d (helper_cov_nn.py: PyTorch's signature, weight and
+  bias names, the convolution by conv_transpose_nd)
 - a layer called with output_size=: MindSpore's construct takes the input only, so the call becomes
   the local helper conv_transpose_output_size(layer, x, size), which runs the layer's weights with
   the output grown as PyTorch grows it (helper_source.py)
@@ -24,9 +27,28 @@ from ..core.context import ConversionContext
 from ..support import helpers
 
 
+# PyTorch's parameters up to output_padding, in order (the layer's signature)
+OUTPUT_PADDING_AT = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "output_padding", "groups",
+                     "bias", "dilation", "padding_mode", "device", "dtype")
+
+
+def _zero(value: cst.BaseExpression) -> bool:
+    """0, or a tuple/list of zeros."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and _zero(e.value) for e in value.elements)
+    return isinstance(value, cst.Integer) and value.evaluated_value == 0
+
+
 def layer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry):
     """nn.ConvTranspose2d(..., padding=(1, 2)) -> nn.Conv2dTranspose(..., padding=(1, 1, 2, 2), ...)."""
     dims = int(qualified[-2])
+    extra = bind_arguments(updated, OUTPUT_PADDING_AT)
+    if extra is not None and "output_padding" in extra and not _zero(extra["output_padding"].value):
+        local = helpers.use(ctx, f"ConvTranspose{dims}d")
+        ctx.change(original, rules.API_ARGS, qualified, local,
+                   f"nn.ConvTranspose{dims}d(..., output_padding=...) -> {local}(...), {helpers.where(ctx, 'a cell')} "
+                   "(MindSpore's transposed convolution gives other values with output_padding on CPU)")
+        return updated.with_changes(func=cst.Name(local))
     plan = plan_args(updated, entry, handled=frozenset({"padding"})) if entry is not None else None
     padding = plan.passed.get("padding") if plan is not None else None
     dilation = plan.passed.get("dilation") if plan is not None else None

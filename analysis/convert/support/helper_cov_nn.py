@@ -715,6 +715,60 @@ class LPPool3d(nn.Cell):
         return lp_pool3d(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
 
 
+class ConvTransposeNd(nn.Cell):
+    """nn.ConvTranspose1d/2d/3d built with output_padding (MindSpore's transposed convolutions give that
+    output's shape but other values on CPU): weight (in_channels, out_channels / groups, *kernel) and bias
+    under PyTorch's names, drawn from PyTorch's initial distributions (uniform within 1 / sqrt(fan_in)),
+    the convolution computed by conv_transpose_nd. Called with output_size=, the extra rows it asks for
+    replace output_padding, as in PyTorch."""
+    dims = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if padding_mode != "zeros":
+            raise ValueError(f"ConvTranspose{self.dims}d supports padding_mode='zeros' only, as in PyTorch")
+        init = mindspore.common.initializer
+        kernel = spatial_tuple(kernel_size, self.dims)
+        self.stride, self.padding = spatial_tuple(stride, self.dims), spatial_tuple(padding, self.dims)
+        self.output_padding = spatial_tuple(output_padding, self.dims)
+        self.dilation, self.groups = spatial_tuple(dilation, self.dims), groups
+        fan_in = out_channels // groups
+        for size in kernel:
+            fan_in *= size
+        bound = 1.0 / fan_in ** 0.5 if fan_in else 0.0
+        kind = dtype or mindspore.float32
+        self.weight = mindspore.Parameter(init.initializer(init.Uniform(bound), (in_channels, out_channels // groups)
+                                                           + kernel, kind), name="weight")
+        self.bias = mindspore.Parameter(init.initializer(init.Uniform(bound), (out_channels,), kind), name="bias") \
+            if bias else None
+
+    def construct(self, x, output_size=None):
+        extra = self.output_padding
+        if output_size is not None:
+            sizes = tuple(int(s) for s in tuple(output_size)[-self.dims:])
+            kernel = self.weight.shape[2:]
+            extra = tuple(sizes[i] - ((x.shape[x.ndim - self.dims + i] - 1) * self.stride[i] - 2 * self.padding[i]
+                                      + self.dilation[i] * (kernel[i] - 1) + 1) for i in range(self.dims))
+        return conv_transpose_nd(x, self.weight, self.bias, self.stride, self.padding, extra, self.groups,
+                                 self.dilation)
+
+
+class ConvTranspose1d(ConvTransposeNd):
+    """nn.ConvTranspose1d with output_padding: see ConvTransposeNd."""
+    dims = 1
+
+
+class ConvTranspose2d(ConvTransposeNd):
+    """nn.ConvTranspose2d with output_padding: see ConvTransposeNd."""
+    dims = 2
+
+
+class ConvTranspose3d(ConvTransposeNd):
+    """nn.ConvTranspose3d with output_padding: see ConvTransposeNd."""
+    dims = 3
+
+
 class ParameterList(nn.Cell):
     """nn.ParameterList: parameters held under the names "0", "1", ... (as PyTorch's state_dict keys), indexed,
     iterated, appended and extended."""
