@@ -190,7 +190,8 @@ class CallRewrites(WalkState):
             self.ctx.keep(original)
         else:
             # sizes spelled as MindSpore takes them before the bridge wraps the call (it hides the API's name)
-            new = size_forms.variable_sizes(ctx, original, size_forms.tuple_sizes(dtype_forms.function(ctx, qualified, new)))
+            new = size_forms.tuple_sizes(dtype_forms.function(ctx, qualified, new))
+            new = size_forms.variable_sizes(ctx, original, new)
             new = target_args.function(ctx, original, new, entry)
             new = kernel_dtypes.function(ctx, original, qualified, new)
             sample_checks.check(ctx, original, qualified)

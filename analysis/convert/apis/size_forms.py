@@ -12,9 +12,9 @@ from ..core.context import ConversionContext
 from ..support import helpers
 
 # MindSpore callees (last name) whose size arguments must be tuples (found on PyTorch's samples, issue 29)
-TUPLE_ONLY = frozenset({"tile", "affine_grid", "avg_pool2d", "avg_pool3d", "max_pool2d", "max_pool3d", "adaptive_avg_pool2d",
-                        "adaptive_avg_pool3d", "adaptive_max_pool2d", "fractional_max_pool2d", "fractional_max_pool3d",
-                        "FractionalMaxPool2d", "FractionalMaxPool3d"})
+TUPLE_ONLY = frozenset({"tile", "affine_grid", "avg_pool2d", "avg_pool3d", "max_pool2d", "max_pool3d",
+                        "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool2d", "fractional_max_pool2d",
+                        "fractional_max_pool3d", "FractionalMaxPool2d", "FractionalMaxPool3d"})
 # ... and those whose size arguments must be ints
 INT_ONLY = frozenset({"avg_pool1d"})
 

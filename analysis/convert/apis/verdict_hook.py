@@ -57,7 +57,8 @@ def known_broken(api: str, params: list[str]) -> str | None:
 
 def verified(api: str) -> bool:
     """Every converted call of `api` the verification ran gave PyTorch's values (or, where none of its
-    generated calls ran, every one of PyTorch's samples did). Read even while the hook is off: it vouches for another API's conversion (x.triu_() written as x.triu()), never the one verified."""
+    generated calls ran, every one of PyTorch's samples did). Read even while the hook is off: it vouches
+    for another API's conversion (x.triu_() written as x.triu()), never the one verified."""
     try:
         from analysis.verify.sample_verdicts import all_passed
         from analysis.verify.verdicts import UNTESTED, VERIFIED, api_status

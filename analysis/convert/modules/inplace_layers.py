@@ -13,21 +13,12 @@ from analysis.knowledge.mapping import load_signatures
 
 from ..core import rules
 from ..core.context import ConversionContext
-from ..core.names import code, dotted, resolve_text
-
-
-def _text(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = _text(node.value)
-        return f"{head}.{node.attr}" if head else None
-    return None
+from ..core.names import code, dotted, dotted_ast, resolve_text
 
 
 def _in_place(call: ast.Call, aliases: dict[str, str]) -> str | None:
     """The torch.nn layer a construction builds with inplace=True, or None."""
-    func = _text(call.func)
+    func = dotted_ast(call.func)
     api = resolve_text(func, aliases) if func else None
     sig = load_signatures().get(api) if api and api.startswith("torch.nn.") else None
     params = [p[0] for p in sig.torch[0]] if sig is not None and sig.torch else []
@@ -46,7 +37,7 @@ def find(tree: ast.Module | None, aliases: dict[str, str]) -> dict[str, str]:
     found = {}
     for node in ast.walk(tree) if tree is not None and aliases else ():
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
-            target, api = _text(node.targets[0]), _in_place(node.value, aliases)
+            target, api = dotted_ast(node.targets[0]), _in_place(node.value, aliases)
             if target and api:
                 found[target] = api
     return found
