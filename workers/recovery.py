@@ -37,18 +37,23 @@ INSPECT_TIMEOUT_S = 3.0
 
 
 def live_task_ids(app) -> set[str] | None:
-    """Ids of the tasks every worker that answers holds; None when no worker answers (not even this one)."""
-    inspect = app.control.inspect(timeout=INSPECT_TIMEOUT_S)
+    """Ids of the tasks every worker that answers holds; None when no worker answers (not even this one).
+
+    The replies are read on a connection of its own, not one of the app's pool: a pool process forked while
+    this thread waits on a pooled connection closes it after the fork (kombu's after-fork cleanup), blocks
+    reading the parent's reply there and never reports ready (the pool then stops starting processes)."""
     ids: set[str] = set()
     answered = False
-    for method in (inspect.active, inspect.reserved, inspect.scheduled):
-        replies = method() or {}
-        answered = answered or bool(replies)
-        for tasks in replies.values():
-            for task in tasks or []:
-                task_id = task.get("id") or (task.get("request") or {}).get("id")
-                if task_id:
-                    ids.add(task_id)
+    with app.connection_for_read() as connection:
+        inspect = app.control.inspect(timeout=INSPECT_TIMEOUT_S, connection=connection)
+        for method in (inspect.active, inspect.reserved, inspect.scheduled):
+            replies = method() or {}
+            answered = answered or bool(replies)
+            for tasks in replies.values():
+                for task in tasks or []:
+                    task_id = task.get("id") or (task.get("request") or {}).get("id")
+                    if task_id:
+                        ids.add(task_id)
     return ids if answered else None
 
 
