@@ -49,6 +49,7 @@ class Outline:
     line_starts: list[int] = field(default_factory=list)  # offset in source where line n starts, at index n
     tree: ast.Module | None = None  # the stdlib tree itself (scope.occupied reads it too)
     bound: dict[str, str] = field(default_factory=dict)  # variable -> kind of value it holds (bound.py)
+    inplace_layers: dict[str, str] = field(default_factory=dict)  # names bound to inplace=True layers (inplace_layers.py)
 
     def source_lines(self, first: int, last: int) -> str:
         """Source text of lines first..last (1-based, inclusive), line breaks included."""
@@ -66,7 +67,8 @@ def outline(source: str, aliases: dict[str, str], relevant: frozenset[str], labe
     out = Outline(tree=tree, bound=bindings(tree, aliases))
     spans: list[tuple[int, int]] = []
     names = set(aliases) | relevant | ACTED_ON | stored_names(tree) | hot_names(tree) | receivers.hot_names(out.bound)
-    names |= {path.rsplit(".", 1)[-1] for path in inplace_layers.find(tree, aliases)}  # act(x): x is rebound
+    out.inplace_layers = inplace_layers.find(tree, aliases)
+    names |= {path.rsplit(".", 1)[-1] for path in out.inplace_layers}  # act(x): x is rebound
 
     def walk(body: list[ast.stmt]) -> None:
         for stmt in body:

@@ -44,9 +44,9 @@ def find(tree: ast.Module | None, aliases: dict[str, str]) -> dict[str, str]:
 
 
 def layers(ctx: ConversionContext) -> dict[str, str]:
-    """find() for the file being converted, once."""
+    """find() for the file being converted, once (the outline's, where it read the file)."""
     if ctx.inplace_layers is None:
-        ctx.inplace_layers = find(ctx.tree, ctx.aliases)
+        ctx.inplace_layers = ctx.outline.inplace_layers if ctx.outline is not None else find(ctx.tree, ctx.aliases)
     return ctx.inplace_layers
 
 

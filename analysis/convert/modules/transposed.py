@@ -19,17 +19,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from analysis.knowledge.mapping import load_signatures
+
 from ..apis.compositions import bind_arguments
 from ..apis.mapped import convert_call
 from ..apis.signatures import kwarg, plan_args
 from ..core import rules
 from ..core.context import ConversionContext
 from ..support import helpers
-
-
-# PyTorch's parameters up to output_padding, in order (the layer's signature)
-OUTPUT_PADDING_AT = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "output_padding", "groups",
-                     "bias", "dilation", "padding_mode", "device", "dtype")
 
 
 def _zero(value: cst.BaseExpression) -> bool:
@@ -42,7 +39,8 @@ def _zero(value: cst.BaseExpression) -> bool:
 def layer(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry):
     """nn.ConvTranspose2d(..., padding=(1, 2)) -> nn.Conv2dTranspose(..., padding=(1, 1, 2, 2), ...)."""
     dims = int(qualified[-2])
-    extra = bind_arguments(updated, OUTPUT_PADDING_AT)
+    sig = load_signatures().get(qualified)  # PyTorch's parameters in order, output_padding among them
+    extra = bind_arguments(updated, tuple(p[0] for p in sig.torch[0])) if sig is not None and sig.torch else None
     if extra is not None and "output_padding" in extra and not _zero(extra["output_padding"].value):
         local = helpers.use(ctx, f"ConvTranspose{dims}d")
         ctx.change(original, rules.API_ARGS, qualified, local,
