@@ -11,6 +11,7 @@ import json
 import os
 import pickle
 import shutil
+import time
 from pathlib import Path
 
 from django.conf import settings
@@ -523,11 +524,26 @@ def _parity_report(*, run: Run, manifest: Path) -> dict:
         loss_steps=settings.PORTING_PARITY_LOSS_STEPS,
         checkpoint_dir=storage.checkpoint_dir(run_id),
         dependencies=DependencyPolicy.from_env({**os.environ, "PORTING_DEPS_CACHE": settings.PORTING_DEPS_CACHE}),
-        # Seen within a second whatever the broker (revoke needs one that can broadcast).
-        should_stop=lambda: Run.objects.filter(pk=run_id, status=Run.Status.CANCELLED).exists(),
+        should_stop=_cancel_check(run_id, every_s=settings.PORTING_PARITY_CANCEL_POLL_S),
         on_progress=ParityProgress(run_id),
         checkpoint_room_bytes=quota.team_disk(team=run.project.team_id).room_bytes,
     )
+
+
+def _cancel_check(run_id: int, *, every_s: float):
+    """should_stop() for the sandbox: whether the run was cancelled, read from the database at
+    most once every `every_s` seconds (the sandbox asks about once a second)."""
+    next_read = 0.0
+
+    def cancelled() -> bool:
+        nonlocal next_read
+        now = time.monotonic()
+        if now < next_read:
+            return False
+        next_read = now + every_s
+        return Run.objects.filter(pk=run_id, status=Run.Status.CANCELLED).exists()
+
+    return cancelled
 
 
 def _parity_store(*, run: Run, report: dict) -> None:

@@ -139,6 +139,9 @@ PORTING_ANALYSIS_BATCH_FILES = envint("PORTING_ANALYSIS_BATCH_FILES", 200)
 PORTING_PARITY_TIMEOUT_S = envint("PORTING_PARITY_TIMEOUT_S", 600)
 PORTING_PARITY_MEMORY_MB = envint("PORTING_PARITY_MEMORY_MB", 6144)
 PORTING_PARITY_LOSS_STEPS = envint("PORTING_PARITY_LOSS_STEPS", 20)
+# How often a running parity stage asks the database whether its run was cancelled: the
+# path that works whatever the broker (a revoke needs one that broadcasts).
+PORTING_PARITY_CANCEL_POLL_S = envint("PORTING_PARITY_CANCEL_POLL_S", 1)
 # Declared dependencies of an upload, wheels only, in cached read-only layers the parity
 # box mounts (analysis/parity/dependencies.py). Off unless the site opts in by setting
 # PORTING_DEPS_CACHE (a folder): otherwise an upload's requirements.txt would make the

@@ -1,7 +1,12 @@
 """Cancelling a run stuck in its parity stage stops the work itself: the stage's
 Celery task is revoked, its pool process and the sandboxed child running the
 user's model die, and the worker is free again within seconds (a real worker,
-real broker, a model whose constructor sleeps for ten minutes)."""
+real broker, a model whose constructor sleeps for ten minutes).
+
+The stage's own database check for a cancel (the path for brokers that cannot
+broadcast, tested in tests/parity/test_sandbox.py) is slowed to once in ten
+minutes here: otherwise it may end the task before the revoke arrives, and
+this test would not know which of the two stopped it."""
 from __future__ import annotations
 
 import os
@@ -93,7 +98,15 @@ def _wait(predicate, timeout: float, what: str, worker):
     raise AssertionError(f"timed out waiting for {what}\n{worker.log_tail()}")
 
 
-def test_cancel_kills_the_running_parity_stage_and_frees_the_worker(live_worker):
+@pytest.fixture
+def worker(tmp_path, settings, run_dirs):
+    from tests.conftest import running_worker
+
+    with running_worker(tmp_path, settings, run_dirs, PORTING_PARITY_CANCEL_POLL_S="600") as worker:
+        yield worker
+
+
+def test_cancel_kills_the_running_parity_stage_and_frees_the_worker(worker):
     from workers.celery_app import app
 
     team, alice = factories.team_with_member("Speech", "alice")
@@ -101,10 +114,9 @@ def test_cancel_kills_the_running_parity_stage_and_frees_the_worker(live_worker)
                                                              "models/sleeper.py": SLEEPER.encode()}))
     run = run_create(project=factories.project(team, "Slow"), archive=archive, user=alice)
 
-    sandbox, _ = _wait(lambda: _sandbox_child(live_worker.process.pid), 240, "the parity sandbox to start",
-                             live_worker)
+    sandbox, _ = _wait(lambda: _sandbox_child(worker.process.pid), 240, "the parity sandbox to start", worker)
     try:
-        _wait(lambda: _running_user_code(sandbox), 240, "the sandbox to run the model", live_worker)
+        _wait(lambda: _running_user_code(sandbox), 240, "the sandbox to run the model", worker)
         time.sleep(1)
         assert _alive(sandbox)
         pool_process = int(Path(f"/proc/{sandbox}/stat").read_text().rsplit(")", 1)[1].split()[1])
@@ -118,19 +130,19 @@ def test_cancel_kills_the_running_parity_stage_and_frees_the_worker(live_worker)
         assert response.status_code == 200 and response.json()["status"] == "cancelled"
 
         _wait(lambda: not _alive(sandbox) and not _alive(pool_process), 20,
-              "the sandbox and its pool process to die", live_worker)
+              "the sandbox and its pool process to die", worker)
         assert time.monotonic() - cancelled_at < 20
     finally:
         if _alive(sandbox):  # never leave a ten-minute sleeper behind a failed test
             os.killpg(sandbox, signal.SIGKILL)
 
     def idle() -> bool:
-        active = app.control.inspect(destination=[live_worker.hostname], timeout=2).active() or {}
-        return active.get(live_worker.hostname) == []
+        active = app.control.inspect(destination=[worker.hostname], timeout=2).active() or {}
+        return active.get(worker.hostname) == []
 
-    _wait(idle, 20, "the worker to report no active task", live_worker)
-    assert _sandbox_child(live_worker.process.pid) is None
+    _wait(idle, 20, "the worker to report no active task", worker)
+    assert _sandbox_child(worker.process.pid) is None
     run.refresh_from_db()
     assert run.status == Run.Status.CANCELLED
     assert Stage.objects.get(run=run, name=Stage.Name.FINALIZE).status == Stage.Status.PENDING
-    assert f"Terminating {parity.task_ids[0]}" in live_worker.log_tail(200_000)
+    assert f"Terminating {parity.task_ids[0]}" in worker.log_tail(200_000)
