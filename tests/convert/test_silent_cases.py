@@ -111,6 +111,8 @@ SAME = [
         b = F.relu6(torch.tensor([-1.5, 7.0], dtype=torch.float64))
         c = F.hardshrink(torch.tensor([-1.0, 0.2, 0.7], dtype=torch.float64), 0.5)
         d = F.softshrink(input=torch.tensor([-1.0, 0.2, 0.7], dtype=torch.float64), lambd=0.5)
+        e = torch.nn.ReLU6()(torch.tensor([-1.5, 3.0, 7.0], dtype=torch.float64))
+        f = torch.nn.ReLU6(inplace=True)(torch.tensor([-3, 2, 9], dtype=torch.int32))
         """),
     ("circular pad with negative amounts, of booleans", """
         a = F.pad(torch.arange(12.).reshape(1, 2, 6), (-1, 2), 'circular')

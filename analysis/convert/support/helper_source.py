@@ -1526,6 +1526,17 @@ def relu6(input, inplace=False):
     return ops.clamp(input, 0, 6)
 
 
+class ReLU6(nn.Cell):
+    """nn.ReLU6 as relu6() (MindSpore's ReLU6 kernel takes float16/float32 only). inplace is taken
+    and ignored: the converter writes the result back to the input's name where it was set."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+
+    def construct(self, input):
+        return relu6(input)
+
+
 def hardshrink(input, lambd=0.5):
     """F.hardshrink with where(): MindSpore's HShrink kernel has no float64."""
     return ops.where(ops.abs(input) > lambd, input, ops.zeros_like(input))
