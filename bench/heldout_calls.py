@@ -2,7 +2,7 @@
 PaddlePaddle/PaConvert (a PyTorch->Paddle converter), whose `tests/test_<api>.py` files each hold
 PyTorch snippets and the names of the variables its test compares.
 
-    python bench/heldout_calls.py [--half dev|test|test2|test3|test4|test5|test6] [--key NAME] [--tests-dir DIR] [--files N] [--workers 2]
+    python bench/heldout_calls.py [--half dev|test|test2|test3|test4|test5|test6|test7] [--key NAME] [--tests-dir DIR] [--files N] [--workers 2]
                                   [--json OUT] [--silent OUT]
 
 The test files are public code: they are kept outside the repository and only verdicts are written here,
@@ -30,6 +30,10 @@ never their code. Three parts, each a folder of files fetched in the sample's or
 - test6 (environment HELDOUT_TEST6_DIR, else /work/heldout/paconvert/tests_test6): the next 120 files in
   the same order (candidates 930-1071), fetched at session 15's start, after test5's failures had been
   reported; measured on that session's starting code ("test6_start", from a checkout of its first commit)
+  and at its end.
+- test7 (environment HELDOUT_TEST7_DIR, else /work/heldout/paconvert/tests_test7): the next 120 files in
+  the same order (candidates 1072-1226), fetched at session 16's start, after test6's failures had been
+  reported; measured on that session's starting code ("test7_start", from a checkout of its first commit)
   and at its end.
 The JSON keeps one report per key (its "halves" key; the key is the half's name unless --key names another,
 e.g. test2_start); a run replaces that key's report only.
@@ -87,7 +91,8 @@ HALF_DIRS = {"dev": Path(os.environ.get("HELDOUT_DIR", "/work/heldout/paconvert/
              "test3": Path(os.environ.get("HELDOUT_TEST3_DIR", "/work/heldout/paconvert/tests_test3")),
              "test4": Path(os.environ.get("HELDOUT_TEST4_DIR", "/work/heldout/paconvert/tests_test4")),
              "test5": Path(os.environ.get("HELDOUT_TEST5_DIR", "/work/heldout/paconvert/tests_test5")),
-             "test6": Path(os.environ.get("HELDOUT_TEST6_DIR", "/work/heldout/paconvert/tests_test6"))}
+             "test6": Path(os.environ.get("HELDOUT_TEST6_DIR", "/work/heldout/paconvert/tests_test6")),
+             "test7": Path(os.environ.get("HELDOUT_TEST7_DIR", "/work/heldout/paconvert/tests_test7"))}
 FAMILIES = ("torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "others")
 FINAL = 10 ** 6  # the chunk number of the last record: the compared names' final values
 ANALYZER_ONLY = "no marker in the code, the analyzer says "  # a reason's start: marked in the report only

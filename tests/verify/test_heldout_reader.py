@@ -110,8 +110,8 @@ def test_a_later_half_starts_past_the_first_candidate_and_keeps_the_other_half(t
 def test_each_half_has_its_own_folder_and_a_session_start_key_keeps_the_others():
     from bench.heldout_calls import HALF_DIRS
 
-    assert set(HALF_DIRS) == {"dev", "test", "test2", "test3", "test4", "test5", "test6"} \
-        and len(set(HALF_DIRS.values())) == 7
+    assert set(HALF_DIRS) == {"dev", "test", "test2", "test3", "test4", "test5", "test6", "test7"} \
+        and len(set(HALF_DIRS.values())) == 8
     report = {"halves": {"dev": {"files": 184}, "test": {"files": 121}}}
     report = with_half(report, "test2_start", {"files": 120}, {})
     assert report["halves"]["test"] == {"files": 121} and report["halves"]["test2_start"] == {"files": 120}
