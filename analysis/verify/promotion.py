@@ -1,7 +1,8 @@
 """python -m analysis.verify.promotion: write knowledge/data/int_to_float.json, the mapped APIs PyTorch
 computes in float32 for integer and boolean inputs, which the converter reads through float_input()
 (analysis/convert/dtype_forms.py). Found two ways in PyTorch's OpInfo database: the `promotes_int_to_float`
-flag, and, since the flag is missing on many (the fft family, special.i0e...), each op's first
+flag, and, since the flag is missing on many (the fft family, special.i0e...), and their other names
+(special.expit and F.sigmoid of sigmoid), each op's first
 int32 sample run with torch: a float32 or complex64 result (PyTorch's default dtypes) means the integers
 were read as float32, which float_input does too.
 
@@ -21,9 +22,10 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "knowledge" / "data" / "int_to_float.json"
 OTHER_RULES = frozenset({"div", "true_divide", "float_power", "ldexp", "polygamma", "mvlgamma", "mean", "nanmean",
-                         "std", "var", "copysign", "erfinv", "__rdiv__", "angle", "float", "half", "double", "to", "trapz"})
+                         "std", "var", "copysign", "erfinv", "__rdiv__", "angle", "float", "half", "double", "to", "trapz",
+                         "trapezoid", "cumulative_trapezoid", "cfloat", "cdouble"})
 # binary APIs: both tensor arguments are read as float
-TWO = frozenset({"atan2", "xlogy", "special.zeta"})
+TWO = frozenset({"atan2", "arctan2", "xlogy", "special.xlogy", "special.xlog1py", "special.zeta"})
 # float functions of two tensors PyTorch promotes as a pair (float32 with int64 is float32) while MindSpore
 # requires both float: OpInfo does not flag them (two integer inputs raise in PyTorch too)
 PAIRS = {"logaddexp": 2, "logaddexp2": 2}
@@ -51,7 +53,7 @@ def build() -> dict:
 
     from analysis.knowledge.mapping import load_mapping
 
-    mapped = {e.torch for e in load_mapping("classic") if e.primary or e.template or e.constant}
+    mapped = {e.torch for e in load_mapping("classic") if e.primary or e.template or e.constant or e.helper}
 
     def is_mapped(name: str) -> bool:
         return f"torch.{name}" in mapped or f"torch.Tensor.{name}" in mapped
@@ -60,6 +62,9 @@ def build() -> dict:
                     if op.name not in OTHER_RULES and not op.name.startswith(("nn.", "masked.")) and is_mapped(op.name)
                     and ((getattr(op, "promotes_int_to_float", False) and "." not in op.name) or _promotes(op, torch))})
     names += [n for n in PREDICATES if is_mapped(n)]
+    # the same function under its other names (torch.special.expit and F.sigmoid are torch.sigmoid)
+    names += [alias.name for op in op_db if op.name in names
+              for alias in getattr(op, "aliases", ()) if is_mapped(alias.name)]
     return {"about": "PyTorch APIs that read integer/boolean inputs as float32 (OpInfo promotes_int_to_float, or "
                      "a float32 result for an int32 sample; and the predicates isinf, isnan...), mapped by the "
                      "knowledge base; value: how many leading tensor arguments are read as float. Written by `python -m "

@@ -431,6 +431,22 @@ def test_keywords_spread_from_a_dict_are_marked_where_mindspore_names_them_other
     assert not [u for u in result.unconverted if u.line == 4]
 
 
+def test_arguments_spread_from_a_tuple_are_marked_where_they_may_reach_another_parameter():
+    # the tuple's items fill parameters by position when the call runs: BatchNorm's third is momentum (written
+    # 1 - m, and given as a keyword too), Linear's third is bias where Dense takes weight_init; sum, cat and
+    # sizes one by one keep their places
+    result = convert_source("import torch\nargs = (5, 1e-05, 0.2)\n"
+                            "a = torch.nn.BatchNorm2d(*args)\nb = torch.nn.Linear(3, *args)\n"
+                            "c = torch.sum(*args)\nd = torch.cat(*args)\ne = torch.zeros(*args)\n"
+                            "f = torch.nn.Linear(*args, bias=False)\n")
+    marks = {u.line: u.action for u in result.unconverted}
+    assert "*args fill PyTorch's parameters by position" in marks[3] and "momentum" in marks[3]
+    assert "a = torch.nn.BatchNorm2d(*args)" in result.text  # no momentum= added beside the tuple
+    assert "bias" in marks[4] and "out_features" not in marks[4]  # a rename keeps its place
+    assert not {5, 6, 7, 8} & set(marks)
+    assert "f = nn.Dense(*args, has_bias=False)" in result.text
+
+
 def test_other_rewrites_keep_multi_line_layout():
     text = convert(
         "import torch\n"

@@ -32,6 +32,15 @@ CASES = [
         b = torch.atan2(torch.tensor([1, -2, 3]), torch.tensor([2, 2, -1]))
         c = torch.sqrt(torch.arange(6))
         """),
+    ("the same functions under their other names: special.expit, F.sigmoid, special.xlogy, arctan2", """
+        x = torch.tensor([-1, -2, 3])
+        a = torch.special.expit(x)
+        b = torch.nn.functional.sigmoid(x)
+        c = torch.special.xlogy(torch.tensor([0, 2, 3]), torch.tensor([1, 4, 2]))
+        d = torch.arctan2(x, torch.tensor([2, 2, -1]))
+        e = torch.special.exp2(x)
+        f = torch.special.psi(torch.tensor([1, 2, 5]))
+        """),
     ("predicates, logsumexp, fft and special functions of integer and boolean tensors", """
         x = torch.tensor([[1, -2, 3], [0, 5, -7]])
         m = torch.tensor([True, False, True])

@@ -100,10 +100,47 @@ def plan_args(call: cst.Call, entry: ApiEntry | None, *, handled: frozenset[str]
     `handled` names torch parameters a semantic handler rewrites itself: they pass through
     untouched here and get no explicit default."""
     plan = _plan_args(call, entry, handled)
-    spread = _spread_keywords(call, entry)
-    if spread:
-        plan.problems.append(spread)
+    for spread in (_spread_keywords(call, entry), _spread_positionals(call, entry, handled)):
+        if spread:
+            plan.problems.append(spread)
     return plan
+
+
+def _positional(params) -> list[str]:
+    """The names a call may fill by position: up to the first keyword-only or *args parameter."""
+    out = []
+    for name, kind, *_ in params:
+        if kind not in ("p", "o"):
+            break
+        out.append(name)
+    return out
+
+
+def _spread_positionals(call: cst.Call, entry: ApiEntry | None, handled: frozenset[str]) -> str | None:
+    """nn.BatchNorm2d(*args): the tuple's items fill PyTorch's parameters by position when the call runs, and
+    the converted call hands them to MindSpore's by position. Every parameter they may reach has to sit at
+    the same place on both sides with the same meaning, and be none the converter rewrites or spells a
+    default for (momentum 1 - m, padding and pad_mode, bias and weight_init...)."""
+    at = next((i for i, a in enumerate(call.args) if a.star == "*"), None)
+    sig = load_signatures().get(entry.torch) if entry is not None else None
+    if at is None or sig is None or not sig.torch or any(p[1] == "v" for o in (*sig.torch, sig.mindspore) for p in o):
+        return None  # sizes one by one (torch.zeros(*shape)): packed into a tuple elsewhere, or taken alike
+    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+    ms_positional = _positional(sig.mindspore)
+    changed = {row.torch for row in entry.params if row.kind == "param" and row.relation not in ("same", "renamed")}
+    reached = []
+    for index, name in enumerate(_positional(sig.torch[-1])[at:], at):
+        if name in keywords:
+            break  # the tuple stops before a parameter the call names (or Python raises)
+        ms_name = sig.map.get(name, name)
+        if name in handled or name in changed or name in sig.transforms or name in sig.computed \
+                or index >= len(ms_positional) or ms_positional[index] != ms_name:
+            reached.append(name)
+    if not reached:
+        return None
+    return (f"the items of *{code(call.args[at].value)} fill PyTorch's parameters by position, and "
+            f"{entry.primary or 'MindSpore'} takes {', '.join(reached[:4])} at another place or with another "
+            f"meaning: pass them by keyword")
 
 
 def _spread_keywords(call: cst.Call, entry: ApiEntry | None) -> str | None:
