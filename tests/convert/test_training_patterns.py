@@ -216,11 +216,14 @@ def test_typed_tensor_classes_as_values():
 def test_legacy_loss_options_become_reduction():
     result = convert("import torch.nn as nn\nimport torch.nn.functional as F\n"
                      "a = F.binary_cross_entropy(p, t, size_average=False)\nb = nn.MSELoss(reduce=False)\n"
-                     "c = nn.L1Loss(size_average=True, reduce=True, reduction='sum')\nd = F.nll_loss(p, t, reduce=flag)\n")
+                     "c = nn.L1Loss(size_average=True, reduce=True, reduction='sum')\nd = F.nll_loss(p, t, reduce=flag)\n"
+                     "e = nn.MSELoss(reduce='none')\nf = nn.L1Loss(size_average=0)\n")
     text = result.text
     assert "a = binary_cross_entropy(p, t, reduction='sum')" in text
     assert "b = nn.MSELoss(reduction='none')" in text
     assert "c = nn.L1Loss(reduction='mean')" in text  # PyTorch ignores reduction= beside a legacy option
+    # other literals by their truth, as PyTorch reads them: the string 'none' is a true reduce
+    assert "e = nn.MSELoss(reduction='mean')" in text and "f = nn.L1Loss(reduction='sum')" in text
     [item] = result.unconverted
     assert item.line == 6 and "reduction=" in item.action
 

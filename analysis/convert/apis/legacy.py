@@ -25,7 +25,20 @@ LEGACY = ("size_average", "reduce")
 LITERALS = {"True": True, "False": False, "None": None}
 
 
-def reduction(size_average: bool | None, reduce: bool | None) -> str:
+_UNKNOWN = object()
+
+
+def _constant(node: cst.BaseExpression):
+    """A literal's value (True, None, 0, 'none': PyTorch reads the legacy options by their truth, so
+    reduce='none' means reduce), else _UNKNOWN."""
+    if isinstance(node, cst.Name):
+        return LITERALS.get(node.value, _UNKNOWN)
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return node.evaluated_value
+    return _UNKNOWN
+
+
+def reduction(size_average, reduce) -> str:
     """torch.nn._reduction.legacy_get_string without its warning."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
@@ -39,14 +52,15 @@ def rewrite(ctx, original: cst.Call, updated: cst.Call, qualified: str) -> cst.C
     if not legacy:
         return updated
     values = {a.keyword.value: a.value for a in legacy}
-    if not all(isinstance(v, cst.Name) and v.value in LITERALS for v in values.values()):
+    known = {k: _constant(v) for k, v in values.items()}
+    if any(v is _UNKNOWN for v in known.values()):
         ctx.mark(original, rules.API_DIFF, qualified,
                  "size_average=/reduce= with a computed value: replace them with reduction='mean', 'sum' or 'none' "
                  "(both true: 'mean'; reduce alone: 'sum'; reduce false: 'none')")
         return None
-    if all(v.value == "None" for v in values.values()):  # PyTorch then reads reduction= alone
+    if all(v is None for v in known.values()):  # PyTorch then reads reduction= alone
         return updated.with_changes(args=fix_commas([a for a in updated.args if a not in legacy]))
-    mode = reduction(*(LITERALS[values[k].value] if k in values else None for k in LEGACY))
+    mode = reduction(*(known.get(k) for k in LEGACY))
     kept = [a for a in updated.args if not (a.keyword is not None and a.keyword.value in (*LEGACY, "reduction"))]
     if kept:
         kept[-1] = kept[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
