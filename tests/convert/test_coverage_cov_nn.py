@@ -78,6 +78,9 @@ out["inorm"] = F.instance_norm(img, running_mean, running_var, torch.ones(4) * 2
 out["inorm_mean"], out["inorm_var"] = running_mean, running_var
 out["inorm_eval"] = F.instance_norm(img, running_mean, running_var, use_input_stats=False)
 out["inorm_plain"] = F.instance_norm(seq.double(), eps=0.1)
+shared = torch.ones(4) * 1.5  # one tensor as statistics, weight and bias: scaled by its value before the update
+out["inorm_shared"] = F.instance_norm(img, shared, shared, shared, shared, momentum=0.5)
+out["inorm_shared_after"] = shared
 out["rms"] = F.rms_norm(seq, (7,))
 out["rms_kw"] = F.rms_norm(input=img.double(), normalized_shape=[6, 5], eps=1e-3)
 out["rms_half"] = F.rms_norm(seq.half(), [7], torch.ones(7).half() * 2)

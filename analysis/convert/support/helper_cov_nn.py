@@ -221,22 +221,13 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   momentum=0.1, eps=1e-5):
     """F.instance_norm: each (sample, channel) plane less its mean over its biased deviation; given running
     statistics, they move by momentum toward the batch's average of the planes' mean and unbiased variance
-    (in place, as PyTorch), or with use_input_stats=False they normalise instead."""
+    (in place, as PyTorch, after the output is computed: a tensor passed as both a statistic and weight or
+    bias scales by its value before the update), or with use_input_stats=False they normalise instead."""
     axes = tuple(range(2, input.ndim))
     shape = (1, -1) + (1,) * (input.ndim - 2)
     if use_input_stats:
         mean = input.mean(axes, keep_dims=True)
         var = ((input - mean) ** 2).mean(axes, keep_dims=True)
-        if running_mean is not None or running_var is not None:
-            count = 1
-            for axis in axes:
-                count *= input.shape[axis]
-            if running_mean is not None:
-                batch = mean.mean(0).reshape(-1).astype(running_mean.dtype)
-                running_mean.assign_value((1 - momentum) * running_mean + momentum * batch)
-            if running_var is not None:
-                batch = (var * count / max(count - 1, 1)).mean(0).reshape(-1).astype(running_var.dtype)
-                running_var.assign_value((1 - momentum) * running_var + momentum * batch)
     else:
         mean, var = running_mean.reshape(shape), running_var.reshape(shape)
     out = (input - mean) / ops.sqrt(var + eps)
@@ -244,6 +235,20 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
+    if use_input_stats and (running_mean is not None or running_var is not None):
+        count = 1
+        for axis in axes:
+            count *= input.shape[axis]
+        # both new values from the old ones before either is written (one tensor may be both)
+        updates = []
+        if running_mean is not None:
+            batch = mean.mean(0).reshape(-1).astype(running_mean.dtype)
+            updates.append((running_mean, (1 - momentum) * running_mean + momentum * batch))
+        if running_var is not None:
+            batch = (var * count / max(count - 1, 1)).mean(0).reshape(-1).astype(running_var.dtype)
+            updates.append((running_var, (1 - momentum) * running_var + momentum * batch))
+        for statistic, value in updates:
+            statistic.assign_value(value)
     return out
 
 
