@@ -134,6 +134,13 @@ SAME = [
         q = ids.bincount(w)
         r = torch.bincount(ids, minlength=9)
         """),
+    ("arange with float bounds and int64: PyTorch truncates them first", """
+        n = 7
+        a = torch.arange(0, 3.1, dtype=torch.int64)
+        b = torch.arange(start=-2.5, end=n / 2, dtype=torch.long)
+        c = torch.arange(0, 7, 2.5, dtype=torch.int64)
+        d = torch.arange(n, dtype=torch.long)
+        """),
 ]
 # random values: compared by shape and dtype
 RANDOM = [
@@ -149,6 +156,7 @@ MARKED = [
     ("out= into part of a tensor", "torch.logical_not(a, out=buf[0])\n", "part of a tensor"),
     ("out= of a creation function", "torch.arange(4, out=buf)\n", "out="),  # its dtype comes from buf
     ("a complex fill value", "y = torch.full((2,), 1j)\n", "complex"),
+
     ("a fill value from a call", "y = torch.full((2,), make())\n", "dtype="),
     ("as_tuple from a variable", "y = torch.nonzero(x, as_tuple=flag)\n", "as_tuple="),
 ]
@@ -195,6 +203,13 @@ def test_forms_without_an_exact_conversion_stay_marked(name, line, said):
     result = convert_source(HEADER + line)
     assert len(result.unconverted) == 1 and said in result.unconverted[0].action, result.unconverted
     assert line.strip().split("(", 1)[1] in result.text  # the call's arguments left as they were
+
+
+def test_arange_of_a_narrower_integer_dtype_with_float_bounds_stays_marked():
+    # PyTorch: 3 items (counted in float), 0, 2, 4 (the truncated step); MindSpore would give 0, 2, 5
+    result = convert_source(HEADER + "y = torch.arange(0, 7, 2.5, dtype=torch.int32)\n")
+    [item] = result.unconverted
+    assert "truncated step" in item.action and "y = torch.arange(0, 7, 2.5, dtype=" in result.text
 
 
 def test_the_conversions_read_as_mindspore_code():

@@ -21,6 +21,10 @@ the arguments are written so that it computes PyTorch's values:
   reading its dtype evaluates nothing twice); ±1 and every other integer are exact in a float dtype
 - torch.blackman_window(n) / torch.bartlett_window(n): their MindSpore primitives take the length as a
   tensor only (hann, hamming and kaiser take an int) -> mindspore.tensor(n)
+- torch.arange(0, 3.1, dtype=torch.int64): PyTorch truncates start, end and step to int64 before
+  counting ([0, 1, 2]; MindSpore counts in float: 4 items) -> float literals written truncated,
+  arithmetic with a float or a division in int(...); the narrower integer dtypes count in float but
+  step from the truncated start by the truncated step in PyTorch -> marked
 - torch.atleast_1d/2d/3d(x) returns a tensor, (x, y) a tuple: MindSpore's takes one tensor, or one
   sequence of them -> the tensor alone, or the tensors as one tuple (the tables' packing made a
   tuple of one, so a tuple came back where PyTorch gives a tensor)"""
@@ -74,6 +78,47 @@ def _positions(args, names: tuple[str, ...]) -> dict[str, int]:
         else:
             out[arg.keyword.value] = i
     return out
+
+
+INT64 = ("int64", "long")
+NARROW_INTEGERS = ("int8", "int16", "int32", "uint8", "uint16", "uint32", "int", "short")
+
+
+def _maybe_float(node: cst.BaseExpression) -> bool:
+    """Arithmetic that may give a float by its form: a float literal in it, or a true division."""
+    if isinstance(node, cst.UnaryOperation):
+        return _maybe_float(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return isinstance(node.operator, cst.Divide) or _maybe_float(node.left) or _maybe_float(node.right)
+    return isinstance(node, cst.Float)
+
+
+def _truncated(node: cst.BaseExpression) -> cst.BaseExpression:
+    bare = _number(node)
+    if isinstance(bare, cst.Float):
+        whole = cst.Integer(str(int(bare.evaluated_value)))
+        return node.with_changes(expression=whole) if bare is not node else whole
+    return cst.Call(func=cst.Name("int"), args=[cst.Arg(value=node)])
+
+
+def arange(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
+    dtype = next((a.value for a in updated.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+    bounds = [i for i, a in enumerate(updated.args)
+              if a.keyword is None or a.keyword.value in ("start", "end", "step")]
+    if isinstance(dtype, cst.Attribute) and dtype.attr.value in NARROW_INTEGERS \
+            and any(_maybe_float(updated.args[i].value) for i in bounds):
+        ctx.mark(original, rules.API_DIFF, qualified,
+                 f"float bounds with dtype {dtype.attr.value}: PyTorch counts the items in float but steps from the "
+                 "truncated start by the truncated step, MindSpore casts each float item: give int bounds")
+        return updated
+    if not (isinstance(dtype, cst.Attribute) and dtype.attr.value in INT64) \
+            or any(updated.args[i].star for i in bounds):
+        return convert_call(ctx, original, updated, qualified, entry)
+    changed = {i: _truncated(updated.args[i].value) for i in bounds if _maybe_float(updated.args[i].value)}
+    if not changed:
+        return convert_call(ctx, original, updated, qualified, entry)
+    return convert_call(ctx, original, updated.with_changes(args=_replace(updated.args, changed)), qualified, entry,
+                        note="float bounds truncated to ints (PyTorch does so for int64 before counting)")
 
 
 def full(ctx: ConversionContext, original: cst.Call, updated: cst.Call, qualified: str, entry) -> cst.BaseExpression:
@@ -252,7 +297,7 @@ def atleast(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
     return cst.Call(func=ctx.ms_expr(entry.primary), args=fix_commas([cst.Arg(value=value)]))
 
 
-HANDLERS = {"torch.full": full, "torch.logspace": logspace, "torch.linspace": linspace,
+HANDLERS = {"torch.full": full, "torch.arange": arange, "torch.logspace": logspace, "torch.linspace": linspace,
             "torch.nn.functional.normalize": normalize, "torch.nn.functional.gumbel_softmax": gumbel_softmax,
             "torch.nn.functional.celu": celu, "torch.nn.CELU": celu_layer,
             "torch.nn.functional.hinge_embedding_loss": hinge_embedding_loss,

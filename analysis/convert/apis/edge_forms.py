@@ -13,6 +13,8 @@ helper_edges.py) that take PyTorch's signature; every other form goes on to the 
 - torch.index_put / x.index_put: boolean masks, values that broadcast (IndexPut refuses) -> index_put()
 - torch.logdet / x.logdet of an empty matrix (0 in PyTorch)                          -> logdet()
 - x.repeat_interleave(repeats) with repeats not an int: no CPU kernel for tensor repeats -> repeat_interleave()
+- x.unfold(dimension, size, step): sliding windows along one axis; MindSpore's Tensor.unfold
+  takes image patches (im2col)                                                        -> unfold_windows()
 
 Dtypes MindSpore's kernels refuse or compute otherwise (PyTorch's real-dtype samples):
 - torch.topk / x.topk of a 0-d tensor: MindSpore's TopK refuses it or crashes             -> topk()
@@ -92,6 +94,8 @@ FORMS = {
 # Tensor methods -> the helper, with the receiver as its input
 METHODS = {
     "cross": Form(("other", "dim"), "cross", why=CROSS),
+    "unfold": Form(("dimension", "size", "step"), "unfold_windows", lambda bound: len(bound) == 3,
+                   why="MindSpore's Tensor.unfold takes image patches, not windows along one axis"),
     "index_select": Form(("dim", "index"), "index_select", why=INDEX_SELECT),
     "squeeze": Form(("dim",), "squeeze_dims", _empty_dims, why=SQUEEZE),
     "tensor_split": Form(("indices_or_sections", "dim"), "tensor_split", _split_tensor, why=SPLIT),

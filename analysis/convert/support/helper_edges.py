@@ -240,3 +240,19 @@ def histc(input, bins=100, min=0, max=0):
     where = ops.minimum(where, bins - 1)
     hits = (where.reshape(-1, 1) == ops.arange(bins, dtype=mindspore.int64)) & keep.reshape(-1, 1)
     return hits.astype(mindspore.float64).sum(0)
+
+
+def unfold_windows(input, dimension, size, step):
+    """x.unfold(dimension, size, step): the windows of `size` elements along `dimension`, `step` apart, as a
+    new last axis (MindSpore's Tensor.unfold takes image patches); gathered, so gradients flow back."""
+    if input.ndim == 0:  # PyTorch's 0-d case: one window of the one element
+        return input.reshape(1)
+    dim = dimension % input.ndim
+    length = input.shape[dim]
+    if size > length or step <= 0:
+        raise ValueError(f"unfold: size {size} is larger than dimension {dimension} ({length}) or step {step} < 1")
+    count = (length - size) // step + 1
+    index = (ops.arange(count) * step).reshape(-1, 1) + ops.arange(size).reshape(1, -1)
+    out = ops.gather(input, index.reshape(-1), dim)
+    out = out.reshape(input.shape[:dim] + (count, size) + input.shape[dim + 1:])
+    return ops.moveaxis(out, dim + 1, -1)

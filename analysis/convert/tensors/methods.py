@@ -229,9 +229,6 @@ def _known_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
     if name in NO_COUNTERPART:
         ctx.mark(original, rules.API_UNMAPPED, f"torch.Tensor.{name}", NO_COUNTERPART[name])
         return updated
-    if name in SAME_NAME_DIFFERS and len(positional) == len(args) == SAME_NAME_DIFFERS[name][0]:
-        ctx.mark(original, rules.TENSOR_METHOD, f"torch.Tensor.{name}", SAME_NAME_DIFFERS[name][1])
-        return updated
     new = compositions.method_call(ctx, original, updated, name) or edge_forms.method_call(ctx, original, updated, name)
     if new is not None:
         return new
@@ -249,13 +246,6 @@ def _known_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
         new = updated
     return finish(new)
 
-
-# Tensor methods the tables do not list whose MindSpore namesake does something else, by the
-# number of positional arguments PyTorch's form takes: name -> (count, what to do)
-SAME_NAME_DIFFERS = {
-    "unfold": (3, "PyTorch's unfold(dimension, size, step) takes sliding windows along one axis, MindSpore's "
-                  "Tensor.unfold extracts image patches: build the windows with slicing and ops.stack"),
-}
 
 # Tensor methods MindSpore tensors lack, with what to write instead
 NO_COUNTERPART = {
