@@ -141,6 +141,14 @@ SAME = [
         c = torch.arange(0, 7, 2.5, dtype=torch.int64)
         d = torch.arange(n, dtype=torch.long)
         """),
+    ("range: end included, float32 unless a dtype is given", """
+        import warnings
+        warnings.simplefilter("ignore")  # PyTorch says torch.range is deprecated
+        a = torch.range(1, 4)
+        b = torch.range(1, 4.2, 0.5, device="cpu")
+        c = torch.range(0, 3, dtype=torch.int64)
+        d = torch.range(start=0, end=1, step=0.1, dtype=torch.float64)
+        """),
 ]
 # random values: compared by shape and dtype
 RANDOM = [

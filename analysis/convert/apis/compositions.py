@@ -18,6 +18,7 @@ other form goes on to the mapping tables as before.
   only mask to input -> masked_scatter()
 - x.median() / x.nanmedian() with no argument: as the functions above
 - x.copysign(other) (and x.copysign_(other), written back): as torch.copysign
+- torch.range: inclusive of end and float32 in PyTorch, MindSpore's excludes end -> range_inclusive()
 - F.relu6 / nn.ReLU6, F.hardshrink, F.softshrink...: kernels without float64 -> compositions
 """
 from __future__ import annotations
@@ -119,6 +120,9 @@ FORMS = {
     "torch.nn.functional.relu6": Form(("input", "inplace"), "relu6",
                                       lambda bound: literal_argument(bound, "inplace", False) is False,
                                       why="MindSpore's ReLU6 kernel takes float16/float32 only"),
+    "torch.range": Form(("start", "end", "step", "dtype", "device"), "range_inclusive",
+                        lambda bound: "start" in bound and "end" in bound,
+                        why="MindSpore's range stops before end and keeps integer bounds integer"),
     "torch.nn.ReLU6": Form(("inplace",), "ReLU6", why="MindSpore's ReLU6 kernel takes float16/float32 only"),
     "torch.nn.functional.hardshrink": Form(("input", "lambd"), "hardshrink", why=NO_FLOAT64.format("HShrink")),
     "torch.nn.functional.softshrink": Form(("input", "lambd"), "softshrink", why=NO_FLOAT64.format("SoftShrink")),

@@ -1526,6 +1526,18 @@ def relu6(input, inplace=False):
     return ops.clamp(input, 0, 6)
 
 
+def range_inclusive(start, end, step=1, dtype=None, device=None):
+    """torch.range (deprecated there): start to end inclusive, step apart, float32 unless dtype says otherwise,
+    counted and stepped in float64 (in int64 from truncated bounds for an integer dtype), as PyTorch does.
+    MindSpore's ops.range stops before end and keeps integer bounds integer."""
+    import math
+    dtype = dtype or mindspore.float32
+    if dtype in (mindspore.int8, mindspore.int16, mindspore.int32, mindspore.int64, mindspore.uint8):
+        start, end, step = int(start), int(end), int(step)
+    count = int(math.floor((float(end) - float(start)) / float(step))) + 1
+    return (ops.arange(0, count).astype(mindspore.float64) * float(step) + float(start)).astype(dtype)
+
+
 class ReLU6(nn.Cell):
     """nn.ReLU6 as relu6() (MindSpore's ReLU6 kernel takes float16/float32 only). inplace is taken
     and ignored: the converter writes the result back to the input's name where it was set."""
