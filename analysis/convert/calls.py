@@ -306,7 +306,10 @@ class CallRewrites(WalkState):
             else:
                 entry = self.ctx.mint_entry(qualified) or self.ctx.classic.get(qualified)
                 if entry is not None and entry.helper:  # torch.allclose passed as a value: the local function
-                    return composed.reference(self.ctx, original, updated, qualified, entry)
+                    return composed.reference(self.ctx, original, qualified, entry.helper)
+                form = compositions.FORMS.get(qualified) or edge_forms.FORMS.get(qualified)
+                if form is not None:  # loss = F.multilabel_margin_loss: the helper its calls go to
+                    return composed.reference(self.ctx, original, qualified, form.helper)
                 last = qualified.rsplit(".", 1)[1]
                 if entry and entry.primary and (entry.category == "consistent" or last[:1].isupper()):
                     target = entry.primary

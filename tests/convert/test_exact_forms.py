@@ -141,6 +141,14 @@ SAME = [
         c = torch.arange(0, 7, 2.5, dtype=torch.int64)
         d = torch.arange(n, dtype=torch.long)
         """),
+    ("calls through a name bound to an API whose calls go to a helper", """
+        loss = torch.nn.functional.multilabel_margin_loss
+        a = loss(torch.tensor([[0.1, 0.2, 0.4, 0.8]]), torch.LongTensor([[3, 0, -1, 1]]))
+        act = torch.nn.ReLU6
+        b = act()(torch.tensor([-1.0, 3.0, 9.0], dtype=torch.float64))
+        cross = torch.cross
+        c = cross(torch.ones(2, 3), torch.tensor([[1.0, 2.0, 3.0]]), dim=1)
+        """),
     ("range: end included, float32 unless a dtype is given", """
         import warnings
         warnings.simplefilter("ignore")  # PyTorch says torch.range is deprecated

@@ -168,14 +168,13 @@ def held_attributes(tree: ast.AST) -> frozenset[str]:
                      for target in node.targets if isinstance(target, ast.Attribute))
 
 
-def reference(ctx: ConversionContext, original: cst.BaseExpression, updated: cst.BaseExpression, qualified: str,
-              entry: ApiEntry) -> cst.BaseExpression:
-    """torch.allclose used as a value (map(torch.allclose, ...), functools.partial(...)) -> the local
-    function. Its positional parameters are PyTorch's first ones under PyTorch's names, so a call
-    through the value binds as in PyTorch, or raises TypeError for an argument it does not take
-    (out=, check_stride=): never a silently different call."""
-    local = helpers.use(ctx, entry.helper)
+def reference(ctx: ConversionContext, original: cst.BaseExpression, qualified: str, helper: str) -> cst.BaseExpression:
+    """torch.allclose used as a value (map(torch.allclose, ...), functools.partial(...), loss = F.some_loss)
+    -> the local function (or cell) its calls become. Its positional parameters are PyTorch's first ones
+    under PyTorch's names, so a call through the value binds as in PyTorch, or raises TypeError for an
+    argument it does not take (out=, check_stride=): never a silently different call."""
+    local = helpers.use(ctx, helper)
     ctx.change(original, rules.API_ARGS, qualified, local,
                f"{qualified} -> {local}, {helpers.where(ctx)} (passed as a value; it takes "
-               f"{', '.join(helper_parameters(entry.helper)[1])})")
+               f"{', '.join(helper_parameters(helper)[1])})")
     return cst.Name(local)
