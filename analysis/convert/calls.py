@@ -80,6 +80,11 @@ class CallRewrites(WalkState):
     def visit_Expr(self, node: cst.Expr) -> None:
         if isinstance(node.value, cst.Call):  # a call whose value nobody reads
             self.__dict__.setdefault("unused_results", set()).add(id(node.value))
+            self.ctx.statement_calls.add(id(node.value))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Call) and len(node.targets) == 1:
+            self.ctx.statement_calls.add(id(node.value))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         ctx = self.ctx
@@ -294,7 +299,7 @@ class CallRewrites(WalkState):
         if qualified in thirdparty.HANDLERS:  # an einops layer class used as a value
             return thirdparty.einops_layer_reference(self.ctx, original, qualified)
         if id(original) in self.partial_heads:
-            if partials.deferred(self.ctx, qualified, qualified in HANDLERS):
+            if partials.deferred(self.ctx, qualified, qualified in HANDLERS and qualified not in argfixes.VALUES_ONLY):
                 return updated  # converted with the arguments partial() binds (leave_Call)
             self.partial_heads.discard(id(original))
         target = dtype_name(qualified)

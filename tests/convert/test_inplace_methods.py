@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.convert import convert_source
-from analysis.convert.tensors.inplace import table
+from analysis.convert.tensors.inplace import REBINDABLE, table
 from tests.convert.both_frameworks import run_script as _run
 
 SOURCE = '''
@@ -87,7 +87,7 @@ def test_methods_that_mutate_stay():
 
 def test_what_cannot_be_written_is_marked():
     source = ("import torch\nx = torch.zeros(3)\nx[1:].add_(1)\nmake().mul_(2)\nx[0].uniform_()\n"
-              "x.unsqueeze_(0)\np = torch.nn.Parameter(torch.zeros(3))\nlr = 0.1\n"
+              "x.resize_(4)\np = torch.nn.Parameter(torch.zeros(3))\nlr = 0.1\n"
               "with torch.no_grad():\n    p.data.add_(p.grad, alpha=-lr)\n")
     result = convert_source(source)
     marked = {u.line: u.action for u in result.unconverted}
@@ -107,13 +107,16 @@ def test_updated_tensors_match_pytorch(tmp_path):
 
 
 def test_no_in_place_call_that_does_not_mutate_is_left_silently():
-    """Every measured method: one that mutates stays; any other becomes assign_value or is marked."""
+    """Every measured method: one that mutates stays; one that changes the shape rebinds x (z = x = x.squeeze());
+    any other becomes assign_value or is marked."""
     for name, row in table().items():
         args = "" if row.get("args") == "" else "y"  # as measured: zero_() takes none
         result = convert_source(f"import torch\nx = torch.ones(3)\ny = torch.ones(3)\nz = x.{name}({args})\n")
         line = next(l for l in result.text.splitlines() if l.startswith("z = "))
         if row["tensor"] == "mutates" and row["parameter"] == "mutates":
             assert line == f"z = x.{name}({args})" and not result.unconverted, name
+        elif name in REBINDABLE:
+            assert result.unconverted or line.startswith("z = x = x."), (name, line)
         else:
             assert result.unconverted or line.startswith("z = x.assign_value("), (name, line)
 

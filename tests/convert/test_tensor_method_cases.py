@@ -123,6 +123,17 @@ SAME = [
         soft = loss(logits, probabilities).item()
         hard = loss(logits, classes).item()
         """, ["soft", "hard"]),
+    ("in-place shape changes of a name rebind it; sliding windows", """
+        x = torch.arange(6.).reshape(2, 1, 3)
+        x.squeeze_(1)
+        x.transpose_(0, 1)
+        y = x.unsqueeze_(0)
+        z = torch.zeros(2, 1).t_()
+        v = torch.arange(10.)
+        w = v.unfold(0, 3, 2)
+        c = torch.arange(24).reshape(2, 3, 4).unfold(dimension=1, size=2, step=1)
+        shapes = [list(x.shape), list(y.shape), list(z.shape)]
+        """, ["x", "y", "z", "w", "c", "shapes"]),
 ]
 
 # (name, PyTorch block, text of the line that must stay as it was under a MIGRATE marker)
@@ -131,9 +142,12 @@ MARKED = [
     ("sequential_append_value", "seq = nn.Sequential(nn.Linear(1, 2))\ny = seq.append(nn.Linear(2, 3))\n",
      "y = seq.append("),
     ("module_requires_grad", "net = nn.Linear(2, 2)\nnet.requires_grad_(False)\n", "net.requires_grad_(False)"),
-    ("in_place_view_change", "x = torch.ones(2, 3)\nx.unsqueeze_(0)\n", "x.unsqueeze_(0)"),
+    ("in_place_view_change_of_an_attribute", "class A:\n    def f(self):\n        self.x.unsqueeze_(0)\n",
+     "self.x.unsqueeze_(0)"),
+    ("in_place_view_change_inside_an_expression", "x = torch.ones(2, 3)\nprint(x.unsqueeze_(0))\n",
+     "print(x.unsqueeze_(0))"),
+    ("in_place_resize", "x = torch.ones(2, 3)\nx.resize_(6)\n", "x.resize_(6)"),
     ("in_place_random_part", "x = torch.ones(2, 3)\nx[0].uniform_(0, 1)\n", "x[0].uniform_(0, 1)"),
-    ("unfold_windows", "v = torch.tensor([1.0, 2.0, 3.0])\nw = v.unfold(0, 2, 1)\n", "w = v.unfold(0, 2, 1)"),
     ("dataloader_placeholder", "loader = torch.utils.data.DataLoader(...)\n", "DataLoader(...)"),
     ("dataloader_iterable_dataset", """
         class Stream(torch.utils.data.IterableDataset):

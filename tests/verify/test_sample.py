@@ -9,7 +9,7 @@ from analysis.verify import verdicts
 from analysis.verify.run import regenerate
 
 # one of each kind: verified, differs, no CPU kernel, marked, and a layer
-SAMPLE = ["torch.abs", "torch.logdet", "torch.Tensor.addcdiv", "torch.nn.functional.avg_pool2d", "torch.Tensor.transpose_",
+SAMPLE = ["torch.abs", "torch.logdet", "torch.Tensor.addcdiv", "torch.nn.functional.avg_pool2d", "torch.Tensor.resize_",
           "torch.Tensor.floor_divide", "torch.nn.Linear", "torch.nn.InstanceNorm2d"]
 
 

@@ -297,6 +297,8 @@ def atleast(ctx: ConversionContext, original: cst.Call, updated: cst.Call, quali
     return cst.Call(func=ctx.ms_expr(entry.primary), args=fix_commas([cst.Arg(value=value)]))
 
 
+# handlers that only rewrite some argument values the call gives: renamed as they are inside a partial()
+VALUES_ONLY = frozenset({"torch.arange"})
 HANDLERS = {"torch.full": full, "torch.arange": arange, "torch.logspace": logspace, "torch.linspace": linspace,
             "torch.nn.functional.normalize": normalize, "torch.nn.functional.gumbel_softmax": gumbel_softmax,
             "torch.nn.functional.celu": celu, "torch.nn.CELU": celu_layer,

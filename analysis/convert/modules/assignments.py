@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..core.names import resolve
+from ..core.names import code, resolve
 from ..core.walk import WalkState
 from ..training import optimizers
 from . import inplace_layers
@@ -51,7 +51,15 @@ class AssignmentBindings(WalkState):
             prefix = self_path(updated.targets[0].target)
             if prefix:
                 self._bind(prefix, records)
+        target = self.ctx.shape_rebinds.pop(id(original.value), None)
+        if target is not None:  # y = x.squeeze_() -> y = x = x.squeeze()
+            if len(updated.targets) == 1 and code(updated.targets[0].target) == code(target):
+                return updated
+            return updated.with_changes(targets=[*updated.targets, cst.AssignTarget(target=target)])
         return inplace_layers.rebind(self.ctx, original, updated)
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
+        target = self.ctx.shape_rebinds.pop(id(original.value), None)
+        if target is not None:  # x.squeeze_() -> x = x.squeeze()
+            return cst.Assign(targets=[cst.AssignTarget(target=target)], value=updated.value, semicolon=updated.semicolon)
         return inplace_layers.rebind_expression(self.ctx, original, updated)

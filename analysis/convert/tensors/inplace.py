@@ -3,7 +3,7 @@ either have no kernel (InplaceZero, InplaceFillScalar...), are missing, or retur
 leave x as it was (add_, mul_, exp_): run as they are, they raise or silently change nothing. The
 out-of-place method's result is written back with assign_value, which keeps x the same object
 (aliases and Parameters see the change, as in PyTorch), returns it, and keeps gradients flowing
-under value_and_grad. Methods that change the shape in place are marked; random fills are drawn afresh (random_fills.py).
+under value_and_grad. Methods that change the shape in place rebind the name where they make up a statement; random fills are drawn afresh (random_fills.py).
 inplace_methods.json (measured by python -m analysis.verify.inplace_probe) decides per method: one that
 mutates is left alone, one whose out-of-place form was not measured equal to PyTorch's is marked."""
 from __future__ import annotations
@@ -50,6 +50,8 @@ KEEP = frozenset({"copy_", "requires_grad_", "share_memory_", "retain_grad_", "f
                   "cauchy_"})  # the last three: the mapping tables' own entries (_mapped() below)
 SHAPE = frozenset({"unsqueeze_", "squeeze_", "t_", "transpose_", "resize_", "resize_as_", "swapaxes_",
                    "swapdims_", "as_strided_", "set_"})
+# the ones whose out-of-place method gives the new tensor (resize_ keeps or invents elements, set_ shares storage)
+REBINDABLE = frozenset({"unsqueeze_", "squeeze_", "t_", "transpose_", "swapaxes_", "swapdims_"})
 RANDOM = frozenset(random_fills.FILLS)  # drawn afresh and written back (random_fills.py)
 # in-place methods whose new value is built from x itself: name -> (MindSpore function, arguments it takes,
 # the keyword the argument may be given by)
@@ -148,10 +150,7 @@ def _rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
     None when op is no tensor method the tables know (another object's method) or one measured to mutate."""
     api = f"torch.Tensor.{name}"
     if name in SHAPE:
-        ctx.mark(original, rules.TENSOR_METHOD, api,
-                 f"{name}() changes the shape in place, which MindSpore tensors cannot: rebind the name, "
-                 f"x = x.{name[:-1]}(...)")
-        return updated
+        return _reshaped(ctx, original, updated, name, mapped)
     if name in RANDOM:
         kind, target = _target(ctx, original, updated.func.value)  # type: ignore[union-attr]
         if kind == "grad":
@@ -212,6 +211,32 @@ def _rewrite(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name
         value = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("astype")),
                          args=[cst.Arg(value=cst.Attribute(value=receiver, attr=cst.Name("dtype")))])
     return _write_back(ctx, original, updated, receiver, value, name, base, kind)
+
+
+def _reshaped(ctx: ConversionContext, original: cst.Call, updated: cst.Call, name: str, mapped) -> cst.BaseExpression:
+    """x.squeeze_(): MindSpore tensors cannot change their shape in place. On a new tensor (torch.zeros(2, 1)
+    .squeeze_()) the out-of-place result is the same; on a name that makes up a statement
+    (x.squeeze_(), y = x.squeeze_()) the statement rebinds it to that result (assignments.py); else marked.
+    Other names for x's tensor (an earlier z = x) are not followed."""
+    api, base = f"torch.Tensor.{name}", name[:-1]
+    kind, target = _target(ctx, original, updated.func.value)  # type: ignore[union-attr]
+    # a plain name only: an attribute may hold a Parameter, which a cell cannot have rebound to a tensor
+    rebound = kind == "path" and isinstance(target, cst.Name) and id(original) in ctx.statement_calls
+    if name in REBINDABLE and (kind == "new" or rebound):
+        marks = len(ctx.unconverted)
+        out_of_place = updated.with_changes(func=updated.func.with_changes(attr=cst.Name(base)))  # type: ignore[union-attr]
+        value = mapped(ctx, original, out_of_place, base) or out_of_place
+        if len(ctx.unconverted) == marks:
+            if rebound:
+                ctx.shape_rebinds[id(original)] = target
+            ctx.change(original, rules.TENSOR_METHOD, api, f"mindspore.Tensor.{base}",
+                       f"{name}() -> {base}()" + (f", {code(target)} bound to the result" if rebound else ""))
+            return value
+        return updated
+    ctx.mark(original, rules.TENSOR_METHOD, api,
+             f"{name}() changes the shape in place, which MindSpore tensors cannot: rebind the name, "
+             f"x = x.{base}(...)")
+    return updated
 
 
 def _curated_out_of_place(ctx: ConversionContext, name: str) -> bool:
