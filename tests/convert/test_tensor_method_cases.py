@@ -99,7 +99,7 @@ SAME = [
         x = torch.tensor([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]])
         y = x.clone()
         z = torch.zeros(3, 2)
-        verdicts = [x.equal(y), x.equal(z), x.equal(x + 1)]
+        verdicts = [x.equal(y), x.equal(z), x.equal(x + 1), torch.ones(2).equal(torch.ones(2)), x.equal(x.clone())]
         made = x.new_tensor([1, 2])
         longs = x.new_tensor([1, 2], dtype=torch.long)
         """, ["verdicts", "made", "longs"]),

@@ -20,6 +20,7 @@ from ..core.context import ConversionContext
 from ..core.layout import keyword_index
 from ..core.names import code, dotted, resolve, without_calls
 from ..data import checkpoints
+from ..support import helpers
 from . import absent_methods, inplace, scatter
 from . import tensor_forms  # call forms of Tensor methods MindSpore's namesakes do not take
 
@@ -184,11 +185,11 @@ def _known_method(ctx: ConversionContext, original: cst.Call, updated: cst.Call,
         return checkpoints.load_state_dict(ctx, original, updated, receiver)
     if name == "equal" and len(positional) == 1 and len(args) == 1:
         other = positional[0].value
-        if not (without_calls(receiver) and without_calls(other)):  # each is written twice below
-            ctx.mark(original, rules.TENSOR_METHOD, "torch.Tensor.equal",
-                     "PyTorch's equal() is one bool for the whole tensor, MindSpore's compares elements: write "
-                     "a.shape == b.shape and bool((a == b).all()) with a and b held by variables")
-            return updated
+        if not (without_calls(receiver) and without_calls(other)):  # each is written twice below: the helper
+            return helpers.call(ctx, original, "torch.Tensor.equal", "equal",
+                                [cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                                 cst.Arg(value=other)],
+                                why="MindSpore's equal() compares elements, PyTorch's gives one bool", shown="equal")
         ctx.change(original, rules.TENSOR_METHOD, "torch.Tensor.equal", "mindspore.Tensor.all",
                    "x.equal(y) -> same shape and every element equal (MindSpore's equal() compares elements)")
         x, y = code(receiver), code(other)
