@@ -149,6 +149,14 @@ SAME = [
         cross = torch.cross
         c = cross(torch.ones(2, 3), torch.tensor([[1.0, 2.0, 3.0]]), dim=1)
         """),
+    ("reductions given dtype=: the input cast first", """
+        x = torch.tensor([[1.4907, 1.0593, 1.5696], [1.4907, 1.0593, 1.5696]])
+        n = torch.tensor([1, 2, 4])
+        a = torch.mean(x, 1, True, dtype=torch.float64)
+        b = torch.prod(x, dim=1, keepdim=True, dtype=torch.float64)
+        c = torch.mean(n, dtype=torch.float32)
+        d = torch.nn.functional.log_softmax(x * 2, 1, dtype=torch.float64)
+        """),
     ("range: end included, float32 unless a dtype is given", """
         import warnings
         warnings.simplefilter("ignore")  # PyTorch says torch.range is deprecated

@@ -251,6 +251,14 @@ def _positional(arg: cst.Arg) -> cst.Arg:
     return arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
 
 
+# reductions whose dtype= casts the input before computing (PyTorch's documentation says so), where
+# MindSpore's counterpart takes no dtype=: the input is cast with .astype() instead
+CASTS_INPUT_FIRST = frozenset({"torch.mean", "torch.prod", "torch.nanmean", "torch.cumsum", "torch.cumprod",
+                               "torch.sum", "torch.nansum", "torch.softmax", "torch.log_softmax",
+                               "torch.nn.functional.softmax", "torch.nn.functional.log_softmax",
+                               "torch.nn.functional.softmin"})
+
+
 @dataclass
 class _Out:
     arg: cst.Arg
@@ -272,6 +280,7 @@ def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset
         plan.notes.append(f"dropped {', '.join(f'{t}=None' for t in nones)} (PyTorch's default)")
     out: dict[str, _Out] = {}
     legacy: dict[str, str] = {}
+    cast = None  # the dtype= the input is cast to first (CASTS_INPUT_FIRST)
     for tname, arg in bound.args.items():
         plan.passed[tname] = arg.value
         refused = refused_value(entry.torch, tname, arg.value)
@@ -298,6 +307,9 @@ def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset
                 plan.notes.append("dropped dtype=float32 (MindSpore's parameters are float32 already)")
             elif tname == "out":
                 plan.problems.append("out= has no MindSpore counterpart: assign the result instead")
+            elif tname == "dtype" and entry.torch in CASTS_INPUT_FIRST and "input" in bound.args:
+                cast = arg.value
+                plan.notes.append("dtype= -> the input cast with .astype() first (PyTorch casts it before reducing)")
             else:
                 text = f"argument {tname}= has no counterpart in {sig.mindspore_name}"
                 plan.problems.append(f"{text}: {row.note}" if row is not None and row.note else text)
@@ -351,6 +363,15 @@ def plan_bound(entry: ApiEntry, sig: Signature, bound: Bound, handled: frozenset
             out[ms] = _Out(tuple_arg, True, spread=packed)
         else:
             out[ms] = _Out(arg, arg.keyword is None)
+    source = out.get(sig.map.get("input", ""))
+    if cast is not None and source is not None:
+        value = source.arg.value
+        if not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        source.arg = source.arg.with_changes(value=cst.Call(func=cst.Attribute(value=value, attr=cst.Name("astype")),
+                                                            args=[cst.Arg(value=cast)]))
+    elif cast is not None:
+        plan.problems.append(f"argument dtype= has no counterpart in {sig.mindspore_name}")
     if legacy:
         target = sig.map.get("reduction", "")
         value = legacy_reduction(legacy.get("size_average", "None"), legacy.get("reduce", "None"))
