@@ -160,6 +160,13 @@ out["lstsq"], out["lstsq_rank"], out["lstsq_residuals"] = fit.solution, fit.rank
 fit = torch.linalg.lstsq(tall.float(), rhs.float(), driver="gelsd")
 out["lstsq_gelsd"], out["lstsq_sv"], out["lstsq_res"] = fit.solution, fit.singular_values, fit.residuals
 out["householder"] = torch.linalg.householder_product(tall, torch.tensor([1.2, 0.4]).double().expand(2, 2))
+# geqrf's output for [[3, 1], [4, -2], [0.5, 2.5]] (rounded): the reflectors below the diagonal and their taus
+reflectors = torch.tensor([[-5.0249, 0.7463], [0.4984, 3.27], [0.0623, -0.4603]])
+taus = torch.tensor([1.597, 1.6503])
+square = torch.tensor([[1.0, 2.0, 0.5], [-1.0, 0.3, 2.0], [0.7, -0.4, 1.1]])
+out["ormqr"] = torch.ormqr(reflectors, taus, square)
+out["ormqr_right_t"] = torch.ormqr(reflectors.double(), taus.double(), square.double(), left=False, transpose=True)
+out["ormqr_m"] = reflectors.ormqr(taus, square[:, :2], transpose=True)
 # lazy layers: the output less the functional form on the layer's own weights, and what the weights are
 lin = nn.LazyLinear(3)
 y = lin(seq)

@@ -1245,6 +1245,24 @@ def householder_product(A, tau):
     return product[..., :n]
 
 
+def ormqr(input, input2, input3, left=True, transpose=False):
+    """torch.ormqr (its keywords are input2= for tau and input3= for other): other multiplied by Q = H_1 ... H_k,
+    the reflectors of a QR factorisation (input, tau), from the left or the right, Q or its conjugate
+    transpose. Q is householder_product() of the reflectors padded to a square (a zero tau is the identity);
+    MindSpore's ops.ormqr has no CPU kernel."""
+    tau, other = input2, input3
+    size, columns = input.shape[-2], input.shape[-1]
+    if columns < size:
+        input = ops.cat((input, ops.zeros(tuple(input.shape[:-1]) + (size - columns,), input.dtype)), -1)
+    input = input[..., :size]
+    if tau.shape[-1] < size:
+        tau = ops.cat((tau, ops.zeros(tuple(tau.shape[:-1]) + (size - tau.shape[-1],), tau.dtype)), -1)
+    q = householder_product(input, tau)
+    if transpose:
+        q = (ops.conj(q) if q.dtype in (mindspore.complex64, mindspore.complex128) else q).swapaxes(-1, -2)
+    return ops.matmul(q, other) if left else ops.matmul(other, q)
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """F.embedding_bag: the rows input names (rows of a 2-D input, or runs of a 1-D one starting at offsets)
