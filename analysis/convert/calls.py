@@ -12,6 +12,7 @@ from .apis import thirdparty  # einops, and other packages built on torch
 from .apis import transforms  # torch.func's vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, linearize
 from .apis import dtype_forms, sample_checks, size_forms  # float functions of ints; PyTorch's samples (issue 29)
 from .apis import kernel_dtypes  # dtypes a MindSpore CPU kernel refuses, bridged at run time (issue 29)
+from .apis import factory_spread  # {'device': d, 'dtype': t} spread into layers
 from .apis import edge_forms  # 0-d inputs, broadcast operands, argument forms MindSpore lacks (issue 29)
 from .apis import loop_draws  # torch.randn/rand in module-level loops reuse one random operator per shape
 from .apis import host_draws  # a torch.randint only iterated for indices is drawn with numpy
@@ -171,6 +172,11 @@ class CallRewrites(WalkState):
             updated = folded
         if not ctx.mint_entry(qualified):  # torch.linalg.cholesky(input=a): the documented name (A) from here on
             updated = keyword_aliases.canonical(qualified, updated)
+        spread = factory_spread.split(ctx, qualified, updated)
+        if spread is not None:  # **factory_kwargs: converted without it, given back through factory_options()
+            marks = len(ctx.unconverted)
+            new = self.leave_Call(original, spread[0])
+            return factory_spread.put_back(ctx, new, spread[1], marked=len(ctx.unconverted) > marks)
         new = outargs.rewrite(self, original, updated, qualified)  # out=buf: the call without it, written into buf
         if new is None:  # torch.relu_(x), F.elu_(x): the out-of-place call, written back into x
             new = inplace_functions.rewrite(self, original, updated, qualified, HANDLERS)

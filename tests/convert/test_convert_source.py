@@ -422,7 +422,8 @@ def test_single_line_calls_get_keywords_in_place_and_no_stray_commas():
 def test_keywords_spread_from_a_dict_are_marked_where_mindspore_names_them_otherwise():
     # the dict's keys are PyTorch's names (bias=, device=...), read when the call runs: passed on, MindSpore's
     # Conv2d would raise or read them otherwise; a layer whose parameters all keep their names passes them on
-    result = convert_source("import torch.nn as nn\ndd = dict(device=None)\n"
+    # (dd from a call: its keys are unknown; a dict of device and dtype only goes through factory_spread.py)
+    result = convert_source("import torch.nn as nn\ndd = make_options()\n"
                             "a = nn.Conv2d(3, 8, 1, bias=False, **dd)\nb = nn.Flatten(**dd)\n")
     [mark] = [u for u in result.unconverted if u.line == 3]
     assert "**dd keep PyTorch's names" in mark.action and "groups= -> group=" in mark.action

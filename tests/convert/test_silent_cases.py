@@ -227,7 +227,6 @@ MARKED = [
     ("a WeightedRandomSampler that is iterated", "s = torch.utils.data.WeightedRandomSampler([0.1, 0.9], 4)\n"
      "idx = list(s)\n", "s = torch.utils.data.WeightedRandomSampler([0.1, 0.9], 4)", "cannot be"),
     ("manual_seed's value used", "g = torch.manual_seed(0)\n", "g = torch.manual_seed(0)", "returns None"),
-    ("ormqr: no CPU kernel", "q = torch.ormqr(a, tau, c)\n", "q = torch.ormqr(a, tau, c)", "Ormqr"),
 ]
 
 

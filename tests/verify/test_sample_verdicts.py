@@ -25,7 +25,7 @@ ROWS = [
     _row("torch.Tensor.diff", "method", "int64", "silent", "RuntimeError: n must be 1"),
     _row("torch.Tensor.tile", "list", "float32", "silent", "TypeError: tile(List)"),
     _row("torch.Tensor.tile", "method", "float32", "same"),
-    *[_row("torch.ormqr", "positional", d, "silent", "RuntimeError: Unsupported op [Ormqr] on CPU")
+    *[_row("torch.geqrf", "positional", d, "silent", "RuntimeError: Unsupported op [Geqrf] on CPU")
       for d in ("float32", "float64", "complex64")],
     *[_row("torch.logdet", "positional", d, "silent", "ValueError: row size must be >= 2, but got 0")
       for d in ("float32", "float64", "complex64")],
@@ -62,7 +62,7 @@ def test_a_partial_write_replaces_only_its_apis(stored):
     sample_verdicts.write([_row("torch.diff", "positional", "int64", "same")], {}, {"torch.diff"})
     data = json.loads(stored.read_text())["apis"]
     assert data["torch.diff"] == {"positional": {"int": [1, 1, ""]}}
-    assert "torch.ormqr" in data
+    assert "torch.geqrf" in data
 
 
 def test_the_converter_marks_the_form_the_samples_showed_wrong_and_keeps_the_rest(stored):
@@ -76,15 +76,15 @@ def test_the_converter_marks_the_form_the_samples_showed_wrong_and_keeps_the_res
 
 
 def test_an_api_no_sample_of_which_passed_stays_unconverted(stored):
-    result = convert_source("import torch\nq = torch.ormqr(a, tau, c)\n", path="e.py")
-    assert "torch.ormqr(a, tau, c)" in result.text
-    assert any("Ormqr" in u.action for u in result.unconverted)
+    result = convert_source("import torch\nq = torch.geqrf(a)\n", path="e.py")
+    assert "torch.geqrf(a)" in result.text
+    assert any("Geqrf" in u.action for u in result.unconverted)
 
 
 def test_an_api_whose_samples_all_failed_otherwise_still_converts(stored):
     # edge values (0-d inputs) failing everywhere say little about the usual call: only a missing kernel counts
     assert sample_verdicts.never_passed("torch.logdet") is None
-    assert "Ormqr" in sample_verdicts.never_passed("torch.Tensor.ormqr")  # the function's kernel is the method's
+    assert "Geqrf" in sample_verdicts.never_passed("torch.Tensor.geqrf")  # the function's kernel is the method's
 
 
 def test_lenient_mode_marks_no_call_for_its_dtype_class(stored, monkeypatch):
@@ -125,6 +125,6 @@ def test_suspended_verdicts_say_nothing(stored):
     sample_verdicts.suspend()
     try:
         assert sample_verdicts.unverified("torch.diff", ("positional",)) is None
-        assert sample_verdicts.never_passed("torch.ormqr") is None
+        assert sample_verdicts.never_passed("torch.geqrf") is None
     finally:
         sample_verdicts.suspend(False)

@@ -1526,6 +1526,12 @@ def relu6(input, inplace=False):
     return ops.clamp(input, 0, 6)
 
 
+def factory_options(options):
+    """PyTorch's factory keywords ({'device': d, 'dtype': t}) spread into a layer or creation call: device
+    dropped (MindSpore places by its context), a dtype of None dropped (float32 either way), others kept."""
+    return {key: value for key, value in options.items() if key != "device" and not (key == "dtype" and value is None)}
+
+
 def range_inclusive(start, end, step=1, dtype=None, device=None):
     """torch.range (deprecated there): start to end inclusive, step apart, float32 unless dtype says otherwise,
     counted and stepped in float64 (in int64 from truncated bounds for an integer dtype), as PyTorch does.
