@@ -2,7 +2,8 @@
 PaddlePaddle/PaConvert (a PyTorch->Paddle converter), whose `tests/test_<api>.py` files each hold
 PyTorch snippets and the names of the variables its test compares.
 
-    python bench/heldout_calls.py [--half dev|test|test2|test3|test4|test5|test6|test7] [--key NAME] [--tests-dir DIR] [--files N] [--workers 2]
+    python bench/heldout_calls.py [--half dev|test|test2|...|test7] [--key NAME] [--tests-dir DIR] [--files N]
+                                  [--workers 2]
                                   [--json OUT] [--silent OUT]
 
 The test files are public code: they are kept outside the repository and only verdicts are written here,

@@ -22,8 +22,8 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "knowledge" / "data" / "int_to_float.json"
 OTHER_RULES = frozenset({"div", "true_divide", "float_power", "ldexp", "polygamma", "mvlgamma", "mean", "nanmean",
-                         "std", "var", "copysign", "erfinv", "__rdiv__", "angle", "float", "half", "double", "to", "trapz",
-                         "trapezoid", "cumulative_trapezoid", "cfloat", "cdouble"})
+                         "std", "var", "copysign", "erfinv", "__rdiv__", "angle", "float", "half", "double", "to",
+                         "trapz", "trapezoid", "cumulative_trapezoid", "cfloat", "cdouble"})
 # binary APIs: both tensor arguments are read as float
 TWO = frozenset({"atan2", "arctan2", "xlogy", "special.xlogy", "special.xlog1py", "special.zeta"})
 # float functions of two tensors PyTorch promotes as a pair (float32 with int64 is float32) while MindSpore

@@ -100,7 +100,8 @@ def test_a_refused_method_call_stays_as_written():
 
 
 @pytest.mark.parametrize("body, helper", [
-    ("y = torch.special.erfinv(x)", "special_erfinv(x)"), ("y = torch.special.ndtri(p)", "special_ndtri(float_input(p))"),
+    ("y = torch.special.erfinv(x)", "special_erfinv(x)"),
+    ("y = torch.special.ndtri(p)", "special_ndtri(float_input(p))"),
     ("y = torch.special.log_ndtr(x)", "special_log_ndtr(float_input(x))"),
     ("y = torch.special.erfcx(x)", "special_erfcx(float_input(x))"),
 ])

@@ -79,7 +79,8 @@ class ConversionContext:
     prefixed: set[str] = field(default_factory=set)  # networks whose parameter names got their own prefix  # statement -> statements to write before it  # loop body -> step functions to write before its loop
     inplace_layers: dict | None = None  # names bound to layers built with inplace=True -> the layer (inplace_layers.py)
     factory_dicts: frozenset | None = None  # names bound only to {'device': ..., 'dtype': ...} (factory_spread.py)
-    statement_calls: set[int] = field(default_factory=set)  # calls that are a whole statement's value (x.f(), y = x.f())
+    # calls that are a whole statement's value (x.f(), y = x.f())
+    statement_calls: set[int] = field(default_factory=set)
     shape_rebinds: dict[int, object] = field(default_factory=dict)  # x.squeeze_() call -> x, rebound by its statement
     step_names: set[str] = field(default_factory=set)  # names the file uses, and hoisted step functions' names
     spelling: Spelling = field(default_factory=lambda: Spelling(None))  # local names of MindSpore modules

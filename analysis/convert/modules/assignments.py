@@ -61,5 +61,6 @@ class AssignmentBindings(WalkState):
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         target = self.ctx.shape_rebinds.pop(id(original.value), None)
         if target is not None:  # x.squeeze_() -> x = x.squeeze()
-            return cst.Assign(targets=[cst.AssignTarget(target=target)], value=updated.value, semicolon=updated.semicolon)
+            return cst.Assign(targets=[cst.AssignTarget(target=target)], value=updated.value,
+                              semicolon=updated.semicolon)
         return inplace_layers.rebind_expression(self.ctx, original, updated)

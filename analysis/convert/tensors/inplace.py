@@ -3,7 +3,8 @@ either have no kernel (InplaceZero, InplaceFillScalar...), are missing, or retur
 leave x as it was (add_, mul_, exp_): run as they are, they raise or silently change nothing. The
 out-of-place method's result is written back with assign_value, which keeps x the same object
 (aliases and Parameters see the change, as in PyTorch), returns it, and keeps gradients flowing
-under value_and_grad. Methods that change the shape in place rebind the name where they make up a statement; random fills are drawn afresh (random_fills.py).
+under value_and_grad. Methods that change the shape in place rebind the name where they make up a
+statement (_reshaped); random fills are drawn afresh (random_fills.py).
 inplace_methods.json (measured by python -m analysis.verify.inplace_probe) decides per method: one that
 mutates is left alone, one whose out-of-place form was not measured equal to PyTorch's is marked."""
 from __future__ import annotations
@@ -224,7 +225,8 @@ def _reshaped(ctx: ConversionContext, original: cst.Call, updated: cst.Call, nam
     rebound = kind == "path" and isinstance(target, cst.Name) and id(original) in ctx.statement_calls
     if name in REBINDABLE and (kind == "new" or rebound):
         marks = len(ctx.unconverted)
-        out_of_place = updated.with_changes(func=updated.func.with_changes(attr=cst.Name(base)))  # type: ignore[union-attr]
+        func = updated.func.with_changes(attr=cst.Name(base))  # type: ignore[union-attr]
+        out_of_place = updated.with_changes(func=func)
         value = mapped(ctx, original, out_of_place, base) or out_of_place
         if len(ctx.unconverted) == marks:
             if rebound:
