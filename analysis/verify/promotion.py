@@ -1,10 +1,10 @@
 """python -m analysis.verify.promotion: write knowledge/data/int_to_float.json, the mapped APIs PyTorch
 computes in float32 for integer and boolean inputs, which the converter reads through float_input()
 (analysis/convert/dtype_forms.py). Found two ways in PyTorch's OpInfo database: the `promotes_int_to_float`
-flag, and, since the flag is missing on many (the fft family, special.i0e...), and their other names
-(special.expit and F.sigmoid of sigmoid), each op's first
+flag, and, since the flag is missing on many (the fft family, special.i0e...), each op's first
 int32 sample run with torch: a float32 or complex64 result (PyTorch's default dtypes) means the integers
-were read as float32, which float_input does too.
+were read as float32, which float_input does too. Each found op's other names (OpInfo's aliases:
+special.expit and F.sigmoid of sigmoid) are listed with it.
 
 Left out: APIs whose integer results follow other rules (div with rounding_mode stays integer,
 float_power goes to float64, the reductions refuse integers, trapz subtracts an integer x in its own
